@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - the `gpuext` command: one file per noun (prog.c, conformance.c,
+ * ...), each handler `do_NOUN(argc, argv)` with argv[0] the noun itself.
+ * Handlers return the process exit status (0 ok, 1 failure, 2 usage).
+ */
+#ifndef GPUEXT_CLI_H
+#define GPUEXT_CLI_H
+
+#include <stdio.h>
+
+struct cli_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;   /* one line: arguments */
+	const char *summary; /* one line: what it does */
+};
+
+/* Print "gpuext: <message>" to stderr (and in JSON mode, as an object). */
+__attribute__((format(printf, 1, 2))) void cli_error(const char *fmt, ...);
+
+/* Is argv[i] one of "-h", "--help"?  Used by every handler. */
+int cli_is_help(const char *arg);
+
+/* Global options, parsed by main before the noun. */
+extern int cli_json;    /* -j/--json: machine-readable output */
+extern int cli_verbose; /* -v */
+
+/* Handlers (one per file). */
+
+#endif /* GPUEXT_CLI_H */

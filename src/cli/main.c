@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - `gpuext`: global options, then a noun from cli_cmds[].
+ * The help text is generated from the same table.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_json;
+int cli_verbose;
+
+static int do_help(int argc, char **argv);
+
+static const struct cli_cmd cli_cmds[] = {
+	{"help", do_help, "", "this text"},
+};
+
+void cli_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (cli_json) {
+		fputs("{\"error\":\"", stdout);
+		for (const char *c = msg; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				putchar('\\');
+			if ((unsigned char)*c < 0x20)
+				printf("\\u%04x", *c);
+			else
+				putchar(*c);
+		}
+		fputs("\"}\n", stdout);
+	}
+	fprintf(stderr, "gpuext: %s\n", msg);
+}
+
+int cli_is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: gpuext [-j|--json] [-v] COMMAND [ARGS]\n\n"
+		     "eBPF for the GPU software stack.\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		fprintf(out, "  %-12s %s\n  %-12s   %s %s\n", cli_cmds[i].name,
+			cli_cmds[i].summary, "", cli_cmds[i].name, cli_cmds[i].usage);
+	fprintf(out, "\n`gpuext COMMAND --help` describes each command.\n");
+}
+
+static int do_help(int argc, char **argv)
+{
+	usage(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+			cli_json = 1;
+		else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+			cli_verbose = 1;
+		else if (cli_is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			puts("gpuext 0.1.0");
+			return 0;
+		} else {
+			cli_error("unknown option '%s' (see gpuext --help)", argv[i]);
+			return 2;
+		}
+	}
+	if (i == argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (size_t c = 0; c < sizeof(cli_cmds) / sizeof(cli_cmds[0]); c++)
+		if (!strcmp(argv[i], cli_cmds[c].name))
+			return cli_cmds[c].fn(argc - i, argv + i);
+	cli_error("unknown command '%s' (see gpuext --help)", argv[i]);
+	return 2;
+}
