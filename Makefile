@@ -51,7 +51,7 @@ SOLIB     := $(BUILD)/libgpuext.so
 CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
-.PHONY: all test test-plain test-san bpf clean install fuzz bench
+.PHONY: all test test-plain test-san bpf clean install fuzz fuzz-bins bench
 all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT))
 
 bpf: $(BPF_OBJS)
@@ -81,11 +81,37 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka $(LDLIBS)
 
-# The test suite: plain build, then ASan+UBSan build; one summary line.
+# The test suite: plain build, then ASan+UBSan build, the fuzz corpora
+# replayed (fuzz/smoke.sh, skipped without libFuzzer); one summary line last.
 test:
 	@$(MAKE) --no-print-directory all test-bins
 	@$(MAKE) --no-print-directory SAN=1 test-bins
-	@tests/run.sh build build/san
+	@fuzz/smoke.sh; smoke=$$?; tests/run.sh build build/san && exit $$smoke
+
+# Fuzzing: every fuzz/fuzz_*.c becomes a libFuzzer binary in build/fuzz,
+# linked with the library compiled by clang with the fuzzer's coverage
+# instrumentation and ASan+UBSan.  fuzz/smoke.sh checks that clang has
+# libFuzzer first, so `make fuzz` says so and skips where it has not.
+FUZZ_CC     ?= clang
+FUZZ_BUILD  := build/fuzz
+FUZZ_SRCS   := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS   := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_OBJS   := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $(WARN) \
+               -Iinclude -Isrc -I$(CUDA_HOME)/include
+
+fuzz:
+	@fuzz/smoke.sh --build-only
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
 test-bins: $(TEST_BINS) $(CLI) $(if $(AGENT_SRCS),$(AGENT))
 test-plain: all $(TEST_BINS)
