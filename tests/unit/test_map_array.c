@@ -148,6 +148,8 @@ static void test_open_storage_checks_header(void **state)
 	assert_int_equal(map_update(a, &k, &v, MAP_ANY), 0);
 	assert_int_equal(map_open_storage(&def, mem, 0, &b, &e), 0);
 	assert_int_equal(*(uint64_t *)map_lookup(b, &k), 77);
+	map_free(b); /* the storage outlives the handle */
+	assert_int_equal(*(uint64_t *)map_lookup(a, &k), 77);
 	def.value_size = 16;
 	assert_int_equal(map_open_storage(&def, mem, 0, &b, &e) < 0, 1);
 	assert_int_equal(map_open_storage(&(struct map_def){.type = MAP_TYPE_ARRAY, .key_size = 4,

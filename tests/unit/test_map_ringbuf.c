@@ -79,7 +79,7 @@ static void test_too_large_and_full_drop(void **state)
 {
 	struct map *m = new_ring(RING);
 	struct seen s = {0};
-	char buf[4000] = {0};
+	char buf[RING] = {0};
 
 	assert_null(map_ringbuf_reserve(m, RING, 0)); /* never fits */
 	assert_null(map_ringbuf_reserve(m, 1ull << 40, 0));
