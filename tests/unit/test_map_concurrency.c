@@ -27,7 +27,7 @@ enum {
 	PROCS = 2,
 	THREADS = 8,
 	HOT_KEYS = 64,      /* shared hash keys every thread adds into */
-	ADDS = 25600,       /* atomic adds per thread, hash and array each */
+	ADDS = 102400,      /* atomic adds per thread, hash and array each */
 	INSERTS = 400,      /* distinct keys each thread inserts (half deleted again) */
 	ARRAY_SLOTS = 16,
 	EVENTS = 3200,      /* ring buffer records per thread */
