@@ -132,14 +132,23 @@ static int obj_collect_legacy_maps(struct obj_loader *l, size_t sec)
 	if (!data)
 		return err_set(l->e, EINVAL, "%s: section %zu (maps) has no contents",
 			       l->obj->name, sec);
-	for (size_t i = 1; i < l->elf.sym_cnt; i++) {
-		Elf64_Sym sym;
+	/* In declaration order: by offset, whatever the symbol table's order. */
+	for (uint64_t prev = 0, first = 1;; first = 0) {
+		Elf64_Sym sym = {0}, cand;
 		const char *name;
 		uint32_t f[5] = {0};
-		if ((err = elf_symbol(&l->elf, i, &sym, l->e)))
-			return err;
-		if (sym.st_shndx != sec || ELF64_ST_TYPE(sym.st_info) == STT_SECTION)
-			continue;
+		for (size_t i = 1; i < l->elf.sym_cnt; i++) {
+			if ((err = elf_symbol(&l->elf, i, &cand, l->e)))
+				return err;
+			if (cand.st_shndx != sec || ELF64_ST_TYPE(cand.st_info) == STT_SECTION ||
+			    (!first && cand.st_value <= prev) ||
+			    (sym.st_shndx && cand.st_value >= sym.st_value))
+				continue;
+			sym = cand;
+		}
+		if (!sym.st_shndx)
+			return 0;
+		prev = sym.st_value;
 		if ((err = elf_symbol_name(&l->elf, &sym, &name, l->e)))
 			return err;
 		size_t size = sym.st_size ? sym.st_size : LEGACY_MAP_DEF_SIZE;
@@ -161,7 +170,6 @@ static int obj_collect_legacy_maps(struct obj_loader *l, size_t sec)
 		if ((err = obj_add_map(l, &def, &src, NULL, 0)))
 			return err;
 	}
-	return 0;
 }
 
 /* .data/.rodata/.bss (and .rodata.str1.1 etc.): one-element arrays. */
