@@ -7,6 +7,7 @@
 #ifndef GPUEXT_CLI_H
 #define GPUEXT_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct cli_cmd {
@@ -25,6 +26,9 @@ int cli_is_help(const char *arg);
 /* Global options, parsed by main before the noun. */
 extern int cli_json;    /* -j/--json: machine-readable output */
 extern int cli_verbose; /* -v */
+
+/* Print JIT machine code: raw bytes, and objdump's disassembly if installed. */
+void cli_jit_dump(FILE *out, const uint8_t *code, size_t len);
 
 /* Handlers (one per file). */
 
