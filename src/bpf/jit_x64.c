@@ -31,9 +31,8 @@
  * Layout is decided in passes (as Linux's x86 JIT does): the first pass uses
  * 32-bit displacements everywhere, each next pass picks the 2-byte form for
  * jumps whose distance in the previous pass fits in 8 bits.  Sizes only
- * shrink, so the decisions stay valid, and the passes stop when the layout
- * no longer changes; the final pass writes the code and must reproduce that
- * layout exactly.
+ * shrink, so the decisions stay valid, and the passes stop when a pass
+ * reproduces the layout of the one before: its bytes are then final.
  */
 #include "jit.h"
 
@@ -831,6 +830,7 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 {
 	struct jit_ctx c = {.p = p, .helpers = helpers, .e = e};
 	struct jit_image *img = NULL;
+	uint8_t *scratch = NULL;
 	size_t n = p->insn_cnt;
 	int rc;
 
@@ -860,15 +860,28 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 	if ((rc = scan_prog(&c)))
 		goto out;
 
-	/* Sizing passes until the layout is a fixed point. */
+	/*
+	 * Pass 0 only measures (every jump long: the largest layout).  Later
+	 * passes write into a scratch buffer of that size; once a pass
+	 * reproduces the previous layout, the bytes it wrote are final.
+	 */
 	c.all_long = 1;
+	if ((rc = emit_pass(&c)))
+		goto out;
+	layout_copy(&c);
+	c.all_long = 0;
+	scratch = malloc(c.b.len);
+	if (!scratch) {
+		rc = err_set(e, ENOMEM, "jit: prog '%s': out of memory", PROG_NAME(p));
+		goto out;
+	}
+	c.b.code = scratch;
 	int converged = 0;
-	for (int pass = 0; pass < JIT_MAX_PASSES && !converged; pass++) {
+	for (int pass = 1; pass < JIT_MAX_PASSES && !converged; pass++) {
 		if ((rc = emit_pass(&c)))
 			goto out;
-		converged = pass > 0 && layout_equal(&c);
+		converged = layout_equal(&c);
 		layout_copy(&c);
-		c.all_long = 0;
 	}
 	if (!converged) {
 		rc = err_set(e, EFAULT, "jit: prog '%s': code layout did not converge",
@@ -884,14 +897,7 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 	size_t len = c.b.len;
 	if ((rc = jit_mem_alloc(&img->mem, len, e)))
 		goto out;
-	c.b.code = img->mem.base;
-	if ((rc = emit_pass(&c)))
-		goto out;
-	if (c.b.len != len || !layout_equal(&c)) {
-		rc = err_set(e, EFAULT, "jit: prog '%s': final pass changed the code layout",
-			     PROG_NAME(p));
-		goto out;
-	}
+	memcpy(img->mem.base, scratch, len);
 	if ((rc = jit_mem_seal(&img->mem, e)))
 		goto out;
 	img->code_len = len;
@@ -903,6 +909,7 @@ out:
 		jit_mem_free(&img->mem);
 		free(img);
 	}
+	free(scratch);
 	ctx_free(&c);
 	return rc;
 }

@@ -7,13 +7,6 @@
  */
 #include "x64_emit.h"
 
-void x64_byte(struct x64_buf *b, uint8_t v)
-{
-	if (b->code)
-		b->code[b->len] = v;
-	b->len++;
-}
-
 void x64_imm16(struct x64_buf *b, uint16_t v)
 {
 	x64_byte(b, (uint8_t)v);

@@ -44,7 +44,13 @@ struct x64_buf {
 	size_t len;
 };
 
-void x64_byte(struct x64_buf *b, uint8_t v);
+static inline void x64_byte(struct x64_buf *b, uint8_t v)
+{
+	if (b->code)
+		b->code[b->len] = v;
+	b->len++;
+}
+
 void x64_imm16(struct x64_buf *b, uint16_t v);
 void x64_imm32(struct x64_buf *b, uint32_t v);
 void x64_imm64(struct x64_buf *b, uint64_t v);
