@@ -805,12 +805,20 @@ static int scan_prog(struct jit_ctx *c)
 			return rc;
 		c->is_func[t] = 1;
 	}
-	/* Code after the last instruction is not ours: never fall into it. */
-	uint8_t last = p->insns[n - 1].code;
-	if (c->is_imm_hi[n - 1] || (last != ISA_OPC_JMP_EXIT && last != ISA_OPC_JMP_JA &&
-				    last != ISA_OPC_JMP32_JA))
-		return insn_err(c, n - 1, "the program can fall off its end (last instruction is "
-				"not exit or ja)");
+	/*
+	 * Never run into code that is not this function's: past the end of the
+	 * image, or into the next function's prologue (which expects a call).
+	 */
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && !c->is_func[i])
+			continue;
+		uint8_t last = p->insns[i - 1].code;
+		if (c->is_imm_hi[i - 1] || (last != ISA_OPC_JMP_EXIT && last != ISA_OPC_JMP_JA &&
+					    last != ISA_OPC_JMP32_JA))
+			return insn_err(c, i - 1, "execution can fall through to %s (the "
+					"instruction is not exit or ja)",
+					i == n ? "the end of the program" : "another function");
+	}
 	return 0;
 }
 

@@ -608,7 +608,13 @@ static void test_compile_errors(void **state)
 	struct isa_insn callx[] = {I(ISA_OPC_JMP_CALLX, 0, 1, 0, 0), EXIT};
 	expect_compile_error(callx, 2, "callx is not supported");
 	struct isa_insn falloff[] = {I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0)};
-	expect_compile_error(falloff, 1, "fall off its end");
+	expect_compile_error(falloff, 1, "insn 0: execution can fall through to the end");
+	struct isa_insn intofunc[] = {
+		I(ISA_OPC_JMP_CALL, 0, ISA_CALL_LOCAL, 0, 1),
+		I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0),
+		EXIT,
+	};
+	expect_compile_error(intofunc, 3, "insn 1: execution can fall through to another function");
 	struct isa_insn map[] = {I(0x18, 1, ISA_PSEUDO_MAP_FD, 0, 3), I(0, 0, 0, 0, 0), EXIT};
 	expect_compile_error(map, 3, "map index 3 out of range");
 	struct isa_insn end[] = {I(ISA_OPC_ALU32_TO_BE, 0, 0, 0, 24), EXIT};
