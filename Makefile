@@ -143,3 +143,17 @@ clean:
 	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The JIT's differential fuzzer (fuzz/jit_diff.c with the program generator
+# fuzz/progen.c; a smoke run is part of the tests, see tests/unit/test_jit_diff.c)
+# and its compile-time bench.
+JIT_DIFF       := $(BUILD)/fuzz/jit_diff
+JIT_BENCH      := $(BUILD)/bench/jit_compile_bench
+$(JIT_DIFF): fuzz/jit_diff.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ fuzz/jit_diff.c fuzz/progen.c $(LIB) $(LDLIBS)
+$(JIT_BENCH): bench/jit/compile_bench.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ bench/jit/compile_bench.c fuzz/progen.c $(LIB) $(LDLIBS)
+jit-bench: $(JIT_BENCH)
+	$(JIT_BENCH)
