@@ -46,6 +46,11 @@ BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/pr
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)
 
+# The loader is tested on the output of two compilers: the test programs are
+# also built with clang-19 where it is installed (Debian 12: apt install clang-19).
+CLANG19   := $(shell command -v clang-19 2>/dev/null)
+BPF19_OBJS := $(if $(CLANG19),$(patsubst %.bpf.c,build/bpf-clang19/%.bpf.o,$(wildcard tests/progs/*.bpf.c)))
+
 LIB       := $(BUILD)/libgpuext.a
 SOLIB     := $(BUILD)/libgpuext.so
 CLI       := $(BUILD)/gpuext
@@ -54,7 +59,7 @@ AGENT     := $(BUILD)/libgpuext-agent.so
 .PHONY: all test test-plain test-san bpf clean install fuzz bench
 all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT))
 
-bpf: $(BPF_OBJS)
+bpf: $(BPF_OBJS) $(BPF19_OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -63,6 +68,10 @@ $(BUILD)/%.o: %.c
 build/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
 	$(CLANG_BPF) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+build/bpf-clang19/%.bpf.o: %.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG19) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
