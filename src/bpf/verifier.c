@@ -185,7 +185,7 @@ static int check_ptr_alu(struct vfy_env *env, uint32_t dreg, struct vfy_reg *dst
 		return vfy_reject(env, EACCES, "%s pointer arithmetic on a map pointer prohibited",
 				  rn(preg));
 	case REG_PTR_CTX:
-		if (!vfy_bounds_is_const(&off->b))
+		if (!vfy_bounds_is_const(&off->b) && vfy_ctx_of(env->p->type)->field_size)
 			return vfy_reject(env, EACCES,
 					  "%s variable offset into the ctx prohibited", rn(preg));
 		break;

@@ -169,9 +169,12 @@ enum vfy_access { ACCESS_READ, ACCESS_WRITE, ACCESS_ATOMIC };
 int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t size,
 		     enum vfy_access kind, bool sign_extend, const struct vfy_reg *value,
 		     struct vfy_reg *loaded);
-/* The bytes [R+0, R+size_min..size_max) for a helper argument. */
+/*
+ * The bytes [R+0, R+size_min..size_max) for a helper argument.  leaks: the
+ * helper shows what it reads to a user, so no spilled pointer may be among it.
+ */
 int check_helper_mem(struct vfy_env *env, uint32_t regno, uint64_t size_min, uint64_t size_max,
-		     bool write, const char *what);
+		     bool write, bool leaks, const char *what);
 int check_load_store(struct vfy_env *env, const struct isa_insn *insn);
 
 /* vfy_ctx.c */
@@ -179,11 +182,11 @@ struct vfy_ctx_desc {
 	const char *name;    /* "struct pt_regs" */
 	uint32_t size;       /* bytes; 0: the program has no ctx */
 	bool writable;
-	uint32_t field_size; /* fields are this size and aligned to it */
+	uint32_t field_size; /* fields are this size and aligned to it; 0: any bytes */
 };
 const struct vfy_ctx_desc *vfy_ctx_of(enum prog_type t);
-int check_ctx_access(struct vfy_env *env, uint32_t regno, int64_t off, uint32_t size,
-		     bool write);
+int check_ctx_access(struct vfy_env *env, uint32_t regno, int64_t lo, int64_t hi,
+		     uint32_t size, bool write);
 
 /* vfy_helper.c */
 int check_helper_call(struct vfy_env *env, const struct isa_insn *insn);

@@ -208,7 +208,7 @@ int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t 
 					  regname(regno));
 		if (kind == ACCESS_ATOMIC)
 			return vfy_reject(env, EACCES, "atomic operation on the ctx prohibited");
-		if ((err = check_ctx_access(env, regno, lo, size, write)))
+		if ((err = check_ctx_access(env, regno, lo, hi, size, write)))
 			return err;
 		break;
 	case REG_PTR_MAP_VALUE: {
@@ -249,7 +249,7 @@ int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t 
 }
 
 int check_helper_mem(struct vfy_env *env, uint32_t regno, uint64_t size_min, uint64_t size_max,
-		     bool write, const char *what)
+		     bool write, bool leaks, const char *what)
 {
 	struct vfy_reg *r = &vfy_cur_regs(env->cur)[regno];
 	int err;
@@ -284,7 +284,7 @@ int check_helper_mem(struct vfy_env *env, uint32_t regno, uint64_t size_min, uin
 						  "(byte fp%lld was never written)",
 						  regname(regno), what, (long long)lo, (long long)o);
 			if (f->stype[i] == SLOT_SPILL && vfy_reg_is_ptr(&f->spill[i / 8]) &&
-			    !env->opts.allow_ptr_leaks)
+			    leaks && !env->opts.allow_ptr_leaks)
 				return vfy_reject(env, EACCES,
 						  "%s: %s at fp%lld would pass a spilled pointer "
 						  "to a helper", regname(regno), what, (long long)lo);

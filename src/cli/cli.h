@@ -27,5 +27,6 @@ extern int cli_json;    /* -j/--json: machine-readable output */
 extern int cli_verbose; /* -v */
 
 /* Handlers (one per file). */
+int do_verify(int argc, char **argv); /* verify.c; also `prog verify` */
 
 #endif /* GPUEXT_CLI_H */

@@ -16,6 +16,8 @@ static int do_help(int argc, char **argv);
 
 static const struct cli_cmd cli_cmds[] = {
 	{"help", do_help, "", "this text"},
+	{"verify", do_verify, "[--gpu] [--log-all] FILE [SECTION|NAME]...",
+	 "verify programs and print OK or the error, with statistics"},
 };
 
 void cli_error(const char *fmt, ...)
