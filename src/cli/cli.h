@@ -37,5 +37,6 @@ void cli_jit_dump(FILE *out, const uint8_t *code, size_t len);
 int do_asm(int argc, char **argv);
 int do_disasm(int argc, char **argv);
 int do_conformance(int argc, char **argv);
+int do_verify(int argc, char **argv); /* verify.c; also `prog verify` */
 
 #endif /* GPUEXT_CLI_H */
