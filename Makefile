@@ -64,6 +64,17 @@ build/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
 	$(CLANG_BPF) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
+# The device runtime: CUDA C compiled to PTX at build time (never at run
+# time), its module header dropped and its functions made module-local so
+# that it can be pasted into any module; ptx_rt_text.c embeds it.
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_75 -keep-device-functions -O3 -Isrc/ptx $< -o $@.tmp
+	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
+	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
+$(BUILD)/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
