@@ -51,8 +51,13 @@ SOLIB     := $(BUILD)/libgpuext.so
 CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
+# The GPU batch (tests/gpu/run.sh): programs built here, run on a GPU machine.
+GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c
+GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
+GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
+
 .PHONY: all test test-plain test-san bpf clean install fuzz bench
-all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT))
+all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT)) $(GPU_BINS)
 
 bpf: $(BPF_OBJS)
 
@@ -91,6 +96,13 @@ $(AGENT): $(AGENT_OBJS) $(LIB)
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka $(LDLIBS)
+
+$(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
+$(BUILD)/gpu/%: bench/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
 
 # The test suite: plain build, then ASan+UBSan build; one summary line.
 test:
