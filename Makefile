@@ -46,6 +46,11 @@ BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/pr
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)
 
+# The loader is tested on the output of two compilers: the test programs are
+# also built with clang-19 where it is installed (Debian 12: apt install clang-19).
+CLANG19   := $(shell command -v clang-19 2>/dev/null)
+BPF19_OBJS := $(if $(CLANG19),$(patsubst %.bpf.c,build/bpf-clang19/%.bpf.o,$(wildcard tests/progs/*.bpf.c)))
+
 LIB       := $(BUILD)/libgpuext.a
 SOLIB     := $(BUILD)/libgpuext.so
 CLI       := $(BUILD)/gpuext
@@ -56,10 +61,10 @@ GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c
 GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
 GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
 
-.PHONY: all test test-plain test-san bpf clean install fuzz bench
+.PHONY: all test test-plain test-san bpf clean install fuzz fuzz-bins bench
 all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT)) $(GPU_BINS)
 
-bpf: $(BPF_OBJS)
+bpf: $(BPF_OBJS) $(BPF19_OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -78,7 +83,11 @@ build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
 	$(NVCC) -ptx -arch=compute_75 -keep-device-functions -O3 -Isrc/ptx $< -o $@.tmp
 	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
 	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
-$(BUILD)/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+
+build/bpf-clang19/%.bpf.o: %.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG19) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -104,11 +113,37 @@ $(BUILD)/gpu/%: bench/%.c $(GPU_COMMON) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
 
-# The test suite: plain build, then ASan+UBSan build; one summary line.
+# The test suite: plain build, then ASan+UBSan build, the fuzz corpora
+# replayed (fuzz/smoke.sh, skipped without libFuzzer); one summary line last.
 test:
 	@$(MAKE) --no-print-directory all test-bins
 	@$(MAKE) --no-print-directory SAN=1 test-bins
-	@tests/run.sh build build/san
+	@fuzz/smoke.sh; smoke=$$?; tests/run.sh build build/san && exit $$smoke
+
+# Fuzzing: every fuzz/fuzz_*.c becomes a libFuzzer binary in build/fuzz,
+# linked with the library compiled by clang with the fuzzer's coverage
+# instrumentation and ASan+UBSan.  fuzz/smoke.sh checks that clang has
+# libFuzzer first, so `make fuzz` says so and skips where it has not.
+FUZZ_CC     ?= clang
+FUZZ_BUILD  := build/fuzz
+FUZZ_SRCS   := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS   := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_OBJS   := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $(WARN) \
+               -Iinclude -Isrc -I$(CUDA_HOME)/include
+
+fuzz:
+	@fuzz/smoke.sh --build-only
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
 test-bins: $(TEST_BINS) $(CLI) $(if $(AGENT_SRCS),$(AGENT))
 test-plain: all $(TEST_BINS)

@@ -3,7 +3,7 @@
 # The CUDA toolkit (nvcc, ptxas, cuda.h) is not a Debian package: tests that
 # need ptxas report as skipped without it.
 set -eu
-pkgs=(build-essential clang llvm pkg-config libcmocka-dev liblz4-dev libzstd-dev
+pkgs=(build-essential clang clang-19 llvm pkg-config libcmocka-dev liblz4-dev libzstd-dev
       libbpf-dev libelf-dev zlib1g-dev linux-libc-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -26,6 +26,12 @@ int cli_is_help(const char *arg);
 extern int cli_json;    /* -j/--json: machine-readable output */
 extern int cli_verbose; /* -v */
 
+/* Read a whole file ("-": stdin), NUL-terminated; NULL with errno set. */
+char *cli_read_file(const char *path, size_t *len);
+
 /* Handlers (one per file). */
+int do_asm(int argc, char **argv);
+int do_disasm(int argc, char **argv);
+int do_conformance(int argc, char **argv);
 
 #endif /* GPUEXT_CLI_H */
