@@ -56,8 +56,13 @@ SOLIB     := $(BUILD)/libgpuext.so
 CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
+# The GPU batch (tests/gpu/run.sh): programs built here, run on a GPU machine.
+GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c
+GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
+GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
+
 .PHONY: all test test-plain test-san bpf clean install fuzz fuzz-bins bench
-all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT))
+all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT)) $(GPU_BINS)
 
 bpf: $(BPF_OBJS) $(BPF19_OBJS)
 
@@ -68,6 +73,17 @@ $(BUILD)/%.o: %.c
 build/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
 	$(CLANG_BPF) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# The device runtime: CUDA C compiled to PTX at build time (never at run
+# time), its module header dropped and its functions made module-local so
+# that it can be pasted into any module; ptx_rt_text.c embeds it.
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_75 -keep-device-functions -O3 -Isrc/ptx $< -o $@.tmp
+	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
+	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
+$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
 
 build/bpf-clang19/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
@@ -89,6 +105,13 @@ $(AGENT): $(AGENT_OBJS) $(LIB)
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka $(LDLIBS)
+
+$(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
+$(BUILD)/gpu/%: bench/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
 
 # The test suite: plain build, then ASan+UBSan build, the fuzz corpora
 # replayed (fuzz/smoke.sh, skipped without libFuzzer); one summary line last.
