@@ -16,7 +16,7 @@ BENCH_NATIVE   := $(patsubst bench/native/%.c,$(BENCH_DIR)/native/%.o,$(wildcard
 BENCH_PROGS    := $(patsubst %.bpf.c,build/bpf/%.bpf.o,$(wildcard bench/progs/*.bpf.c))
 BENCH_CFLAGS   := -DBENCH_GPUEXT_REV='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' \
                   $(if $(wildcard src/bpf/interp.c),-DBENCH_HAVE_INTERP) \
-                  $(if $(wildcard src/bpf/jit.c),-DBENCH_HAVE_JIT)
+                  $(if $(wildcard src/bpf/jit.h),-DBENCH_HAVE_JIT)
 BENCH_LIBS     :=
 
 ifneq ($(UBPF_DIR),)

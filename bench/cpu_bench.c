@@ -674,7 +674,7 @@ int main(int argc, char **argv)
 	if (!bench_gpuext_interp())
 		printf("gpuext interp: not in libgpuext yet (no src/bpf/interp.c)\n");
 	if (!bench_gpuext_jit())
-		printf("gpuext JIT: not in libgpuext yet (no src/bpf/jit.c)\n");
+		printf("gpuext JIT: not in libgpuext yet (no src/bpf/jit.h)\n");
 	if (!bench_ubpf_interp())
 		printf("%s\n", bench_ubpf_version());
 	strftime(ri.date, sizeof(ri.date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
