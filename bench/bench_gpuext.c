@@ -3,7 +3,8 @@
  * bench_gpuext.c - gpuext's interpreter and x86-64 JIT as benchmark engines.
  *
  * The programs run as raw programs (PROG_TYPE_RAW): r1 = memory, r2 = its
- * length, no helpers, no maps.  The interpreter runs with bounds checking
+ * length; they call no helper and use no map, but the default helper table is
+ * passed as any host program would get it.  The interpreter runs with bounds checking
  * off, as it does for verified programs.  A backend that libgpuext does not
  * have yet (the Makefile tells by its source file) is left out of the table
  * rather than faked.  JIT compile time is jit_compile() alone (translation and
@@ -15,6 +16,7 @@
 #include "bench.h"
 
 #ifdef BENCH_HAVE_INTERP
+#include "bpf/helpers.h"
 #include "bpf/interp.h"
 #include "bpf/prog.h"
 
@@ -32,14 +34,25 @@ static int gpuext_prepare(const char *name, const struct isa_insn *insns, size_t
 	return 0;
 }
 
+/*
+ * A failed run is reported with its message and returns a poison value, so
+ * that the harness's result check fails (it runs before any timing).
+ */
+static uint64_t run_failed(const struct prog *p, const char *engine, const struct err *e)
+{
+	fprintf(stderr, "cpu_bench: %s: %s: %s\n", p->name, engine, e->msg);
+	return UINT64_C(0xdeadbeefdeadbeef);
+}
+
 static uint64_t gpuext_run_interp(void *state, uint8_t *mem, uint64_t len)
 {
-	struct prog_run_opts opts = {.args = {(uintptr_t)mem, len}};
+	struct prog_run_opts opts = {.args = {(uintptr_t)mem, len},
+				     .helpers = helper_table_default()};
+	struct err e;
 	uint64_t r0 = 0;
 
-	/* A failed run (never expected here) shows up as a result mismatch. */
-	if (interp_run(state, &opts, &r0, NULL) < 0)
-		return UINT64_C(0xdeadbeefdeadbeef);
+	if (interp_run(state, &opts, &r0, &e) < 0)
+		return run_failed(state, "gpuext interp", &e);
 	return r0;
 }
 
@@ -91,7 +104,7 @@ static int gpuext_prepare_jit(const char *name, const struct isa_insn *insns, si
 	if (prog_from_insns(name, insns, cnt, &s->p, &e) < 0)
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (jit_compile(s->p, NULL, &e) < 0)
+	if (jit_compile(s->p, helper_table_default(), &e) < 0)
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->compile_ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
@@ -107,12 +120,14 @@ fail:
 
 static uint64_t gpuext_run_jit(void *state, uint8_t *mem, uint64_t len)
 {
-	struct prog_run_opts opts = {.args = {(uintptr_t)mem, len}};
+	struct prog_run_opts opts = {.args = {(uintptr_t)mem, len},
+				     .helpers = helper_table_default()};
 	struct jit_state *s = state;
+	struct err e;
 	uint64_t r0 = 0;
 
-	if (jit_run(s->p, &opts, &r0, NULL) < 0)
-		return UINT64_C(0xdeadbeefdeadbeef);
+	if (jit_run(s->p, &opts, &r0, &e) < 0)
+		return run_failed(s->p, "gpuext JIT", &e);
 	return r0;
 }
 
