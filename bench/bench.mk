@@ -6,6 +6,8 @@
 #
 # The eBPF programs bench/progs/*.bpf.c are built with every other program
 # (BPF_SRCS); the native column is the same source compiled by clang -O2.
+# A gpuext column is built in when libgpuext has that backend and the helper
+# table it is given (src/bpf/helpers.c).
 
 BENCH_CLANG    ?= clang
 BENCH_DIR      := build/bench
@@ -15,8 +17,8 @@ BENCH_SRCS     := $(wildcard bench/*.c)
 BENCH_NATIVE   := $(patsubst bench/native/%.c,$(BENCH_DIR)/native/%.o,$(wildcard bench/native/*.c))
 BENCH_PROGS    := $(patsubst %.bpf.c,build/bpf/%.bpf.o,$(wildcard bench/progs/*.bpf.c))
 BENCH_CFLAGS   := -DBENCH_GPUEXT_REV='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' \
-                  $(if $(wildcard src/bpf/interp.c),-DBENCH_HAVE_INTERP) \
-                  $(if $(wildcard src/bpf/jit.h),-DBENCH_HAVE_JIT)
+                  $(if $(and $(wildcard src/bpf/interp.c),$(wildcard src/bpf/helpers.c)),-DBENCH_HAVE_INTERP) \
+                  $(if $(and $(wildcard src/bpf/jit.h),$(wildcard src/bpf/helpers.c)),-DBENCH_HAVE_JIT)
 BENCH_LIBS     :=
 
 ifneq ($(UBPF_DIR),)

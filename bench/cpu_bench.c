@@ -672,9 +672,9 @@ int main(int argc, char **argv)
 		if (all[i])
 			engines[nr_engines++] = all[i];
 	if (!bench_gpuext_interp())
-		printf("gpuext interp: not in libgpuext yet (no src/bpf/interp.c)\n");
+		printf("gpuext interp: not in libgpuext yet (src/bpf/interp.c, helpers.c)\n");
 	if (!bench_gpuext_jit())
-		printf("gpuext JIT: not in libgpuext yet (no src/bpf/jit.h)\n");
+		printf("gpuext JIT: not in libgpuext yet (src/bpf/jit.h, helpers.c)\n");
 	if (!bench_ubpf_interp())
 		printf("%s\n", bench_ubpf_version());
 	strftime(ri.date, sizeof(ri.date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
