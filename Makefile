@@ -42,7 +42,8 @@ TEST_LIB_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 
 # eBPF programs: shipped tools and policies, examples, test programs.
-BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c)
+BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c \
+                         bench/progs/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)
 
@@ -164,6 +165,8 @@ install: all
 
 clean:
 	rm -rf build
+
+include bench/bench.mk
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
