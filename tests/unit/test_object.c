@@ -69,7 +69,7 @@ static const struct want_obj want[] = {
 	{"subprogs", "GPL",
 	 {{"on_mem", "gpu/mem/matmul", "gpu_mem", "matmul", 27},
 	  {"on_exit", "gpu/exit/matmul", "gpu_exit", "matmul", 16}},
-	 {{NULL}}},
+	 {{NULL, 0, 0, 0, 0, 0}}},
 	{"loops", "GPL",
 	 {{"hash_bytes", "kprobe/reduce_kernel", "gpu_entry", "reduce_kernel", 68}},
 	 {{".bss", MAP_TYPE_ARRAY, 4, 8, 1, 0}}},
