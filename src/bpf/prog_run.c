@@ -2,13 +2,14 @@
 /*
  * prog_run.c - run a program on the host with one of the backends, the way
  * bpf_prog_test_run does: the caller gives r1..r5 (and memory for bounds
- * checking), gets r0.
+ * checking), gets r0.  The JIT backend runs what jit_compile() produced.
  */
 #include <errno.h>
 #include <stddef.h>
 
 #include "helpers.h"
 #include "interp.h"
+#include "jit.h"
 #include "prog.h"
 
 int prog_run(const struct prog *p, enum prog_backend b, const struct prog_run_opts *opts,
@@ -23,6 +24,11 @@ int prog_run(const struct prog *p, enum prog_backend b, const struct prog_run_op
 	switch (b) {
 	case PROG_BACKEND_INTERP:
 		return interp_run(p, &o, r0, e);
+	case PROG_BACKEND_JIT:
+		/* jit_compile() is the caller's step: it may fail, and is done once. */
+		if (!p->jit)
+			return err_set(e, EINVAL, "prog '%s': not JIT-compiled", p->name);
+		return jit_run(p, &o, r0, e);
 	default:
 		return err_set(e, ENOTSUP, "prog '%s': backend %d is not available", p->name, b);
 	}

@@ -318,6 +318,36 @@ static void test_btf_map_definitions(void **state)
 	object_free(obj);
 }
 
+/* func_info of .BTF.ext: the functions of each section, named through BTF. */
+static void test_btf_function_names(void **state)
+{
+	int clang14;
+	struct object *obj = open_obj(obj_dirs[0], "subprogs", &clang14);
+	const struct btf_func *funcs;
+	size_t cnt;
+	char names[128] = "";
+
+	assert_non_null(obj);
+	btf_ext_funcs(obj->btf, ".text", &funcs, &cnt);
+	assert_int_equal(cnt, 3);
+	for (size_t i = 0; i < cnt; i++) {
+		strcat(names, btf_type_name(obj->btf, funcs[i].type_id));
+		strcat(names, " ");
+		if (i)
+			assert_true(funcs[i - 1].insn < funcs[i].insn);
+	}
+	/* In .text order: sum_squares is global and comes first. */
+	assert_string_equal(names, "sum_squares square twice ");
+	assert_int_equal(funcs[0].insn, 0);
+	btf_ext_funcs(obj->btf, "gpu/exit/matmul", &funcs, &cnt);
+	assert_int_equal(cnt, 2);
+	assert_string_equal(btf_type_name(obj->btf, funcs[0].type_id), "on_exit");
+	assert_string_equal(btf_type_name(obj->btf, funcs[1].type_id), "clamp");
+	btf_ext_funcs(obj->btf, "no/such/section", &funcs, &cnt);
+	assert_int_equal(cnt, 0);
+	object_free(obj);
+}
+
 static void test_find_by_section_and_missing(void **state)
 {
 	int clang14;
@@ -350,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_subprograms_appended_and_calls_fixed),
 		cmocka_unit_test(test_global_data_relocations),
 		cmocka_unit_test(test_btf_map_definitions),
+		cmocka_unit_test(test_btf_function_names),
 		cmocka_unit_test(test_find_by_section_and_missing),
 		cmocka_unit_test(test_open_missing_file),
 	};
