@@ -27,6 +27,8 @@ static enum prog_backend backend;
 	for (size_t v_ = 0, d = 0; v_ < 4; d = ++v_ / 2)                        \
 		if ((backend = v_ % 2 ? PROG_BACKEND_JIT : PROG_BACKEND_INTERP), 1)
 
+enum { RAW_MEM = 64 };
+
 /* x86-64 struct pt_regs as uprobe programs see it (21 registers). */
 enum { REG_RSI = 13, REG_RDI = 14, REG_RAX = 10, NR_REGS = 21 };
 
@@ -42,7 +44,8 @@ static struct object *load(size_t dir, const char *file)
 	if (object_open(path, &obj, &e) || object_create_maps(obj, &e))
 		fail_msg("%s: %s", path, e.msg);
 	for (size_t i = 0; i < obj->prog_cnt; i++) {
-		struct vfy_opts vo = {.profile = VFY_PROFILE_AUTO};
+		/* Raw programs get RAW_MEM bytes (run_raw). */
+		struct vfy_opts vo = {.profile = VFY_PROFILE_AUTO, .mem_size = RAW_MEM};
 		if (verifier_check(obj->progs[i], &vo, NULL, &e))
 			fail_msg("%s: verifier: %s", path, e.msg);
 		if (backend == PROG_BACKEND_JIT && jit_compile(obj->progs[i], NULL, &e))
@@ -412,6 +415,29 @@ static void test_atomics(void **state)
 	}
 }
 
+static void test_btf_maps_raw_program(void **state)
+{
+	FOR_EACH_VARIANT(d) {
+		struct object *obj = load(d, "btf_maps");
+		if (!obj)
+			continue;
+		uint8_t mem[RAW_MEM] = "gpuext-btf-maps-test-0123456789";
+		assert_int_equal(run(obj, "raw/copy", mem, sizeof(mem)), RAW_MEM);
+		assert_int_equal(run(obj, "copy_name", mem, 23), -1); /* too short */
+		uint64_t len = RAW_MEM;
+		uint8_t v16[16], v24[24];
+		assert_int_equal(map_lookup_copy(map_of(obj, "by_len"), &len, v16), 0);
+		assert_memory_equal(v16, mem, 16);
+		assert_int_equal(count_keys(map_of(obj, "by_len"), 8), 1);
+		uint32_t slot = RAW_MEM & 3, zero = 0;
+		assert_int_equal(map_lookup_copy(map_of(obj, "names"), &slot, v24), 0);
+		assert_memory_equal(v24, mem, 24);
+		/* slots[0][1].text[0] was incremented once, on some CPU. */
+		assert_int_equal(percpu_sum(map_of(obj, "slots"), &zero, 32, 16), 1);
+		object_free(obj);
+	}
+}
+
 static void test_multi(void **state)
 {
 	FOR_EACH_VARIANT(d) {
@@ -438,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_maps), cmocka_unit_test(test_global_data),
 		cmocka_unit_test(test_strings),     cmocka_unit_test(test_subprograms),
 		cmocka_unit_test(test_loops),       cmocka_unit_test(test_atomics),
+		cmocka_unit_test(test_btf_maps_raw_program),
 		cmocka_unit_test(test_multi),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
