@@ -86,10 +86,17 @@ static int obj_section_bytes(struct obj_loader *l, size_t sec, const uint8_t **d
 	return err;
 }
 
+/* A map whose definition map_def_check() accepts, so `prog show` never lists
+ * one that object_create_maps() would refuse. */
 static int obj_add_map(struct obj_loader *l, const struct map_def *def,
 		       const struct obj_map_src *src, const void *init, size_t init_len)
 {
 	struct object *obj = l->obj;
+	int err = map_def_check(def, l->e);
+	if (err) {
+		err_prefix(l->e, "%s: ", obj->name);
+		return err;
+	}
 	struct object_map *m = realloc(obj->maps, (obj->map_cnt + 1) * sizeof(*m));
 	if (!m)
 		return err_set(l->e, ENOMEM, "%s: out of memory", obj->name);
