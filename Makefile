@@ -42,19 +42,30 @@ TEST_LIB_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 
 # eBPF programs: shipped tools and policies, examples, test programs.
-BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c)
+BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c \
+                         bench/progs/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)
+
+# The loader is tested on the output of two compilers: the test programs are
+# also built with clang-19 where it is installed (Debian 12: apt install clang-19).
+CLANG19   := $(shell command -v clang-19 2>/dev/null)
+BPF19_OBJS := $(if $(CLANG19),$(patsubst %.bpf.c,build/bpf-clang19/%.bpf.o,$(wildcard tests/progs/*.bpf.c)))
 
 LIB       := $(BUILD)/libgpuext.a
 SOLIB     := $(BUILD)/libgpuext.so
 CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
-.PHONY: all test test-plain test-san bpf clean install fuzz fuzz-bins bench
-all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT))
+# The GPU batch (tests/gpu/run.sh): programs built here, run on a GPU machine.
+GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c
+GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
+GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
 
-bpf: $(BPF_OBJS)
+.PHONY: all test test-plain test-san bpf clean install fuzz fuzz-bins bench
+all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT)) $(GPU_BINS)
+
+bpf: $(BPF_OBJS) $(BPF19_OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -63,6 +74,21 @@ $(BUILD)/%.o: %.c
 build/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
 	$(CLANG_BPF) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# The device runtime: CUDA C compiled to PTX at build time (never at run
+# time), its module header dropped and its functions made module-local so
+# that it can be pasted into any module; ptx_rt_text.c embeds it.
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_75 -keep-device-functions -O3 -Isrc/ptx $< -o $@.tmp
+	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
+	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
+$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+
+build/bpf-clang19/%.bpf.o: %.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG19) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -80,6 +106,13 @@ $(AGENT): $(AGENT_OBJS) $(LIB)
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka $(LDLIBS)
+
+$(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
+$(BUILD)/gpu/%: bench/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
 
 # The test suite: plain build, then ASan+UBSan build, the fuzz corpora
 # replayed (fuzz/smoke.sh, skipped without libFuzzer); one summary line last.
@@ -133,4 +166,20 @@ install: all
 clean:
 	rm -rf build
 
+include bench/bench.mk
+
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The JIT's differential fuzzer (fuzz/jit_diff.c with the program generator
+# fuzz/progen.c; a smoke run is part of the tests, see tests/unit/test_jit_diff.c)
+# and its compile-time bench.
+JIT_DIFF       := $(BUILD)/fuzz/jit_diff
+JIT_BENCH      := $(BUILD)/bench/jit_compile_bench
+$(JIT_DIFF): fuzz/jit_diff.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ fuzz/jit_diff.c fuzz/progen.c $(LIB) $(LDLIBS)
+$(JIT_BENCH): bench/jit/compile_bench.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ bench/jit/compile_bench.c fuzz/progen.c $(LIB) $(LDLIBS)
+jit-bench: $(JIT_BENCH)
+	$(JIT_BENCH)

@@ -12,6 +12,7 @@
 #ifndef GPUEXT_BPF_HELPERS_H
 #define GPUEXT_BPF_HELPERS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef uint64_t (*helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,

@@ -110,4 +110,12 @@ struct prog_run_opts {
 	size_t mem_len;
 };
 
+/*
+ * Run p with backend b (opts may be NULL; opts->helpers NULL means
+ * helper_table_default()) and store r0.  Returns 0 or a negative errno
+ * with e set.
+ */
+int prog_run(const struct prog *p, enum prog_backend b, const struct prog_run_opts *opts,
+	     uint64_t *r0, struct err *e);
+
 #endif /* GPUEXT_BPF_PROG_H */
