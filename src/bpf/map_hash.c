@@ -99,10 +99,7 @@ static int hash_is_lru(const struct map_def *def)
 
 static uint32_t hash_roundup_pow2(uint32_t n)
 {
-	uint32_t p = 1;
-	while (p < n)
-		p <<= 1;
-	return p;
+	return n <= 1 ? 1 : 1u << (32 - __builtin_clz(n - 1));
 }
 
 static struct hash_layout hash_layout_of(const struct map_def *def, unsigned nr_cpus)
