@@ -42,19 +42,30 @@ TEST_LIB_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 
 # eBPF programs: shipped tools and policies, examples, test programs.
-BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c)
+BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c \
+                         bench/progs/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)
+
+# The loader is tested on the output of two compilers: the test programs are
+# also built with clang-19 where it is installed (Debian 12: apt install clang-19).
+CLANG19   := $(shell command -v clang-19 2>/dev/null)
+BPF19_OBJS := $(if $(CLANG19),$(patsubst %.bpf.c,build/bpf-clang19/%.bpf.o,$(wildcard tests/progs/*.bpf.c)))
 
 LIB       := $(BUILD)/libgpuext.a
 SOLIB     := $(BUILD)/libgpuext.so
 CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
-.PHONY: all test test-plain test-san bpf clean install fuzz bench
-all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT))
+# The GPU batch (tests/gpu/run.sh): programs built here, run on a GPU machine.
+GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c
+GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
+GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
 
-bpf: $(BPF_OBJS)
+.PHONY: all test test-plain test-san bpf clean install fuzz fuzz-bins bench
+all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT)) $(GPU_BINS)
+
+bpf: $(BPF_OBJS) $(BPF19_OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -63,6 +74,21 @@ $(BUILD)/%.o: %.c
 build/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
 	$(CLANG_BPF) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# The device runtime: CUDA C compiled to PTX at build time (never at run
+# time), its module header dropped and its functions made module-local so
+# that it can be pasted into any module; ptx_rt_text.c embeds it.
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_75 -keep-device-functions -O3 -Isrc/ptx $< -o $@.tmp
+	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
+	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
+$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+
+build/bpf-clang19/%.bpf.o: %.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG19) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -81,11 +107,44 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka $(LDLIBS)
 
-# The test suite: plain build, then ASan+UBSan build; one summary line.
+$(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
+$(BUILD)/gpu/%: bench/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
+
+# The test suite: plain build, then ASan+UBSan build, the fuzz corpora
+# replayed (fuzz/smoke.sh, skipped without libFuzzer); one summary line last.
 test:
 	@$(MAKE) --no-print-directory all test-bins
 	@$(MAKE) --no-print-directory SAN=1 test-bins
-	@tests/run.sh build build/san
+	@fuzz/smoke.sh; smoke=$$?; tests/run.sh build build/san && exit $$smoke
+
+# Fuzzing: every fuzz/fuzz_*.c becomes a libFuzzer binary in build/fuzz,
+# linked with the library compiled by clang with the fuzzer's coverage
+# instrumentation and ASan+UBSan.  fuzz/smoke.sh checks that clang has
+# libFuzzer first, so `make fuzz` says so and skips where it has not.
+FUZZ_CC     ?= clang
+FUZZ_BUILD  := build/fuzz
+FUZZ_SRCS   := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS   := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_OBJS   := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $(WARN) \
+               -Iinclude -Isrc -I$(CUDA_HOME)/include
+
+fuzz:
+	@fuzz/smoke.sh --build-only
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
 test-bins: $(TEST_BINS) $(CLI) $(if $(AGENT_SRCS),$(AGENT))
 test-plain: all $(TEST_BINS)
@@ -107,4 +166,20 @@ install: all
 clean:
 	rm -rf build
 
+include bench/bench.mk
+
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The JIT's differential fuzzer (fuzz/jit_diff.c with the program generator
+# fuzz/progen.c; a smoke run is part of the tests, see tests/unit/test_jit_diff.c)
+# and its compile-time bench.
+JIT_DIFF       := $(BUILD)/fuzz/jit_diff
+JIT_BENCH      := $(BUILD)/bench/jit_compile_bench
+$(JIT_DIFF): fuzz/jit_diff.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ fuzz/jit_diff.c fuzz/progen.c $(LIB) $(LDLIBS)
+$(JIT_BENCH): bench/jit/compile_bench.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ bench/jit/compile_bench.c fuzz/progen.c $(LIB) $(LDLIBS)
+jit-bench: $(JIT_BENCH)
+	$(JIT_BENCH)

@@ -3,7 +3,7 @@
 # The CUDA toolkit (nvcc, ptxas, cuda.h) is not a Debian package: tests that
 # need ptxas report as skipped without it.
 set -eu
-pkgs=(build-essential clang llvm pkg-config libcmocka-dev liblz4-dev libzstd-dev
+pkgs=(build-essential clang clang-19 llvm pkg-config libcmocka-dev liblz4-dev libzstd-dev
       libbpf-dev libelf-dev zlib1g-dev linux-libc-dev)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -12,7 +12,13 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "installing: ${missing[*]}"
 	sudo_cmd=""
-	[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null || {
+			echo "$0: need root or sudo to install: ${missing[*]}" >&2
+			exit 1
+		}
+		sudo_cmd="sudo"
+	fi
 	$sudo_cmd apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -16,6 +16,12 @@ static int do_help(int argc, char **argv);
 
 static const struct cli_cmd cli_cmds[] = {
 	{"help", do_help, "", "this text"},
+	{"asm", do_asm, "[-o OUT] FILE", "assemble eBPF text into bytecode"},
+	{"disasm", do_disasm, "FILE", "disassemble raw eBPF bytecode"},
+	{"conformance", do_conformance, "[--backend NAME] [--verbose] DIR|FILE...",
+	 "run ISA conformance cases on a backend"},
+	{"verify", do_verify, "[--gpu] [--log-all] FILE [SECTION|NAME]...",
+	 "verify programs and print OK or the error, with statistics"},
 };
 
 void cli_error(const char *fmt, ...)
