@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpuext/gpuext.h"
 
@@ -183,12 +184,47 @@ static void test_errors_name_the_file_and_option(void **state)
 	gpuext_object__close(obj);
 }
 
+/*
+ * hash_count.bpf.o with the NULL check after bpf_map_lookup_elem inverted
+ * ("if r0 == 0" made "if r0 != 0", a patch of the good object), so the NULL
+ * path dereferences r0: the verifier must refuse it at load, naming the
+ * program and the instruction.
+ */
+static void test_load_runs_the_verifier(void **state)
+{
+	static const unsigned char check[] = {0x85, 0, 0, 0, 1, 0, 0, 0, 0x15, 0x00, 0x03, 0x00};
+	size_t len;
+	char *elf = test_read_file(PROGS "hash_count.bpf.o", &len);
+	char path[] = "/tmp/gpuext-unsafe-XXXXXX";
+
+	assert_non_null(elf);
+	unsigned char *at = memmem(elf, len, check, sizeof(check));
+	assert_non_null(at);
+	at[8] = 0x55; /* jeq -> jne */
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, elf, len), (ssize_t)len);
+	close(fd);
+	free(elf);
+
+	struct gpuext_object *obj = gpuext_object__open(path, NULL);
+	assert_non_null(obj);
+	assert_int_equal(gpuext_object__load(obj), -EACCES);
+	assert_non_null(strstr(last_msg, "prog 'count_alloc': insn 10"));
+	struct gpuext_test_run_opts opts = {.sz = sizeof(opts)};
+	assert_int_equal(gpuext_program__test_run(gpuext_object__next_program(obj, NULL), &opts),
+			 -EINVAL);
+	gpuext_object__close(obj);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_hash_count_end_to_end, setup_print),
 		cmocka_unit_test_setup(test_ringbuf_program_and_consumer, setup_print),
 		cmocka_unit_test_setup(test_errors_name_the_file_and_option, setup_print),
+		cmocka_unit_test_setup(test_load_runs_the_verifier, setup_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
