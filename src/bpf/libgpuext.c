@@ -197,6 +197,13 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 		api_warn("prog '%s': test_run: repeat %d is negative", name, repeat);
 		return -EINVAL;
 	}
+	enum prog_backend backend = PROG_BACKEND_INTERP;
+	if (API_OPTS_HAS(opts, O, backend) && opts->backend == GPUEXT_BACKEND_JIT)
+		backend = PROG_BACKEND_JIT;
+	else if (API_OPTS_HAS(opts, O, backend) && opts->backend != GPUEXT_BACKEND_INTERP) {
+		api_warn("prog '%s': test_run: unknown backend %d", name, (int)opts->backend);
+		return -EINVAL;
+	}
 	int err = 0;
 	if (prog->prog->type == PROG_TYPE_RAW &&
 	    (!prog->prog->verified || len < prog->verified_mem_size))
@@ -213,7 +220,7 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 		if (len)
 			memcpy(buf, in, len);
 		struct prog_run_opts ro = {.args = {(uintptr_t)buf, len}, .mem = buf, .mem_len = len};
-		err = prog_run(prog->prog, PROG_BACKEND_INTERP, &ro, &r0, &e);
+		err = prog_run(prog->prog, backend, &ro, &r0, &e);
 	}
 	uint64_t mean = (api_now_ns() - start) / (uint64_t)repeat;
 	if (err) {

@@ -104,7 +104,33 @@ static void test_hash_count_end_to_end(void **state)
 	assert_memory_equal(out, regs, sizeof(regs));
 	d.data_size_out = 8;
 	assert_int_equal(gpuext_program__test_run(prog, &d), -ENOSPC);
+	d.backend = 7;
+	assert_int_equal(gpuext_program__test_run(prog, &d), -EINVAL);
+	assert_non_null(strstr(last_msg, "unknown backend 7"));
 	gpuext_object__close(obj);
+}
+
+/* The JIT, where this build has it, gives the interpreter's answers. */
+static void test_jit_backend_agrees(void **state)
+{
+	struct gpuext_object *obj = gpuext_object__open(PROGS "hash_count.bpf.o", NULL);
+	unsigned char regs[PT_REGS_SIZE] = {0};
+
+	assert_non_null(obj);
+	assert_int_equal(gpuext_object__load(obj), 0);
+	struct gpuext_program *prog = gpuext_object__next_program(obj, NULL);
+	set_reg(regs, PT_RSI, 64);
+	struct gpuext_test_run_opts opts = {.sz = sizeof(opts), .ctx_in = regs,
+					    .ctx_size_in = sizeof(regs), .repeat = 5};
+	assert_int_equal(gpuext_program__test_run(prog, &opts), 0);
+	assert_int_equal(opts.retval, 5);
+	opts.backend = GPUEXT_BACKEND_JIT;
+	int err = gpuext_program__test_run(prog, &opts);
+	gpuext_object__close(obj);
+	if (err == -ENOTSUP)
+		skip(); /* prog_run has no JIT in this build */
+	assert_int_equal(err, 0);
+	assert_int_equal(opts.retval, 10);
 }
 
 struct records {
@@ -225,6 +251,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ringbuf_program_and_consumer, setup_print),
 		cmocka_unit_test_setup(test_errors_name_the_file_and_option, setup_print),
 		cmocka_unit_test_setup(test_load_runs_the_verifier, setup_print),
+		cmocka_unit_test_setup(test_jit_backend_agrees, setup_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
