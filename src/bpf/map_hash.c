@@ -363,8 +363,11 @@ static uint32_t hash_alloc_filled(const struct hash_view *v, uint32_t h, const v
 	const struct map_def *def = &v->map->def;
 	uint32_t idx;
 
-	if (hash_is_lru(def) &&
-	    atomic_load_explicit(&v->ctl->count, memory_order_relaxed) >= def->max_entries)
+	/* Up to two evictions: concurrent inserts into an almost full map can
+	 * overshoot max_entries, and the second brings the count back. */
+	for (int i = 0; hash_is_lru(def) && i < 2 &&
+			atomic_load_explicit(&v->ctl->count, memory_order_relaxed) >= def->max_entries;
+	     i++)
 		hash_lru_evict(v);
 	while ((idx = hash_free_pop(v)) == HASH_NIL) {
 		if (hash_is_lru(def))
