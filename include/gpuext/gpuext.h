@@ -75,6 +75,9 @@ GPUEXT_API const char *gpuext_program__name(const struct gpuext_program *prog);
 GPUEXT_API const char *gpuext_program__section(const struct gpuext_program *prog);
 GPUEXT_API size_t gpuext_program__insn_cnt(const struct gpuext_program *prog);
 
+/* Host backends that test_run can use. */
+enum gpuext_backend { GPUEXT_BACKEND_INTERP = 0, GPUEXT_BACKEND_JIT = 1 };
+
 /*
  * Like libbpf's bpf_test_run_opts.  The program gets r1 = a private copy of
  * ctx_in (or, without ctx_in, of data_in) and r2 = its size; with data_out
@@ -91,10 +94,11 @@ struct gpuext_test_run_opts {
 	int repeat;        /* runs; 0 means 1 */
 	uint64_t retval;   /* out: r0 of the last run */
 	uint32_t duration; /* out: mean nanoseconds per run */
+	enum gpuext_backend backend; /* in: interpreter (default) or x86-64 JIT */
 };
 
-/* Run the program on the host (interpreter).  Needs gpuext_object__load
- * when the program uses maps. */
+/* Run the program on the host.  Needs gpuext_object__load first.  A backend
+ * this build cannot run gives -ENOTSUP. */
 GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 					struct gpuext_test_run_opts *opts);
 
