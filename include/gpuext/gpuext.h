@@ -93,8 +93,8 @@ struct gpuext_test_run_opts {
 	uint32_t duration; /* out: mean nanoseconds per run */
 };
 
-/* Run the program on the host (interpreter).  Needs gpuext_object__load
- * when the program uses maps. */
+/* Run the program on the host (JIT-compiled at the first run).  Needs
+ * gpuext_object__load when the program uses maps. */
 GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 					struct gpuext_test_run_opts *opts);
 

@@ -5,6 +5,7 @@
  * into print callbacks and errno.
  */
 #include "libgpuext_impl.h"
+#include "jit.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -177,13 +178,19 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 	unsigned char *buf = malloc(len ? len : 1);
 	if (!buf)
 		return -ENOMEM;
+	/* Programs run JIT-compiled (compiled once, after the maps exist). */
+	if (!prog->prog->jit && jit_compile(prog->prog, NULL, &e)) {
+		api_warn("prog '%s': %s", name, e.msg);
+		free(buf);
+		return -EINVAL;
+	}
 	uint64_t r0 = 0, start = api_now_ns();
 	int err = 0;
 	for (int i = 0; !err && i < repeat; i++) {
 		if (len)
 			memcpy(buf, in, len);
 		struct prog_run_opts ro = {.args = {(uintptr_t)buf, len}, .mem = buf, .mem_len = len};
-		err = prog_run(prog->prog, PROG_BACKEND_INTERP, &ro, &r0, &e);
+		err = prog_run(prog->prog, PROG_BACKEND_JIT, &ro, &r0, &e);
 	}
 	uint64_t mean = (api_now_ns() - start) / (uint64_t)repeat;
 	if (err) {
