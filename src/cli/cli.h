@@ -33,5 +33,7 @@ char *cli_read_file(const char *path, size_t *len);
 int do_asm(int argc, char **argv);
 int do_disasm(int argc, char **argv);
 int do_conformance(int argc, char **argv);
+int do_ptx(int argc, char **argv);
+int do_run_gpu(int argc, char **argv);
 
 #endif /* GPUEXT_CLI_H */

@@ -13,10 +13,12 @@
 #include "bpf/conformance.h"
 #include "bpf/interp.h"
 #include "cli.h"
+#include "ptx/ptx_rt.h"
 
 /* The backends a case can run on: add a row for a new one. */
 static const struct conf_backend conf_backends[] = {
 	{"interp", interp_run, 1},
+	{"ptx", ptx_rt_conformance_run, 0}, /* needs a GPU */
 };
 
 static const char conformance_usage[] =

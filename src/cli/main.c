@@ -20,6 +20,10 @@ static const struct cli_cmd cli_cmds[] = {
 	{"disasm", do_disasm, "FILE", "disassemble raw eBPF bytecode"},
 	{"conformance", do_conformance, "[--backend NAME] [--verbose] DIR|FILE...",
 	 "run ISA conformance cases on a backend"},
+	{"ptx", do_ptx, "FILE SECTION [--target sm_XX] [--mode warp|thread]",
+	 "print the PTX a program becomes"},
+	{"run-gpu", do_run_gpu, "FILE SECTION [--data FILE]",
+	 "run a program once on the GPU and print r0"},
 };
 
 void cli_error(const char *fmt, ...)

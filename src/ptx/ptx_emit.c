@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/disasm.h"
 #include "ptx_helpers.h"
 
 /* Instruction i of the program and its position. */
@@ -145,7 +146,6 @@ static void ptx_emit_fn_decl(struct ptx_ctx *c, size_t f)
 static void ptx_emit_comment(struct ptx_ctx *c, size_t i)
 {
 	const struct prog *p = c->p;
-	const struct isa_insn *in = &p->insns[i];
 
 	while (c->line < p->line_cnt && p->lines[c->line].insn <= i) {
 		const struct prog_line *l = &p->lines[c->line++];
@@ -154,8 +154,9 @@ static void ptx_emit_comment(struct ptx_ctx *c, size_t i)
 		ptx_buf_printf(c->b, "\t// %s:%u: %s\n", l->file ? l->file : "?", l->line,
 			       l->text ? l->text : "");
 	}
-	ptx_buf_printf(c->b, "\t// %zu: op 0x%02x dst r%u src r%u off %d imm %d\n", i,
-		       in->code, in->dst, in->src, in->off, in->imm);
+	char text[DISASM_BUF_SIZE];
+	disasm_insn(p->insns, p->insn_cnt, i, DISASM_LABELS, text, sizeof(text));
+	ptx_buf_printf(c->b, "\t// %zu: %s\n", i, text);
 }
 
 /* Second operand of an ALU/JMP instruction, 64-bit: a register or %t0. */
@@ -724,4 +725,16 @@ out:
 	}
 	free(c.fns);
 	return err;
+}
+
+int ptx_emit_needs_runtime(const struct prog *p, const struct ptx_emit_opts *o)
+{
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		if (in->code != ISA_OPC_JMP_CALL || in->src != ISA_CALL_HELPER)
+			continue;
+		if (!(o && o->conformance_helpers && in->imm == HELPER_KTIME_GET_NS))
+			return 1;
+	}
+	return 0;
 }
