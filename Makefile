@@ -42,7 +42,8 @@ TEST_LIB_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 
 # eBPF programs: shipped tools and policies, examples, test programs.
-BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c)
+BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c \
+                         bench/progs/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)
 
@@ -165,4 +166,20 @@ install: all
 clean:
 	rm -rf build
 
+include bench/bench.mk
+
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The JIT's differential fuzzer (fuzz/jit_diff.c with the program generator
+# fuzz/progen.c; a smoke run is part of the tests, see tests/unit/test_jit_diff.c)
+# and its compile-time bench.
+JIT_DIFF       := $(BUILD)/fuzz/jit_diff
+JIT_BENCH      := $(BUILD)/bench/jit_compile_bench
+$(JIT_DIFF): fuzz/jit_diff.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ fuzz/jit_diff.c fuzz/progen.c $(LIB) $(LDLIBS)
+$(JIT_BENCH): bench/jit/compile_bench.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ bench/jit/compile_bench.c fuzz/progen.c $(LIB) $(LDLIBS)
+jit-bench: $(JIT_BENCH)
+	$(JIT_BENCH)

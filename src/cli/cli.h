@@ -7,6 +7,7 @@
 #ifndef GPUEXT_CLI_H
 #define GPUEXT_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct cli_cmd {
@@ -29,11 +30,15 @@ extern int cli_verbose; /* -v */
 /* Read a whole file ("-": stdin), NUL-terminated; NULL with errno set. */
 char *cli_read_file(const char *path, size_t *len);
 
+/* Print JIT machine code: raw bytes, and objdump's disassembly if installed. */
+void cli_jit_dump(FILE *out, const uint8_t *code, size_t len);
+
 /* Handlers (one per file). */
 int do_asm(int argc, char **argv);
 int do_disasm(int argc, char **argv);
 int do_conformance(int argc, char **argv);
 int do_ptx(int argc, char **argv);
 int do_run_gpu(int argc, char **argv);
+int do_verify(int argc, char **argv); /* verify.c; also `prog verify` */
 
 #endif /* GPUEXT_CLI_H */

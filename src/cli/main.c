@@ -24,6 +24,8 @@ static const struct cli_cmd cli_cmds[] = {
 	 "print the PTX a program becomes"},
 	{"run-gpu", do_run_gpu, "FILE SECTION [--data FILE]",
 	 "run a program once on the GPU and print r0"},
+	{"verify", do_verify, "[--gpu] [--log-all] FILE [SECTION|NAME]...",
+	 "verify programs and print OK or the error, with statistics"},
 };
 
 void cli_error(const char *fmt, ...)

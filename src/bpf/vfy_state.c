@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vfy_state.c - the abstract state of one path: registers, stack bytes and
+ * spilled registers of every frame, acquired references.  And the question
+ * pruning rests on: does an explored state cover the current one?
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vfy.h"
+
+const char *vfy_reg_type_name(enum vfy_reg_type t)
+{
+	static const char *const names[] = {
+		[REG_NOT_INIT] = "uninitialized",
+		[REG_SCALAR] = "scalar",
+		[REG_PTR_CTX] = "ctx",
+		[REG_PTR_STACK] = "fp",
+		[REG_PTR_MAP_VALUE] = "map_value",
+		[REG_PTR_MAP_VALUE_OR_NULL] = "map_value_or_null",
+		[REG_CONST_MAP] = "map_ptr",
+		[REG_PTR_RINGBUF_REC] = "ringbuf_record",
+		[REG_PTR_RINGBUF_REC_OR_NULL] = "ringbuf_record_or_null",
+		[REG_PTR_MEM] = "mem",
+		[REG_RELEASED] = "released_record",
+	};
+	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
+}
+
+void mark_reg_not_init(struct vfy_reg *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = REG_NOT_INIT;
+	r->b = vfy_bounds_unknown();
+}
+
+void mark_reg_scalar(struct vfy_reg *r, struct vfy_bounds b)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = REG_SCALAR;
+	r->b = b;
+}
+
+void mark_reg_unknown(struct vfy_reg *r)
+{
+	mark_reg_scalar(r, vfy_bounds_unknown());
+}
+
+void mark_reg_const(struct vfy_reg *r, uint64_t v)
+{
+	mark_reg_scalar(r, vfy_bounds_const(v));
+}
+
+struct vfy_frame *vfy_frame_new(uint32_t callsite, uint32_t subprog, uint32_t frameno)
+{
+	struct vfy_frame *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	for (int i = 0; i < ISA_NR_REGS; i++)
+		mark_reg_not_init(&f->regs[i]);
+	f->regs[ISA_REG_FP].type = REG_PTR_STACK;
+	f->regs[ISA_REG_FP].frameno = (uint8_t)frameno;
+	f->regs[ISA_REG_FP].b = vfy_bounds_const(0);
+	f->callsite = callsite;
+	f->subprog = subprog;
+	return f;
+}
+
+struct vfy_state *vfy_state_new(void)
+{
+	return calloc(1, sizeof(struct vfy_state));
+}
+
+struct vfy_state *vfy_state_copy(const struct vfy_state *s)
+{
+	struct vfy_state *c = malloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = *s;
+	for (uint32_t i = 0; i <= s->curframe; i++) {
+		c->frames[i] = malloc(sizeof(struct vfy_frame));
+		if (!c->frames[i]) {
+			c->curframe = i ? i - 1 : 0;
+			if (!i)
+				c->frames[0] = NULL;
+			vfy_state_free(c);
+			return NULL;
+		}
+		memcpy(c->frames[i], s->frames[i], sizeof(struct vfy_frame));
+	}
+	return c;
+}
+
+void vfy_state_free(struct vfy_state *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i <= s->curframe && i < ISA_MAX_CALL_DEPTH; i++)
+		free(s->frames[i]);
+	free(s);
+}
+
+void vfy_for_each_reg(struct vfy_state *s, void (*fn)(struct vfy_reg *r, void *arg), void *arg)
+{
+	for (uint32_t f = 0; f <= s->curframe; f++) {
+		struct vfy_frame *fr = s->frames[f];
+		for (int i = 0; i < ISA_NR_REGS; i++)
+			fn(&fr->regs[i], arg);
+		for (int i = 0; i < VFY_SLOTS; i++)
+			if (fr->stype[i * 8] == SLOT_SPILL)
+				fn(&fr->spill[i], arg);
+	}
+}
+
+/*
+ * Ids (null-check groups, references) are names local to a state: two
+ * states are alike if a one-to-one renaming maps one's ids onto the other's.
+ */
+enum { IDMAP_SIZE = 64 };
+struct idmap {
+	uint32_t old[IDMAP_SIZE], cur[IDMAP_SIZE];
+	unsigned n;
+};
+
+static bool check_ids(struct idmap *m, uint32_t old, uint32_t cur)
+{
+	if (!old || !cur)
+		return old == cur;
+	for (unsigned i = 0; i < m->n; i++) {
+		if (m->old[i] == old)
+			return m->cur[i] == cur;
+		if (m->cur[i] == cur)
+			return false;
+	}
+	if (m->n == IDMAP_SIZE)
+		return false;
+	m->old[m->n] = old;
+	m->cur[m->n++] = cur;
+	return true;
+}
+
+static bool regsafe(const struct vfy_reg *old, const struct vfy_reg *cur, struct idmap *m,
+		    bool exact)
+{
+	/* A register the explored path never read (it would have failed). */
+	if (!exact && (old->type == REG_NOT_INIT || old->type == REG_RELEASED))
+		return true;
+	if (old->type != cur->type)
+		return false;
+	switch (old->type) {
+	case REG_NOT_INIT:
+	case REG_RELEASED:
+		return true;
+	case REG_SCALAR:
+		return exact ? vfy_bounds_equal(&old->b, &cur->b) : vfy_bounds_in(&old->b, &cur->b);
+	default:
+		break;
+	}
+	if (old->off != cur->off || old->map != cur->map || old->size != cur->size ||
+	    old->frameno != cur->frameno)
+		return false;
+	if (exact ? !vfy_bounds_equal(&old->b, &cur->b) : !vfy_bounds_in(&old->b, &cur->b))
+		return false;
+	return check_ids(m, old->id, cur->id) && check_ids(m, old->ref_id, cur->ref_id);
+}
+
+static bool stacksafe(const struct vfy_frame *old, const struct vfy_frame *cur, struct idmap *m,
+		      bool exact)
+{
+	for (int i = 0; i < ISA_STACK_SIZE; i++) {
+		uint8_t o = old->stype[i], c = cur->stype[i];
+		if (exact && o != c)
+			return false;
+		switch (o) {
+		case SLOT_INVALID:
+			break;
+		case SLOT_MISC:
+			if (c == SLOT_MISC)
+				break;
+			if (c == SLOT_SPILL && cur->spill[i / 8].type == REG_SCALAR)
+				break;
+			return false;
+		case SLOT_SPILL:
+			if (c != SLOT_SPILL)
+				return false;
+			if (i % 8 == 0 && !regsafe(&old->spill[i / 8], &cur->spill[i / 8], m, exact))
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+bool vfy_states_equal(const struct vfy_state *old, const struct vfy_state *cur, bool exact)
+{
+	struct idmap m = {.n = 0};
+
+	if (old->curframe != cur->curframe || old->nrefs != cur->nrefs)
+		return false;
+	for (uint32_t f = 0; f <= old->curframe; f++) {
+		const struct vfy_frame *of = old->frames[f], *cf = cur->frames[f];
+		if (of->callsite != cf->callsite)
+			return false;
+		for (int i = 0; i < ISA_NR_REGS; i++)
+			if (!regsafe(&of->regs[i], &cf->regs[i], &m, exact))
+				return false;
+		if (!stacksafe(of, cf, &m, exact))
+			return false;
+	}
+	for (uint32_t i = 0; i < old->nrefs; i++)
+		if (!check_ids(&m, old->refs[i].id, cur->refs[i].id))
+			return false;
+	return true;
+}
