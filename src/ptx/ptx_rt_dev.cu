@@ -16,10 +16,19 @@
  */
 #include "ptx_devmap.h"
 
-typedef unsigned long long u64;
+#ifdef GX_RT_HOST_MODEL
+typedef uint64_t u64; /* the type of ptx_devmap's fields on the host */
+#else
+typedef unsigned long long u64; /* what CUDA's 64-bit atomics take */
+#endif
 typedef unsigned int u32;
 
+/* GX_RT_HOST_MODEL: this file compiled as C on the CPU, with the CUDA
+ * intrinsics modelled by C11 atomics, to test the map algorithms with host
+ * threads (tests/unit/test_ptx_rt_model.c).  The GPU build never sets it. */
+#ifndef GX_RT_HOST_MODEL
 #define RT extern "C" __device__ __noinline__
+#endif
 #define E2BIG 7
 #define ENOENT 2
 #define EEXIST 17
@@ -31,6 +40,7 @@ enum { T_HASH = 1, T_ARRAY = 2, T_PERCPU_HASH = 5, T_PERCPU_ARRAY = 6, T_LRU_HAS
        T_RINGBUF = 27 };
 enum { F_ANY = 0, F_NOEXIST = 1, F_EXIST = 2 };
 
+#ifndef GX_RT_HOST_MODEL
 static __device__ __forceinline__ u32 rt_smid(void)
 {
 	u32 r;
@@ -51,6 +61,7 @@ static __device__ __forceinline__ u64 rt_globaltimer(void)
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r));
 	return r;
 }
+#endif
 
 static __device__ __forceinline__ void rt_copy(void *dst, const void *src, u32 n)
 {
