@@ -33,7 +33,7 @@ typedef unsigned int u32;
 #define ENOENT 2
 #define EEXIST 17
 #define EINVAL 22
-#define ENOSPC 28
+#define EAGAIN 11
 
 /* Linux map types and update flags. */
 enum { T_HASH = 1, T_ARRAY = 2, T_PERCPU_HASH = 5, T_PERCPU_ARRAY = 6, T_LRU_HASH = 9,
@@ -345,7 +345,7 @@ RT u64 gx_rt_ringbuf_output(u64 map, u64 data, u64 size, u64 flags)
 		return (u64)-E2BIG;
 	u32 *hdr = rt_rb_claim((struct ptx_devmap *)map, (u32)size);
 	if (!hdr)
-		return (u64)-ENOSPC;
+		return (u64)-EAGAIN;
 	rt_copy(hdr + 2, (const void *)data, (u32)size);
 	rt_rb_commit(hdr, (u32)size, 0);
 	return 0;
@@ -376,7 +376,7 @@ RT u64 gx_rt_trace_printk(u64 fmt, u64 fmt_size, u64 a1, u64 a2, u64 a3, u64 rin
 	u32 len = (u32)(sizeof(struct ptx_trace_rec) + fmt_size);
 	u32 *hdr = rt_rb_claim((struct ptx_devmap *)ring, len);
 	if (!hdr)
-		return (u64)-ENOSPC;
+		return (u64)-EAGAIN;
 	struct ptx_trace_rec *r = (struct ptx_trace_rec *)(hdr + 2);
 	r->magic = PTX_TRACE_MAGIC;
 	r->fmt_len = (u32)fmt_size;
