@@ -124,7 +124,20 @@ static int obj_collect_btf_maps(struct obj_loader *l, size_t sec)
 		int err = btf_map_def(btf, vi.type, &def, l->e);
 		if (err)
 			return err;
-		struct obj_map_src src = {.sec = sec, .off = vi.offset, .is_data = 0};
+		/* clang before 15 leaves every DATASEC offset 0 (libbpf fixes them
+		 * up from the symbol table): the map's ELF symbol is authoritative. */
+		uint64_t off = vi.offset;
+		const char *vname = btf_type_name(btf, vi.type);
+		for (size_t k = 1; vname && k < l->elf.sym_cnt; k++) {
+			Elf64_Sym sym;
+			const char *sname;
+			if (elf_symbol(&l->elf, k, &sym, NULL) || sym.st_shndx != sec ||
+			    elf_symbol_name(&l->elf, &sym, &sname, NULL) || strcmp(sname, vname))
+				continue;
+			off = sym.st_value;
+			break;
+		}
+		struct obj_map_src src = {.sec = sec, .off = off, .is_data = 0};
 		err = obj_add_map(l, &def, &src, NULL, 0);
 		if (err)
 			return err;
