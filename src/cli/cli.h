@@ -37,6 +37,8 @@ void cli_jit_dump(FILE *out, const uint8_t *code, size_t len);
 int do_asm(int argc, char **argv);
 int do_disasm(int argc, char **argv);
 int do_conformance(int argc, char **argv);
+int do_ptx(int argc, char **argv);
+int do_run_gpu(int argc, char **argv);
 int do_verify(int argc, char **argv); /* verify.c; also `prog verify` */
 int do_prog(int argc, char **argv);      /* prog.c */
 int do_test_run(int argc, char **argv);  /* test_run.c */
