@@ -5,6 +5,7 @@
  * into print callbacks and errno.
  */
 #include "libgpuext_impl.h"
+#include "jit.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -197,10 +198,11 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 		api_warn("prog '%s': test_run: repeat %d is negative", name, repeat);
 		return -EINVAL;
 	}
-	enum prog_backend backend = PROG_BACKEND_INTERP;
-	if (API_OPTS_HAS(opts, O, backend) && opts->backend == GPUEXT_BACKEND_JIT)
-		backend = PROG_BACKEND_JIT;
-	else if (API_OPTS_HAS(opts, O, backend) && opts->backend != GPUEXT_BACKEND_INTERP) {
+	enum prog_backend backend = PROG_BACKEND_JIT;
+	if (API_OPTS_HAS(opts, O, backend) && opts->backend == GPUEXT_BACKEND_INTERP)
+		backend = PROG_BACKEND_INTERP;
+	else if (API_OPTS_HAS(opts, O, backend) && opts->backend != GPUEXT_BACKEND_JIT &&
+		 opts->backend != GPUEXT_BACKEND_DEFAULT) {
 		api_warn("prog '%s': test_run: unknown backend %d", name, (int)opts->backend);
 		return -EINVAL;
 	}
@@ -215,6 +217,12 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 	unsigned char *buf = malloc(len ? len : 1);
 	if (!buf)
 		return -ENOMEM;
+	/* The JIT compiles once, after the maps exist. */
+	if (backend == PROG_BACKEND_JIT && !prog->prog->jit && jit_compile(prog->prog, NULL, &e)) {
+		api_warn("prog '%s': %s", name, e.msg);
+		free(buf);
+		return -EINVAL;
+	}
 	uint64_t r0 = 0, start = api_now_ns();
 	for (int i = 0; !err && i < repeat; i++) {
 		if (len)
