@@ -104,13 +104,13 @@ static int is_state_visited(struct vfy_env *env, struct vfy_path *path, uint32_t
 	     link = &x->next, n++) {
 		if (x->branches == 0)
 			victim = link; /* the oldest completed one, at the end */
-		if (!vfy_states_equal(x->st, env->cur, false))
+		if (!vfy_states_equal(env, x->st, env->cur, false))
 			continue;
 		if (x->branches == 0) {
 			env->stats.pruned++;
 			return 1;
 		}
-		if (vfy_states_equal(x->st, env->cur, true))
+		if (vfy_states_equal(env, x->st, env->cur, true))
 			return vfy_reject(env, EACCES,
 					  "infinite loop: the program returns here in the same state "
 					  "without making progress");
@@ -199,7 +199,12 @@ static int check_ptr_alu(struct vfy_env *env, uint32_t dreg, struct vfy_reg *dst
 			return vfy_reject(env, EACCES, "%s pointer %s pointer prohibited%s", rn(dreg),
 					  alu_name(op),
 					  op == ISA_ALU_SUB ? " (they point into different regions)" : "");
-		mark_reg_unknown(dst);
+		/* The distance of two known offsets into one region is known. */
+		if (vfy_bounds_is_const(&dst->b) && vfy_bounds_is_const(&src->b))
+			mark_reg_const(dst, (uint64_t)((int64_t)dst->off - src->off) +
+						    dst->b.var.value - src->b.var.value);
+		else
+			mark_reg_unknown(dst);
 		return 0;
 	}
 	if (op != ISA_ALU_ADD && !(op == ISA_ALU_SUB && dptr))
@@ -737,7 +742,7 @@ int verifier_check(struct prog *p, const struct vfy_opts *opts, struct vfy_stats
 		err = vfy_bug(&env, "out of memory");
 		goto out;
 	}
-	if ((err = vfy_cfg_check(&env)) || (err = do_check(&env)) ||
+	if ((err = vfy_cfg_check(&env)) || (err = vfy_live_compute(&env)) || (err = do_check(&env)) ||
 	    (err = vfy_check_stack_depth(&env)))
 		goto out;
 	p->verified = 1;

@@ -191,7 +191,8 @@ static bool stacksafe(const struct vfy_frame *old, const struct vfy_frame *cur, 
 	return true;
 }
 
-bool vfy_states_equal(const struct vfy_state *old, const struct vfy_state *cur, bool exact)
+bool vfy_states_equal(const struct vfy_env *env, const struct vfy_state *old,
+		      const struct vfy_state *cur, bool exact)
 {
 	struct idmap m = {.n = 0};
 
@@ -201,9 +202,19 @@ bool vfy_states_equal(const struct vfy_state *old, const struct vfy_state *cur, 
 		const struct vfy_frame *of = old->frames[f], *cf = cur->frames[f];
 		if (of->callsite != cf->callsite)
 			return false;
-		for (int i = 0; i < ISA_NR_REGS; i++)
-			if (!regsafe(&of->regs[i], &cf->regs[i], &m, exact))
+		/* A caller's registers matter as they do where the call returns. */
+		uint32_t at = f == cur->curframe ? env->insn_idx : cur->frames[f + 1]->callsite + 1;
+		uint16_t live = env->live[at], precise = env->precise[at];
+		for (int i = 0; i < ISA_NR_REGS; i++) {
+			const struct vfy_reg *o = &of->regs[i], *c = &cf->regs[i];
+			if (i != ISA_REG_FP && !(live & (1u << i)))
+				continue;
+			if (i != ISA_REG_FP && !(precise & (1u << i)) && o->type == REG_SCALAR &&
+			    c->type == REG_SCALAR)
+				continue;
+			if (!regsafe(o, c, &m, exact))
 				return false;
+		}
 		if (!stacksafe(of, cf, &m, exact))
 			return false;
 	}
