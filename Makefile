@@ -42,7 +42,8 @@ TEST_LIB_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 
 # eBPF programs: shipped tools and policies, examples, test programs.
-BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c)
+BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c \
+                         bench/progs/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)
 
@@ -56,8 +57,13 @@ SOLIB     := $(BUILD)/libgpuext.so
 CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
-.PHONY: all test test-plain test-san bpf clean install fuzz bench
-all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT))
+# The GPU batch (tests/gpu/run.sh): programs built here, run on a GPU machine.
+GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c
+GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
+GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
+
+.PHONY: all test test-plain test-san bpf clean install fuzz fuzz-bins bench
+all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT)) $(GPU_BINS) cuda-examples
 
 bpf: $(BPF_OBJS) $(BPF19_OBJS)
 
@@ -68,6 +74,71 @@ $(BUILD)/%.o: %.c
 build/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
 	$(CLANG_BPF) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# The device runtime: CUDA C compiled to PTX at build time (never at run
+# time), its module header dropped and its functions made module-local so
+# that it can be pasted into any module; ptx_rt_text.c embeds it.
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_75 -keep-device-functions -O3 -Isrc/ptx $< -o $@.tmp
+	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
+	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
+$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+
+# CUDA examples (examples/cuda, see examples/cuda/README.md): nvcc's default
+# build (sm_75 SASS plus ZSTD-compressed compute_75 PTX), variants that take
+# the other loading paths or fatbin layouts, and reference PTX (nvcc -ptx)
+# that the fatbin tests compare decoded entries with.  Not in build/san:
+# they are test data and GPU programs, not part of the library.  Skipped
+# with a message when nvcc is absent.
+NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)
+EX_DIR    := build/examples
+EX_HDRS   := $(wildcard examples/cuda/*.h examples/cuda/*.cuh)
+EX_NVCC   := $(NVCC) -O2 -Iexamples/cuda
+EX_BINS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/%,$(wildcard examples/cuda/*.cu)) \
+             $(addprefix $(EX_DIR)/,vecadd_shared vecadd_compress_all vecadd_nocompress \
+                 vecadd_lz4 vecadd_multi drv_vecadd link_vecadd)
+EX_REFS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/ref/%.compute_75.ptx,$(wildcard examples/cuda/*.cu)) \
+             $(EX_DIR)/ref/vecadd.compute_80.ptx $(EX_DIR)/ref/vecadd.compute_90.ptx
+EX_MULTI  := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=[sm_80,compute_80] \
+             -gencode arch=compute_90,code=[sm_90,compute_90]
+
+.PHONY: cuda-examples
+cuda-examples: $(if $(NVCC_FOUND),$(EX_BINS) $(EX_REFS))
+	$(if $(NVCC_FOUND),,@echo "cuda-examples: skipped (no nvcc at $(NVCC))")
+
+$(EX_DIR)/%: examples/cuda/%.cu $(EX_HDRS)
+	@mkdir -p $(dir $@)
+	$(EX_NVCC) $< -o $@
+$(EX_DIR)/vecadd_shared: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) -cudart shared $< -o $@
+$(EX_DIR)/vecadd_compress_all: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) -Xfatbin -compress-all $< -o $@
+$(EX_DIR)/vecadd_nocompress: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) --no-compress $< -o $@
+$(EX_DIR)/vecadd_lz4: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) -compress-mode=speed $< -o $@
+$(EX_DIR)/vecadd_multi: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) $(EX_MULTI) $< -o $@
+$(EX_DIR)/ref/%.compute_75.ptx: examples/cuda/%.cu $(EX_HDRS)
+	@mkdir -p $(dir $@)
+	$(EX_NVCC) -ptx -arch=compute_75 $< -o $@
+$(EX_DIR)/ref/vecadd.%.ptx: examples/cuda/vecadd.cu $(EX_HDRS)
+	@mkdir -p $(dir $@)
+	$(EX_NVCC) -ptx -arch=$* $< -o $@
+# The driver-API examples: plain C against cuda.h and the toolkit's libcuda
+# stub; the PTX they load is vecadd_kernel.cuh compiled here and embedded.
+$(EX_DIR)/gen/vecadd_ptx.h: examples/cuda/vecadd_kernel.cuh
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -O2 -arch=compute_75 -x cu $< -o $(EX_DIR)/gen/vecadd_kernel.ptx
+	$(CUDA_HOME)/bin/bin2c -c -p 0 -n vecadd_ptx $(EX_DIR)/gen/vecadd_kernel.ptx > $@
+EX_DRV    = $(CC) -std=c17 -O2 -Wall -Wextra -Werror -Iexamples/cuda -I$(EX_DIR)/gen \
+            -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+$(EX_DIR)/drv_vecadd: examples/cuda/drv_vecadd.c $(EX_DIR)/gen/vecadd_ptx.h $(EX_HDRS)
+	$(EX_DRV)
+$(EX_DIR)/link_vecadd: examples/cuda/drv_vecadd.c $(EX_DIR)/gen/vecadd_ptx.h $(EX_HDRS)
+	$(EX_DRV) -DEXAMPLE_USE_LINKER
 
 build/bpf-clang19/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
@@ -90,11 +161,44 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka $(LDLIBS)
 
-# The test suite: plain build, then ASan+UBSan build; one summary line.
+$(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
+$(BUILD)/gpu/%: bench/%.c $(GPU_COMMON) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/gpu $(LDFLAGS) -o $@ $< $(GPU_COMMON) $(LIB) $(LDLIBS)
+
+# The test suite: plain build, then ASan+UBSan build, the fuzz corpora
+# replayed (fuzz/smoke.sh, skipped without libFuzzer); one summary line last.
 test:
 	@$(MAKE) --no-print-directory all test-bins
 	@$(MAKE) --no-print-directory SAN=1 test-bins
-	@tests/run.sh build build/san
+	@fuzz/smoke.sh; smoke=$$?; tests/run.sh build build/san && exit $$smoke
+
+# Fuzzing: every fuzz/fuzz_*.c becomes a libFuzzer binary in build/fuzz,
+# linked with the library compiled by clang with the fuzzer's coverage
+# instrumentation and ASan+UBSan.  fuzz/smoke.sh checks that clang has
+# libFuzzer first, so `make fuzz` says so and skips where it has not.
+FUZZ_CC     ?= clang
+FUZZ_BUILD  := build/fuzz
+FUZZ_SRCS   := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS   := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_OBJS   := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $(WARN) \
+               -Iinclude -Isrc -I$(CUDA_HOME)/include
+
+fuzz:
+	@fuzz/smoke.sh --build-only
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
 test-bins: $(TEST_BINS) $(CLI) $(if $(AGENT_SRCS),$(AGENT))
 test-plain: all $(TEST_BINS)
@@ -116,4 +220,22 @@ install: all
 clean:
 	rm -rf build
 
+include bench/bench.mk
+
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The JIT's differential fuzzer (fuzz/jit_diff.c with the program generator
+# fuzz/progen.c; a smoke run is part of the tests, see tests/unit/test_jit_diff.c)
+# and its compile-time bench.
+JIT_DIFF       := $(BUILD)/fuzz/jit_diff
+JIT_BENCH      := $(BUILD)/bench/jit_compile_bench
+$(JIT_DIFF): fuzz/jit_diff.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ fuzz/jit_diff.c fuzz/progen.c $(LIB) $(LDLIBS)
+$(JIT_BENCH): bench/jit/compile_bench.c fuzz/progen.c fuzz/progen.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ bench/jit/compile_bench.c fuzz/progen.c $(LIB) $(LDLIBS)
+jit-bench: $(JIT_BENCH)
+	$(JIT_BENCH)
+test-bins: $(JIT_DIFF)
+.PHONY: jit-bench

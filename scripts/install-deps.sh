@@ -12,7 +12,13 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "installing: ${missing[*]}"
 	sudo_cmd=""
-	[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null || {
+			echo "$0: need root or sudo to install: ${missing[*]}" >&2
+			exit 1
+		}
+		sudo_cmd="sudo"
+	fi
 	$sudo_cmd apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -18,6 +18,17 @@ enum { MAP_MAX_KEY_SIZE = 512 };
 #define MAP_MAX_STORAGE (1ull << 40)
 enum { MAP_MAX_CPUS = 4096 };
 
+/*
+ * Flags accepted: those of map.h, and Linux flags that only tune the
+ * kernel's implementation or the syscall-side access and so mean nothing
+ * here (BPF_F_NO_COMMON_LRU 2, BPF_F_NUMA_NODE 4, BPF_F_RDONLY 8,
+ * BPF_F_WRONLY 16, BPF_F_ZERO_SEED 64, BPF_F_WRONLY_PROG 256).  Hash maps
+ * are always preallocated, with or without MAP_F_NO_PREALLOC.
+ */
+#define MAP_FLAGS_KNOWN                                                        \
+	((uint32_t)(MAP_F_NO_PREALLOC | MAP_F_RDONLY_PROG | MAP_F_MMAPABLE | 2 | 4 | 8 | 16 | \
+		    64 | 256))
+
 static const struct map_ops *map_ops_of(uint32_t type)
 {
 	switch (type) {
@@ -77,10 +88,9 @@ int map_def_check(const struct map_def *def, struct err *e)
 		return err_set(e, EINVAL, "map: name longer than %d bytes", MAP_NAME_LEN - 1);
 	if (!ops)
 		return err_set(e, EINVAL, "map '%s': unsupported map type %u", name, def->type);
-	if (def->flags & ~(uint32_t)(MAP_F_NO_PREALLOC | MAP_F_RDONLY_PROG | MAP_F_MMAPABLE))
+	if (def->flags & ~MAP_FLAGS_KNOWN)
 		return err_set(e, EINVAL, "map '%s': unsupported flags 0x%x", name,
-			       def->flags & ~(uint32_t)(MAP_F_NO_PREALLOC | MAP_F_RDONLY_PROG |
-							MAP_F_MMAPABLE));
+			       def->flags & ~MAP_FLAGS_KNOWN);
 	if (def->max_entries == 0)
 		return err_set(e, EINVAL, "map '%s': max_entries is 0", name);
 	if (def->key_size > MAP_MAX_KEY_SIZE)
@@ -231,9 +241,19 @@ const struct map_def *map_get_def(const struct map *map)
 	return &map->def;
 }
 
+static int map_is_percpu(uint32_t type)
+{
+	return type == MAP_TYPE_PERCPU_ARRAY || type == MAP_TYPE_PERCPU_HASH;
+}
+
 unsigned map_nr_cpus(const struct map *map)
 {
-	return map->nr_cpus;
+	return map_is_percpu(map->def.type) ? map->nr_cpus : 1;
+}
+
+unsigned map_def_nr_cpus(const struct map_def *def)
+{
+	return map_is_percpu(def->type) ? map_configured_cpus() : 1;
 }
 
 void *map_lookup(struct map *map, const void *key)

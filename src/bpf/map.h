@@ -74,6 +74,8 @@ void map_free(struct map *map);
 const struct map_def *map_get_def(const struct map *map);
 /* Number of per-CPU value slots (1 for maps that are not per-CPU). */
 unsigned map_nr_cpus(const struct map *map);
+/* The same for a map not yet created from def (the configured CPUs). */
+unsigned map_def_nr_cpus(const struct map_def *def);
 
 /*
  * Program-side operations (what the helpers call).  lookup returns a pointer

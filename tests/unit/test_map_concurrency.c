@@ -349,11 +349,66 @@ static void test_small_ring_counts_drops_exactly(void **state)
 	teardown_shared(&s);
 }
 
+/*
+ * LRU eviction under contention: 16 threads insert from a key space 8 times
+ * the map's size, so nearly every insert evicts.  Every value read through
+ * the locked user-side copy belongs to its key, the map never holds more
+ * than max_entries plus one in-flight insert per thread, and nothing hangs.
+ */
+enum { LRU_MAX = 128, LRU_THREADS = 16, LRU_OPS = 20000 };
+
+static void *lru_worker(void *p)
+{
+	struct map *m = ((void **)p)[0];
+	_Atomic uint64_t *bad = ((void **)p)[1];
+	uint64_t seed = (uintptr_t)&seed;
+
+	for (int i = 0; i < LRU_OPS; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t k = (seed >> 33) % (8 * LRU_MAX), v[2] = {k * 3, ~k}, got[2];
+		if (map_lookup(m, &k) && map_lookup_copy(m, &k, got) == 0 &&
+		    (got[0] != k * 3 || got[1] != ~k))
+			atomic_fetch_add(bad, 1);
+		if (map_update(m, &k, v, MAP_ANY))
+			atomic_fetch_add(bad, 1);
+	}
+	return NULL;
+}
+
+static void test_lru_eviction_under_contention(void **state)
+{
+	struct map_def def = {.type = MAP_TYPE_LRU_HASH, .key_size = 8, .value_size = 16,
+			      .max_entries = LRU_MAX, .name = "lru"};
+	_Atomic uint64_t bad = 0;
+	pthread_t th[LRU_THREADS];
+	struct map *m;
+
+	assert_int_equal(map_create(&def, &m, NULL), 0);
+	void *arg[2] = {m, (void *)&bad};
+	for (int t = 0; t < LRU_THREADS; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, lru_worker, arg), 0);
+	for (int t = 0; t < LRU_THREADS; t++)
+		pthread_join(th[t], NULL);
+	assert_int_equal(atomic_load(&bad), 0);
+	uint64_t k, next, got[2];
+	int n = 0;
+	for (int r = map_get_next_key(m, NULL, &next); !r; r = map_get_next_key(m, &k, &next)) {
+		k = next;
+		assert_int_equal(map_lookup_copy(m, &k, got), 0);
+		assert_int_equal(got[0], k * 3);
+		n++;
+	}
+	assert_true(n >= LRU_MAX / 2);
+	assert_true(n <= LRU_MAX + LRU_THREADS);
+	map_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_processes_exact_totals),
 		cmocka_unit_test(test_small_ring_counts_drops_exactly),
+		cmocka_unit_test(test_lru_eviction_under_contention),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,4 @@
+mov32 %r0, 1
+lsh %r0, 63
+arsh %r0, -4
+exit

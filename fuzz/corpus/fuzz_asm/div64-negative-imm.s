@@ -1,0 +1,3 @@
+lddw %r0, 0xFFFFFFFFFFFFFFFF
+div %r0, -10
+exit

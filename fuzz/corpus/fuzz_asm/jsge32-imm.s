@@ -1,0 +1,14 @@
+# Set %r9 to 0x100000000
+mov %r9, 1
+lsh %r9, 32
+mov32 %r0, 0
+mov32 %r1, 0xfffffffe
+# set %r1 to 0x1fffffffe
+or %r1, %r9
+jsge32 %r1, 0xffffffff, exit # Not taken
+jsge32 %r1, 0, exit # Not taken
+mov32 %r0, 1
+mov %r1, 0xffffffff
+jsge32 %r1, 0xffffffff, +1 # Taken
+mov32 %r0, 2 # Skipped
+exit

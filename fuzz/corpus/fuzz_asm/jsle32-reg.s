@@ -1,0 +1,19 @@
+# Set %r9 to 0x100000000
+mov %r9, 1
+lsh %r9, 32
+mov32 %r0, 0
+mov32 %r1, 0xffffffff
+# set %r1 to 0x1ffffffff
+or %r1, %r9
+mov %r2, 0xfffffffe
+mov32 %r3, 0
+jsle32 %r1, %r2, exit # Not taken
+jsle32 %r1, %r3, +1 # Taken
+exit
+jsle32 %r1, %r1, +1 # Taken
+exit
+mov32 %r0, 1
+mov %r1, %r2
+jsle32 %r1, %r2, +1 # Taken
+mov32 %r0, 2
+exit

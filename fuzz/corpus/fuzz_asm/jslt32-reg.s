@@ -1,0 +1,15 @@
+# Set %r9 to 0x100000000
+mov %r9, 1
+lsh %r9, 32
+mov32 %r0, 0
+mov32 %r1, 0xfffffffe
+# set %r1 to 0x1fffffffe
+or %r1, %r9
+mov %r2, 0xfffffffd
+mov %r3, 0xffffffff
+jslt32 %r1, %r1, exit # Not taken
+jslt32 %r1, %r2, exit # Not taken
+jslt32 %r1, %r3, +1 # Taken
+exit
+mov32 %r0, 1
+exit

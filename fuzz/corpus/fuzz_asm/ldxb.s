@@ -1,0 +1,2 @@
+ldxb %r0, [%r1+0x2]
+exit

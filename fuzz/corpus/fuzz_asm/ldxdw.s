@@ -1,0 +1,2 @@
+ldxdw %r0, [%r1+2]
+exit

@@ -1,0 +1,9 @@
+lddw %r0, 0x123456789abcdef0
+stxdw [%r10-8], %r0
+mov %r1, 1
+lock add32 [%r10-8], %r1
+ldxdw %r1, [%r10-8]
+lddw %r0, 0x123456789abcdef1
+jne %r0, %r1, exit
+mov %r0, 0
+exit

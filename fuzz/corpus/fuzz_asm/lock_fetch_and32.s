@@ -1,0 +1,10 @@
+lddw %r0, 0x123456789abcdef0
+stxdw [%r10-8], %r0
+lddw %r1, 0x00ff00ff00ff00ff
+lock fetch and32 [%r10-8], %r1
+jne32 %r1, %r0, exit
+ldxdw %r0, [%r10-8]
+lddw %r1, 0x1234567800bc00f0
+jne %r0, %r1, exit
+mov %r0, 0
+exit

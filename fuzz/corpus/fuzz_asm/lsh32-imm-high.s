@@ -1,0 +1,3 @@
+mov %r0, 0x11
+lsh32 %r0, 60
+exit

@@ -1,0 +1,3 @@
+mov %r0, 0x1
+lsh %r0, 4
+exit

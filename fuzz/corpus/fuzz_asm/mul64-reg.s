@@ -1,0 +1,4 @@
+mov %r0, 0x40000001
+mov %r1, 4
+mul %r0, %r1
+exit

@@ -1,0 +1,3 @@
+ldxdw %r0, [%r1]
+neg %r0
+exit

@@ -1,0 +1,15 @@
+# RFC 9669 Section 4.1: ADD (ALU64) imm/reg semantics.
+# imm variant
+mov %r1, 40
+add %r1, 2
+jne %r1, 42, fail
+# reg variant
+mov %r2, 41
+mov %r3, 1
+add %r2, %r3
+jne %r2, 42, fail
+mov %r0, 1
+exit
+fail:
+mov %r0, 0
+exit

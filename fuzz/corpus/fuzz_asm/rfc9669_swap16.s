@@ -1,0 +1,9 @@
+# RFC 9669 Section 4.2: SWAP16 (bswap16) is unconditional byte swap.
+mov %r0, 0x1122
+swap16 %r0
+jne %r0, 0x2211, fail
+mov %r0, 1
+exit
+fail:
+mov %r0, 0
+exit

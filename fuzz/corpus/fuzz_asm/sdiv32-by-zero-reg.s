@@ -1,0 +1,4 @@
+mov32 %r0, 1
+mov32 %r1, 0
+sdiv32 %r0, %r1
+exit

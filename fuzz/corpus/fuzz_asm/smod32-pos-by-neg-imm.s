@@ -1,0 +1,3 @@
+mov32 %r0, 13
+smod32 %r0, -3
+exit

@@ -1,0 +1,3 @@
+ldxdw %r0, [%r1]
+smod %r0, -1
+exit

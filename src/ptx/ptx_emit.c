@@ -1,0 +1,785 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_emit.c - translate one eBPF program into PTX functions.
+ *
+ * Register use inside every emitted function:
+ *   %r0..%r10  the eBPF registers (.b64)
+ *   %t0..%t3   64-bit scratch, %h0..%h3 32-bit scratch, %p0/%p1 predicates
+ * Immediates are first moved into scratch registers, so every operation has
+ * one register-register form; ptxas folds the moves.
+ *
+ * eBPF semantics PTX does not give, and how they are kept:
+ *   - division by zero gives 0, modulo by zero leaves dst; signed INT_MIN/-1
+ *     gives INT_MIN (div) and 0 (mod): the PTX div/rem is predicated off in
+ *     those cases, whose results are written separately;
+ *   - shift amounts are masked to 5 or 6 bits;
+ *   - 32-bit results are computed in 32-bit registers and zero-extended;
+ *   - atomics on the stack: atom on a generic address in the local window
+ *     is undefined in PTX, and the stack is thread-private anyway, so the
+ *     address is tested with isspacep.local and a plain load-modify-store
+ *     is done there.
+ */
+#include "ptx_emit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/disasm.h"
+#include "ptx_helpers.h"
+
+/* Instruction i of the program and its position. */
+struct ptx_fn {
+	size_t start, end; /* [start, end) */
+};
+
+struct ptx_ctx {
+	struct ptx_buf *b;
+	const struct prog *p;
+	const struct ptx_emit_opts *o;
+	const char *sym;
+	struct ptx_fn *fns;
+	size_t fn_cnt;
+	size_t line; /* next candidate in p->lines */
+};
+
+void ptx_emit_symbol(const char *name, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (len == 0)
+		return;
+	for (const char *c = "gx_"; *c && n + 1 < len; c++)
+		out[n++] = *c;
+	for (const char *c = name ? name : "prog"; *c && n + 1 < len; c++) {
+		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			 (*c >= '0' && *c <= '9') || *c == '_';
+		out[n++] = ok ? *c : '_';
+	}
+	out[n] = '\0';
+}
+
+static int ptx_symbol_valid(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* Index of the function containing instruction i. */
+static size_t ptx_fn_of(const struct ptx_ctx *c, size_t i)
+{
+	for (size_t f = 0; f < c->fn_cnt; f++)
+		if (i >= c->fns[f].start && i < c->fns[f].end)
+			return f;
+	return c->fn_cnt;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Functions: instruction 0 and every local call target start one; each runs
+ * to the next start (clang lays subprograms out contiguously, and the
+ * verifier checks that control flow stays inside).
+ */
+static int ptx_split_functions(struct ptx_ctx *c, struct err *e)
+{
+	const struct prog *p = c->p;
+	size_t *starts = malloc((p->insn_cnt + 1) * sizeof(*starts));
+	size_t n = 0;
+
+	if (!starts)
+		return err_set(e, ENOMEM, "out of memory");
+	starts[n++] = 0;
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		if (in->code == ISA_OPC_LD_IMM64) {
+			i++;
+			continue;
+		}
+		if (in->code != ISA_OPC_JMP_CALL || in->src != ISA_CALL_LOCAL)
+			continue;
+		int64_t t = (int64_t)i + in->imm + 1;
+		if (t < 0 || t >= (int64_t)p->insn_cnt) {
+			free(starts);
+			return err_set(e, EINVAL, "insn %zu: call target %lld outside the program",
+				       i, (long long)t);
+		}
+		starts[n++] = (size_t)t;
+	}
+	qsort(starts, n, sizeof(*starts), cmp_size);
+	c->fns = calloc(n, sizeof(*c->fns));
+	if (!c->fns) {
+		free(starts);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && starts[i] == starts[i - 1])
+			continue;
+		c->fns[c->fn_cnt].start = starts[i];
+		if (c->fn_cnt > 0)
+			c->fns[c->fn_cnt - 1].end = starts[i];
+		c->fn_cnt++;
+	}
+	c->fns[c->fn_cnt - 1].end = p->insn_cnt;
+	free(starts);
+	return 0;
+}
+
+static void ptx_emit_fn_decl(struct ptx_ctx *c, size_t f)
+{
+	ptx_buf_printf(c->b,
+		       ".func (.param .b64 rv) %s_f%zu(.param .b64 a1, .param .b64 a2, "
+		       ".param .b64 a3, .param .b64 a4, .param .b64 a5, .param .b64 aw)",
+		       c->sym, f);
+}
+
+static void ptx_emit_comment(struct ptx_ctx *c, size_t i)
+{
+	const struct prog *p = c->p;
+
+	while (c->line < p->line_cnt && p->lines[c->line].insn <= i) {
+		const struct prog_line *l = &p->lines[c->line++];
+		if (l->insn != i)
+			continue;
+		ptx_buf_printf(c->b, "\t// %s:%u: %s\n", l->file ? l->file : "?", l->line,
+			       l->text ? l->text : "");
+	}
+	char text[DISASM_BUF_SIZE];
+	disasm_insn(p->insns, p->insn_cnt, i, DISASM_LABELS, text, sizeof(text));
+	ptx_buf_printf(c->b, "\t// %zu: %s\n", i, text);
+}
+
+/* Second operand of an ALU/JMP instruction, 64-bit: a register or %t0. */
+static const char *ptx_src64(struct ptx_ctx *c, const struct isa_insn *in, char *buf)
+{
+	if (ISA_SRC(in->code) == ISA_X) {
+		sprintf(buf, "%%r%u", in->src);
+		return buf;
+	}
+	ptx_buf_printf(c->b, "\tmov.b64 %%t0, %lld;\n", (long long)in->imm);
+	return "%t0";
+}
+
+/* The same, 32-bit, in %h1; dst's low half goes to %h0. */
+static void ptx_load32(struct ptx_ctx *c, const struct isa_insn *in)
+{
+	ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h0, %%r%u;\n", in->dst);
+	if (ISA_SRC(in->code) == ISA_X)
+		ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h1, %%r%u;\n", in->src);
+	else
+		ptx_buf_printf(c->b, "\tmov.b32 %%h1, %d;\n", in->imm);
+}
+
+/* dst = bswap of its low `bits` bits (16, 32, 64). */
+static void ptx_emit_bswap(struct ptx_ctx *c, unsigned d, int bits)
+{
+	struct ptx_buf *b = c->b;
+
+	ptx_buf_printf(b, "\tmov.b32 %%h3, 0;\n");
+	if (bits == 64) {
+		ptx_buf_printf(b, "\tmov.b64 {%%h0, %%h1}, %%r%u;\n", d);
+		ptx_buf_printf(b, "\tprmt.b32 %%h2, %%h1, %%h3, 0x0123;\n");
+		ptx_buf_printf(b, "\tprmt.b32 %%h1, %%h0, %%h3, 0x0123;\n");
+		ptx_buf_printf(b, "\tmov.b64 %%r%u, {%%h2, %%h1};\n", d);
+		return;
+	}
+	ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r%u;\n", d);
+	ptx_buf_printf(b, "\tprmt.b32 %%h2, %%h0, %%h3, %s;\n", bits == 16 ? "0x4401" : "0x0123");
+	ptx_buf_printf(b, "\tcvt.u64.u32 %%r%u, %%h2;\n", d);
+}
+
+static int ptx_emit_alu64(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			  struct err *e)
+{
+	struct ptx_buf *b = c->b;
+	char sbuf[8];
+	unsigned d = in->dst;
+	const char *s;
+
+	switch (ISA_OP(in->code)) {
+	case ISA_ALU_NEG:
+		ptx_buf_printf(b, "\tneg.s64 %%r%u, %%r%u;\n", d, d);
+		return 0;
+	case ISA_ALU_END: /* ALU64 | END: unconditional byte swap */
+		if (in->imm != 16 && in->imm != 32 && in->imm != 64)
+			return err_set(e, EINVAL, "insn %zu: bswap width %d", i, in->imm);
+		ptx_emit_bswap(c, d, in->imm);
+		return 0;
+	default:
+		break;
+	}
+	s = ptx_src64(c, in, sbuf);
+	switch (ISA_OP(in->code)) {
+	case ISA_ALU_ADD:
+		ptx_buf_printf(b, "\tadd.s64 %%r%u, %%r%u, %s;\n", d, d, s);
+		break;
+	case ISA_ALU_SUB:
+		ptx_buf_printf(b, "\tsub.s64 %%r%u, %%r%u, %s;\n", d, d, s);
+		break;
+	case ISA_ALU_MUL:
+		ptx_buf_printf(b, "\tmul.lo.s64 %%r%u, %%r%u, %s;\n", d, d, s);
+		break;
+	case ISA_ALU_OR:
+		ptx_buf_printf(b, "\tor.b64 %%r%u, %%r%u, %s;\n", d, d, s);
+		break;
+	case ISA_ALU_AND:
+		ptx_buf_printf(b, "\tand.b64 %%r%u, %%r%u, %s;\n", d, d, s);
+		break;
+	case ISA_ALU_XOR:
+		ptx_buf_printf(b, "\txor.b64 %%r%u, %%r%u, %s;\n", d, d, s);
+		break;
+	case ISA_ALU_MOV:
+		if (in->off == 0)
+			ptx_buf_printf(b, "\tmov.b64 %%r%u, %s;\n", d, s);
+		else /* movsx: sign-extend the low off bits */
+			ptx_buf_printf(b, "\tbfe.s64 %%r%u, %s, 0, %d;\n", d, s, in->off);
+		break;
+	case ISA_ALU_LSH:
+	case ISA_ALU_RSH:
+	case ISA_ALU_ARSH: {
+		const char *op = ISA_OP(in->code) == ISA_ALU_LSH   ? "shl.b64"
+				 : ISA_OP(in->code) == ISA_ALU_RSH ? "shr.u64"
+								   : "shr.s64";
+		ptx_buf_printf(b, "\tcvt.u32.u64 %%h1, %s;\n\tand.b32 %%h1, %%h1, 63;\n", s);
+		ptx_buf_printf(b, "\t%s %%r%u, %%r%u, %%h1;\n", op, d, d);
+		break;
+	}
+	case ISA_ALU_DIV:
+	case ISA_ALU_MOD: {
+		int div = ISA_OP(in->code) == ISA_ALU_DIV;
+		ptx_buf_printf(b, "\tsetp.eq.u64 %%p0, %s, 0;\n", s);
+		if (in->off == 0) {
+			if (div)
+				ptx_buf_printf(b, "\t@%%p0 mov.b64 %%r%u, 0;\n"
+						  "\t@!%%p0 div.u64 %%r%u, %%r%u, %s;\n", d, d, d, s);
+			else
+				ptx_buf_printf(b, "\t@!%%p0 rem.u64 %%r%u, %%r%u, %s;\n", d, d, s);
+			break;
+		}
+		/* Signed: x / -1 = -x (INT_MIN stays INT_MIN), x % -1 = 0. */
+		ptx_buf_printf(b, "\tsetp.eq.s64 %%p1, %s, -1;\n", s);
+		if (div)
+			ptx_buf_printf(b, "\t@%%p0 mov.b64 %%r%u, 0;\n"
+					  "\t@%%p1 neg.s64 %%r%u, %%r%u;\n", d, d, d);
+		else
+			ptx_buf_printf(b, "\t@%%p1 mov.b64 %%r%u, 0;\n", d);
+		ptx_buf_printf(b, "\tor.pred %%p0, %%p0, %%p1;\n"
+				  "\t@!%%p0 %s.s64 %%r%u, %%r%u, %s;\n", div ? "div" : "rem", d, d, s);
+		break;
+	}
+	default:
+		return err_set(e, EINVAL, "insn %zu: unknown ALU64 opcode 0x%02x", i, in->code);
+	}
+	return 0;
+}
+
+static int ptx_emit_alu32(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			  struct err *e)
+{
+	struct ptx_buf *b = c->b;
+	unsigned d = in->dst;
+
+	if (ISA_OP(in->code) == ISA_ALU_END) {
+		if (in->imm != 16 && in->imm != 32 && in->imm != 64)
+			return err_set(e, EINVAL, "insn %zu: byte order width %d", i, in->imm);
+		if (ISA_SRC(in->code) == ISA_X) { /* to big endian: swap */
+			ptx_emit_bswap(c, d, in->imm);
+		} else if (in->imm < 64) { /* to little endian: truncate */
+			ptx_buf_printf(b, "\tand.b64 %%r%u, %%r%u, %s;\n", d, d,
+				       in->imm == 16 ? "0xffff" : "0xffffffff");
+		}
+		return 0;
+	}
+	ptx_load32(c, in);
+	switch (ISA_OP(in->code)) {
+	case ISA_ALU_ADD:
+		ptx_buf_printf(b, "\tadd.s32 %%h2, %%h0, %%h1;\n");
+		break;
+	case ISA_ALU_SUB:
+		ptx_buf_printf(b, "\tsub.s32 %%h2, %%h0, %%h1;\n");
+		break;
+	case ISA_ALU_MUL:
+		ptx_buf_printf(b, "\tmul.lo.s32 %%h2, %%h0, %%h1;\n");
+		break;
+	case ISA_ALU_OR:
+		ptx_buf_printf(b, "\tor.b32 %%h2, %%h0, %%h1;\n");
+		break;
+	case ISA_ALU_AND:
+		ptx_buf_printf(b, "\tand.b32 %%h2, %%h0, %%h1;\n");
+		break;
+	case ISA_ALU_XOR:
+		ptx_buf_printf(b, "\txor.b32 %%h2, %%h0, %%h1;\n");
+		break;
+	case ISA_ALU_NEG:
+		ptx_buf_printf(b, "\tneg.s32 %%h2, %%h0;\n");
+		break;
+	case ISA_ALU_MOV:
+		if (in->off == 0)
+			ptx_buf_printf(b, "\tmov.b32 %%h2, %%h1;\n");
+		else
+			ptx_buf_printf(b, "\tbfe.s32 %%h2, %%h1, 0, %d;\n", in->off);
+		break;
+	case ISA_ALU_LSH:
+	case ISA_ALU_RSH:
+	case ISA_ALU_ARSH: {
+		const char *op = ISA_OP(in->code) == ISA_ALU_LSH   ? "shl.b32"
+				 : ISA_OP(in->code) == ISA_ALU_RSH ? "shr.u32"
+								   : "shr.s32";
+		ptx_buf_printf(b, "\tand.b32 %%h1, %%h1, 31;\n\t%s %%h2, %%h0, %%h1;\n", op);
+		break;
+	}
+	case ISA_ALU_DIV:
+	case ISA_ALU_MOD: {
+		int div = ISA_OP(in->code) == ISA_ALU_DIV;
+		ptx_buf_printf(b, "\tmov.b32 %%h2, %s;\n", div ? "0" : "%h0");
+		ptx_buf_printf(b, "\tsetp.eq.u32 %%p0, %%h1, 0;\n");
+		if (in->off == 0) {
+			ptx_buf_printf(b, "\t@!%%p0 %s.u32 %%h2, %%h0, %%h1;\n", div ? "div" : "rem");
+			break;
+		}
+		ptx_buf_printf(b, "\tsetp.eq.s32 %%p1, %%h1, -1;\n");
+		if (div)
+			ptx_buf_printf(b, "\t@%%p1 neg.s32 %%h2, %%h0;\n");
+		else
+			ptx_buf_printf(b, "\t@%%p1 mov.b32 %%h2, 0;\n");
+		ptx_buf_printf(b, "\tor.pred %%p0, %%p0, %%p1;\n"
+				  "\t@!%%p0 %s.s32 %%h2, %%h0, %%h1;\n", div ? "div" : "rem");
+		break;
+	}
+	default:
+		return err_set(e, EINVAL, "insn %zu: unknown ALU opcode 0x%02x", i, in->code);
+	}
+	ptx_buf_printf(b, "\tcvt.u64.u32 %%r%u, %%h2;\n", d);
+	return 0;
+}
+
+static int ptx_check_target(struct ptx_ctx *c, size_t i, int64_t t, struct err *e)
+{
+	size_t f = ptx_fn_of(c, i);
+
+	if (t < 0 || t >= (int64_t)c->p->insn_cnt)
+		return err_set(e, EINVAL, "insn %zu: jump target %lld outside the program", i,
+			       (long long)t);
+	if ((size_t)t < c->fns[f].start || (size_t)t >= c->fns[f].end)
+		return err_set(e, EINVAL, "insn %zu: jump to %lld leaves the function at %zu",
+			       i, (long long)t, c->fns[f].start);
+	return 0;
+}
+
+static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			     struct err *e)
+{
+	struct ptx_buf *b = c->b;
+	int wide = ISA_CLASS(in->code) == ISA_JMP;
+	int64_t t = (int64_t)i + in->off + 1;
+	const char *cmp;
+	int sign = 0;
+	char sbuf[8], abuf[8];
+	const char *a, *s;
+
+	int err = ptx_check_target(c, i, t, e);
+	if (err)
+		return err;
+	switch (ISA_OP(in->code)) {
+	case ISA_JMP_JEQ: cmp = "eq"; break;
+	case ISA_JMP_JNE: cmp = "ne"; break;
+	case ISA_JMP_JGT: cmp = "gt"; break;
+	case ISA_JMP_JGE: cmp = "ge"; break;
+	case ISA_JMP_JLT: cmp = "lt"; break;
+	case ISA_JMP_JLE: cmp = "le"; break;
+	case ISA_JMP_JSGT: cmp = "gt"; sign = 1; break;
+	case ISA_JMP_JSGE: cmp = "ge"; sign = 1; break;
+	case ISA_JMP_JSLT: cmp = "lt"; sign = 1; break;
+	case ISA_JMP_JSLE: cmp = "le"; sign = 1; break;
+	case ISA_JMP_JSET: cmp = NULL; break;
+	default:
+		return err_set(e, EINVAL, "insn %zu: unknown jump opcode 0x%02x", i, in->code);
+	}
+	if (wide) {
+		s = ptx_src64(c, in, sbuf);
+		sprintf(abuf, "%%r%u", in->dst);
+		a = abuf;
+	} else {
+		ptx_load32(c, in);
+		a = "%h0";
+		s = "%h1";
+	}
+	if (!cmp) {
+		ptx_buf_printf(b, "\tand.b%d %s, %s, %s;\n", wide ? 64 : 32, wide ? "%t1" : "%h2",
+			       a, s);
+		ptx_buf_printf(b, "\tsetp.ne.u%d %%p0, %s, 0;\n", wide ? 64 : 32,
+			       wide ? "%t1" : "%h2");
+	} else {
+		ptx_buf_printf(b, "\tsetp.%s.%c%d %%p0, %s, %s;\n", cmp, sign ? 's' : 'u',
+			       wide ? 64 : 32, a, s);
+	}
+	ptx_buf_printf(b, "\t@%%p0 bra L%lld;\n", (long long)t);
+	return 0;
+}
+
+static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+				struct err *e)
+{
+	struct ptx_buf *b = c->b;
+	const struct ptx_helper *h;
+	unsigned n = 0;
+
+	if (c->o->conformance_helpers && in->imm == HELPER_KTIME_GET_NS) {
+		ptx_buf_printf(b, "\tmov.b64 %%r0, %%r1; // conformance: helper 5 returns r1\n");
+		return 0;
+	}
+	h = in->imm < 0 ? NULL : ptx_helper_find((uint32_t)in->imm);
+	if (!h)
+		return err_set(e, ENOTSUP, "insn %zu: helper %d is not available on the GPU", i,
+			       in->imm);
+	ptx_buf_printf(b, "\t{ // %s\n", h->proto.name);
+	for (unsigned a = 0; a < h->nargs; a++, n++)
+		ptx_buf_printf(b, "\t.param .b64 q%u;\n\tst.param.b64 [q%u], %%r%u;\n", n, n,
+			       a + 1);
+	if (h->hidden & PTX_HX_WARP) {
+		ptx_buf_printf(b, "\t.param .b64 q%u;\n\tst.param.b64 [q%u], %%warp;\n", n, n);
+		n++;
+	}
+	if (h->hidden & PTX_HX_TRACE_RING) {
+		ptx_buf_printf(b, "\t.param .b64 q%u;\n\tst.param.b64 [q%u], %llu;\n", n, n,
+			       (unsigned long long)c->o->trace_ring);
+		n++;
+	}
+	ptx_buf_printf(b, "\t.param .b64 rq;\n\tcall.uni (rq), %s", h->rt_func);
+	if (n) {
+		ptx_buf_printf(b, ", (");
+		for (unsigned a = 0; a < n; a++)
+			ptx_buf_printf(b, "%sq%u", a ? ", " : "", a);
+		ptx_buf_printf(b, ")");
+	}
+	ptx_buf_printf(b, ";\n\tld.param.b64 %%r0, [rq];\n\t}\n");
+	return 0;
+}
+
+static int ptx_emit_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			 struct err *e)
+{
+	struct ptx_buf *b = c->b;
+
+	if (in->src == ISA_CALL_HELPER)
+		return ptx_emit_helper_call(c, i, in, e);
+	if (in->src != ISA_CALL_LOCAL)
+		return err_set(e, ENOTSUP, "insn %zu: kfunc calls are not supported on the GPU",
+			       i);
+	size_t f = ptx_fn_of(c, (size_t)((int64_t)i + in->imm + 1));
+	ptx_buf_printf(b, "\t{\n");
+	for (unsigned a = 1; a <= 5; a++)
+		ptx_buf_printf(b, "\t.param .b64 q%u;\n\tst.param.b64 [q%u], %%r%u;\n", a, a, a);
+	ptx_buf_printf(b, "\t.param .b64 qw;\n\tst.param.b64 [qw], %%warp;\n"
+			  "\t.param .b64 rq;\n"
+			  "\tcall.uni (rq), %s_f%zu, (q1, q2, q3, q4, q5, qw);\n"
+			  "\tld.param.b64 %%r0, [rq];\n\t}\n", c->sym, f);
+	return 0;
+}
+
+static int ptx_emit_ld_imm64(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			     struct err *e)
+{
+	const struct isa_insn *next = &c->p->insns[i + 1];
+	uint64_t v;
+
+	switch (in->src) {
+	case ISA_PSEUDO_NONE:
+		v = (uint64_t)(uint32_t)in->imm | (uint64_t)(uint32_t)next->imm << 32;
+		break;
+	case ISA_PSEUDO_MAP_FD:
+	case ISA_PSEUDO_MAP_VALUE:
+		if (in->imm < 0 || (size_t)in->imm >= c->p->map_cnt)
+			return err_set(e, EINVAL, "insn %zu: map index %d, the program has %zu maps",
+				       i, in->imm, c->p->map_cnt);
+		if (!c->o->maps)
+			v = 0;
+		else if (in->src == ISA_PSEUDO_MAP_FD)
+			v = c->o->maps[in->imm].map;
+		else
+			v = c->o->maps[in->imm].value + (uint64_t)(uint32_t)next->imm;
+		break;
+	default:
+		return err_set(e, ENOTSUP, "insn %zu: LD_IMM64 source %u is not supported on the GPU",
+			       i, in->src);
+	}
+	ptx_buf_printf(c->b, "\tmov.b64 %%r%u, 0x%016llx;\n", in->dst, (unsigned long long)v);
+	return 0;
+}
+
+static const char *ptx_mem_type(uint8_t code, int sign)
+{
+	switch (ISA_SIZE(code)) {
+	case ISA_B: return sign ? "s8" : "u8";
+	case ISA_H: return sign ? "s16" : "u16";
+	case ISA_W: return sign ? "s32" : "u32";
+	default: return "u64";
+	}
+}
+
+/*
+ * Loads and stores.  eBPF allows any alignment (x86 does), a GPU faults on a
+ * misaligned access and loses its context.  Stack accesses at offsets that
+ * are multiples of the size are aligned by construction (the frame is
+ * 8-aligned); every other multi-byte access tests the address and takes a
+ * byte-by-byte path when it is misaligned.
+ */
+static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in)
+{
+	struct ptx_buf *b = c->b;
+	int load = ISA_CLASS(in->code) == ISA_LDX;
+	int sign = load && ISA_MODE(in->code) == ISA_MEMSX;
+	unsigned size = isa_size_bytes(in->code), base = load ? in->src : in->dst;
+	const char *type = ptx_mem_type(in->code, sign);
+	char val[8];
+
+	if (ISA_CLASS(in->code) == ISA_ST) {
+		ptx_buf_printf(b, "\tmov.b64 %%t0, %lld;\n", (long long)in->imm);
+		strcpy(val, "%t0");
+	} else {
+		sprintf(val, "%%r%u", in->src);
+	}
+	if (size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0)) {
+		if (load)
+			ptx_buf_printf(b, "\tld.%s %%r%u, [%%r%u+%d];\n", type, in->dst, base, in->off);
+		else
+			ptx_buf_printf(b, "\tst.%s [%%r%u+%d], %s;\n", type, base, in->off, val);
+		return;
+	}
+	ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n\tand.b64 %%t2, %%t1, %u;\n"
+			  "\tsetp.ne.u64 %%p1, %%t2, 0;\n\t@%%p1 bra Lu%zu;\n", base, in->off,
+		       size - 1, i);
+	if (load)
+		ptx_buf_printf(b, "\tld.%s %%r%u, [%%t1];\n", type, in->dst);
+	else
+		ptx_buf_printf(b, "\tst.%s [%%t1], %s;\n", type, val);
+	ptx_buf_printf(b, "\tbra Ld%zu;\nLu%zu: // misaligned: byte by byte\n", i, i);
+	if (load) {
+		ptx_buf_printf(b, "\tld.u8 %%t2, [%%t1];\n");
+		for (unsigned k = 1; k < size; k++)
+			ptx_buf_printf(b, "\tld.u8 %%t3, [%%t1+%u];\n\tshl.b64 %%t3, %%t3, %u;\n"
+					  "\tor.b64 %%t2, %%t2, %%t3;\n", k, 8 * k);
+		if (sign)
+			ptx_buf_printf(b, "\tbfe.s64 %%t2, %%t2, 0, %u;\n", 8 * size);
+		ptx_buf_printf(b, "\tmov.b64 %%r%u, %%t2;\n", in->dst);
+	} else {
+		for (unsigned k = 0; k < size; k++)
+			ptx_buf_printf(b, "\tshr.u64 %%t3, %s, %u;\n\tst.u8 [%%t1+%u], %%t3;\n", val,
+				       8 * k, k);
+	}
+	ptx_buf_printf(b, "Ld%zu:\n", i);
+}
+
+static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			   struct err *e)
+{
+	struct ptx_buf *b = c->b;
+	int w = ISA_SIZE(in->code) == ISA_DW ? 64 : 32;
+	const char *op, *lop;
+	/* 32-bit: value %h1, old %h2, new %h3; 64-bit: %t0, %t2, %t3. */
+	const char *val = w == 64 ? "%t0" : "%h1", *old = w == 64 ? "%t2" : "%h2",
+		   *nw = w == 64 ? "%t3" : "%h3";
+
+	switch (in->imm & ~ISA_FETCH) {
+	case ISA_ATOMIC_ADD: op = "add"; lop = "add"; break;
+	case ISA_ATOMIC_OR: op = "or"; lop = "or"; break;
+	case ISA_ATOMIC_AND: op = "and"; lop = "and"; break;
+	case ISA_ATOMIC_XOR: op = "xor"; lop = "xor"; break;
+	case ISA_ATOMIC_XCHG & ~ISA_FETCH: op = "exch"; lop = NULL; break;
+	case ISA_ATOMIC_CMPXCHG & ~ISA_FETCH: op = "cas"; lop = NULL; break;
+	default:
+		return err_set(e, EINVAL, "insn %zu: unknown atomic operation 0x%x", i, in->imm);
+	}
+	if (!lop && !(in->imm & ISA_FETCH))
+		return err_set(e, EINVAL, "insn %zu: atomic %s needs the fetch flag", i, op);
+	ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n", in->dst, in->off);
+	if (w == 64)
+		ptx_buf_printf(b, "\tmov.b64 %%t0, %%r%u;\n", in->src);
+	else
+		ptx_buf_printf(b, "\tcvt.u32.u64 %%h1, %%r%u;\n", in->src);
+	if (in->imm == ISA_ATOMIC_CMPXCHG) {
+		if (w == 64)
+			ptx_buf_printf(b, "\tmov.b64 %%t3, %%r0;\n");
+		else
+			ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r0;\n");
+	}
+	const char *cmpv = w == 64 ? "%t3" : "%h0";
+	ptx_buf_printf(b, "\tisspacep.local %%p0, %%t1;\n\t@%%p0 bra La%zu;\n", i);
+	/* global or shared: a real atomic on the generic address */
+	if (in->imm == ISA_ATOMIC_CMPXCHG)
+		ptx_buf_printf(b, "\tatom.cas.b%d %s, [%%t1], %s, %s;\n", w, old, cmpv, val);
+	else
+		ptx_buf_printf(b, "\tatom.%s.%s%d %s, [%%t1], %s;\n", op,
+			       !strcmp(op, "add") ? "u" : "b", w, old, val);
+	ptx_buf_printf(b, "\tbra Lb%zu;\nLa%zu: // the stack: thread-private\n", i, i);
+	ptx_buf_printf(b, "\tld.u%d %s, [%%t1];\n", w, old);
+	if (lop)
+		ptx_buf_printf(b, "\t%s.%s%d %s, %s, %s;\n", lop, !strcmp(lop, "add") ? "s" : "b",
+			       w, nw, old, val);
+	else if (in->imm == ISA_ATOMIC_XCHG)
+		ptx_buf_printf(b, "\tmov.b%d %s, %s;\n", w, nw, val);
+	else
+		ptx_buf_printf(b, "\tsetp.eq.b%d %%p1, %s, %s;\n\tselp.b%d %s, %s, %s, %%p1;\n", w,
+			       old, cmpv, w, nw, val, old);
+	ptx_buf_printf(b, "\tst.u%d [%%t1], %s;\nLb%zu:\n", w, nw, i);
+	if (in->imm & ISA_FETCH) {
+		unsigned r = in->imm == ISA_ATOMIC_CMPXCHG ? 0 : in->src;
+		if (w == 64)
+			ptx_buf_printf(b, "\tmov.b64 %%r%u, %s;\n", r, old);
+		else
+			ptx_buf_printf(b, "\tcvt.u64.u32 %%r%u, %s;\n", r, old);
+	}
+	return 0;
+}
+
+static int ptx_emit_insn(struct ptx_ctx *c, size_t i, struct err *e)
+{
+	const struct isa_insn *in = &c->p->insns[i];
+	struct ptx_buf *b = c->b;
+
+	switch (in->code) {
+	case ISA_OPC_LD_IMM64:
+		if (i + 1 >= c->p->insn_cnt)
+			return err_set(e, EINVAL, "insn %zu: LD_IMM64 without its second slot", i);
+		return ptx_emit_ld_imm64(c, i, in, e);
+	case ISA_OPC_JMP_JA:
+	case ISA_OPC_JMP32_JA: {
+		int64_t t = (int64_t)i + (in->code == ISA_OPC_JMP_JA ? in->off : in->imm) + 1;
+		int err = ptx_check_target(c, i, t, e);
+		if (!err)
+			ptx_buf_printf(b, "\tbra L%lld;\n", (long long)t);
+		return err;
+	}
+	case ISA_OPC_JMP_CALL:
+		return ptx_emit_call(c, i, in, e);
+	case ISA_OPC_JMP_CALLX:
+		return err_set(e, ENOTSUP, "insn %zu: callx is not supported on the GPU", i);
+	case ISA_OPC_JMP_EXIT:
+		ptx_buf_printf(b, "\tst.param.b64 [rv], %%r0;\n\tret;\n");
+		return 0;
+	case ISA_OPC_ATOMIC_W:
+	case ISA_OPC_ATOMIC_DW:
+		return ptx_emit_atomic(c, i, in, e);
+	default:
+		break;
+	}
+	switch (ISA_CLASS(in->code)) {
+	case ISA_ALU64:
+		return ptx_emit_alu64(c, i, in, e);
+	case ISA_ALU:
+		return ptx_emit_alu32(c, i, in, e);
+	case ISA_JMP:
+	case ISA_JMP32:
+		return ptx_emit_jmp_cond(c, i, in, e);
+	case ISA_LDX:
+	case ISA_ST:
+	case ISA_STX:
+		ptx_emit_mem(c, i, in);
+		return 0;
+	default:
+		return err_set(e, EINVAL, "insn %zu: unknown opcode 0x%02x", i, in->code);
+	}
+}
+
+static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
+{
+	struct ptx_buf *b = c->b;
+	const struct ptx_fn *fn = &c->fns[f];
+
+	ptx_emit_fn_decl(c, f);
+	ptx_buf_printf(b, "\n{\n"
+			  "\t.reg .b64 %%r<11>;\n\t.reg .b64 %%t<4>;\n\t.reg .b32 %%h<4>;\n"
+			  "\t.reg .pred %%p<2>;\n\t.reg .b64 %%warp;\n"
+			  "\t.local .align 8 .b8 stack[%d];\n", ISA_STACK_SIZE);
+	for (unsigned r = 1; r <= 5; r++)
+		ptx_buf_printf(b, "\tld.param.b64 %%r%u, [a%u];\n", r, r);
+	ptx_buf_printf(b, "\tld.param.b64 %%warp, [aw];\n"
+			  "\tmov.u64 %%r10, stack;\n\tcvta.local.u64 %%r10, %%r10;\n"
+			  "\tadd.s64 %%r10, %%r10, %d;\n", ISA_STACK_SIZE);
+	/* Defined values for registers the verifier would reject reading. */
+	ptx_buf_printf(b, "\tmov.b64 %%r0, 0;\n");
+	for (unsigned r = 6; r <= 9; r++)
+		ptx_buf_printf(b, "\tmov.b64 %%r%u, 0;\n", r);
+	for (size_t i = fn->start; i < fn->end; i++) {
+		if (c->o->comments)
+			ptx_emit_comment(c, i);
+		ptx_buf_printf(b, "L%zu:\n", i);
+		int err = ptx_emit_insn(c, i, e);
+		if (err)
+			return err;
+		if (c->p->insns[i].code == ISA_OPC_LD_IMM64)
+			i++;
+	}
+	/* Falling off the end is rejected by the verifier; keep PTX well-formed. */
+	ptx_buf_printf(b, "\tst.param.b64 [rv], %%r0;\n\tret;\n}\n\n");
+	return 0;
+}
+
+int ptx_emit_prog(struct ptx_buf *b, const struct prog *p, const struct ptx_emit_opts *o,
+		  char *sym_out, struct err *e)
+{
+	static const struct ptx_emit_opts defaults;
+	char sym[128];
+	struct ptx_ctx c = {.b = b, .p = p, .o = o ? o : &defaults, .sym = sym};
+	size_t start = b->len; /* on error the buffer is left as it was */
+	int err;
+
+	if (!p->insn_cnt)
+		return err_set(e, EINVAL, "program '%s' has no instructions",
+			       p->name ? p->name : "?");
+	if (c.o->symbol) {
+		if (!ptx_symbol_valid(c.o->symbol) || strlen(c.o->symbol) >= sizeof(sym))
+			return err_set(e, EINVAL, "'%s' is not a valid PTX symbol prefix",
+				       c.o->symbol);
+		strcpy(sym, c.o->symbol);
+	} else {
+		ptx_emit_symbol(p->name, sym, sizeof(sym));
+	}
+	err = ptx_split_functions(&c, e);
+	if (err)
+		goto out;
+	ptx_buf_printf(b, "// eBPF program '%s' (%zu instructions, %zu functions)\n",
+		       p->name ? p->name : "?", p->insn_cnt, c.fn_cnt);
+	for (size_t f = 0; f < c.fn_cnt; f++) {
+		ptx_emit_fn_decl(&c, f);
+		ptx_buf_printf(b, ";\n");
+	}
+	ptx_buf_printf(b, "\n");
+	for (size_t f = 0; f < c.fn_cnt && !err; f++)
+		err = ptx_emit_function(&c, f, e);
+	if (!err && b->failed)
+		err = err_set(e, ENOMEM, "out of memory writing PTX");
+	if (!err && sym_out)
+		strcpy(sym_out, sym);
+out:
+	if (err) {
+		err_prefix(e, "program '%s': ", p->name ? p->name : "?");
+		b->len = start;
+		if (b->text)
+			b->text[start] = '\0';
+	}
+	free(c.fns);
+	return err;
+}
+
+int ptx_emit_needs_runtime(const struct prog *p, const struct ptx_emit_opts *o)
+{
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		if (in->code != ISA_OPC_JMP_CALL || in->src != ISA_CALL_HELPER)
+			continue;
+		if (!(o && o->conformance_helpers && in->imm == HELPER_KTIME_GET_NS))
+			return 1;
+	}
+	return 0;
+}

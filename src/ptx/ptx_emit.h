@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_emit.h - eBPF bytecode -> PTX text, without LLVM.
+ *
+ * A program becomes one PTX .func per eBPF function (the entry and every
+ * bpf-to-bpf callee), named SYM_f0, SYM_f1, ...  Each takes the eBPF
+ * argument registers r1..r5 and the warp word, and returns r0:
+ *
+ *   .func (.param .b64 rv) SYM_fN (.param .b64 a1, ..., a5, .param .b64 warp)
+ *
+ * eBPF registers are 64-bit PTX registers %r0..%r10; r10 points to the top
+ * of a 512-byte .local array of the function (one eBPF frame), as a generic
+ * address, so every load and store is a generic ld/st.  Callee-saved r6..r9
+ * need no code: each .func has its own registers.
+ *
+ * The warp word says for whom the program runs: bits 0..31 the warp's
+ * active mask at the probe point, bit 32 (PTX_WARP_PER_THREAD) set when
+ * every thread runs the program for itself.  The GPU helpers that report
+ * the mask and the lane count read it.
+ *
+ * Helpers are calls into the device runtime (ptx_rt_dev.cu, see
+ * ptx_helpers.h); the module must contain the runtime's text once
+ * (ptx_emit_runtime) before the programs.
+ */
+#ifndef GPUEXT_PTX_EMIT_H
+#define GPUEXT_PTX_EMIT_H
+
+#include <stdint.h>
+
+#include "bpf/err.h"
+#include "bpf/prog.h"
+#include "ptx_buf.h"
+
+#define PTX_WARP_PER_THREAD (1ull << 32)
+
+/* A GPU architecture and the PTX ISA version used for it. */
+struct ptx_target {
+	unsigned sm;           /* 75, 80, 86, 89, 90, 100, 120 ... */
+	char suffix;           /* 'a' or 'f' for sm_90a/sm_100f, else 0 */
+	unsigned isa_major;    /* .version */
+	unsigned isa_minor;
+};
+
+/* "sm_90", "sm_90a", "90": the target and the PTX version to write for it. */
+int ptx_target_parse(const char *name, struct ptx_target *t, struct err *e);
+/* The target a device of compute capability major.minor runs natively. */
+void ptx_target_from_cc(int major, int minor, struct ptx_target *t);
+/* "sm_90" into buf (at least 16 bytes). */
+const char *ptx_target_name(const struct ptx_target *t, char *buf, size_t len);
+
+/* Device addresses a map reference resolves to (0 when only checking). */
+struct ptx_map_ref {
+	uint64_t map;   /* the map's struct ptx_devmap */
+	uint64_t value; /* array maps: address of value 0 (ISA_PSEUDO_MAP_VALUE) */
+};
+
+struct ptx_emit_opts {
+	/* Prefix of every PTX name of the program; [A-Za-z_][A-Za-z0-9_]*.
+	 * NULL: "gx_" + the program's name. */
+	const char *symbol;
+	/* prog->map_cnt entries; NULL: every reference resolves to 0 (for
+	 * checking the PTX without a device). */
+	const struct ptx_map_ref *maps;
+	/* struct ptx_devmap of the ring buffer trace_printk writes to; 0: none
+	 * (trace_printk then returns -ENOENT). */
+	uint64_t trace_ring;
+	/* Helper 5 returns r1: the rule of the conformance cases. */
+	int conformance_helpers;
+	/* Comment each instruction (index, fields, source line). */
+	int comments;
+};
+
+/* .version/.target/.address_size of a module. */
+void ptx_emit_header(struct ptx_buf *b, const struct ptx_target *t);
+/* The device runtime (helpers, maps), once per module, after the header. */
+void ptx_emit_runtime(struct ptx_buf *b);
+
+/*
+ * Append the functions of p.  Rejects what cannot run on the GPU (callx,
+ * kfuncs, helpers the device runtime lacks, jumps leaving a function) with
+ * a message naming the instruction.  The symbol used is written to
+ * sym_out (at least 128 bytes) when not NULL.
+ */
+int ptx_emit_prog(struct ptx_buf *b, const struct prog *p,
+		  const struct ptx_emit_opts *o, char *sym_out, struct err *e);
+
+/* "gx_" + name with every character PTX names cannot hold made '_'. */
+void ptx_emit_symbol(const char *name, char *out, size_t len);
+
+/* Does p call into the device runtime (so the module needs its text)? */
+int ptx_emit_needs_runtime(const struct prog *p, const struct ptx_emit_opts *o);
+
+#endif /* GPUEXT_PTX_EMIT_H */

@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+#include "ptx_rt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_wrap.h"
+
+enum { PTX_RB_CTRL_BYTES = 4096 };
+
+int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e)
+{
+	const struct cu_driver *cu;
+	struct ptx_rt *rt;
+	int count = 0, err;
+	CUresult r;
+
+	err = cu_driver_load(&cu, e);
+	if (err)
+		return err;
+	r = cu->device_get_count(&count);
+	if (r != CUDA_SUCCESS)
+		return cu_err(cu, e, r, "cuDeviceGetCount");
+	if (ordinal < 0 || ordinal >= count)
+		return err_set(e, ENODEV, "no GPU %d (the driver sees %d)", ordinal, count);
+	rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		return err_set(e, ENOMEM, "out of memory");
+	rt->cu = cu;
+	if ((r = cu->device_get(&rt->dev, ordinal)) != CUDA_SUCCESS ||
+	    (r = cu->device_get_attribute(&rt->cc_major,
+					  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+					  rt->dev)) != CUDA_SUCCESS ||
+	    (r = cu->device_get_attribute(&rt->cc_minor,
+					  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+					  rt->dev)) != CUDA_SUCCESS ||
+	    (r = cu->device_get_attribute(&rt->nr_sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+					  rt->dev)) != CUDA_SUCCESS ||
+	    (r = cu->device_get_name(rt->name, sizeof(rt->name), rt->dev)) != CUDA_SUCCESS) {
+		free(rt);
+		return cu_err(cu, e, r, "querying the GPU");
+	}
+	r = cu->primary_ctx_retain(&rt->ctx, rt->dev);
+	if (r != CUDA_SUCCESS) {
+		free(rt);
+		return cu_err(cu, e, r, "cuDevicePrimaryCtxRetain");
+	}
+	r = cu->ctx_set_current(rt->ctx);
+	if (r != CUDA_SUCCESS) {
+		cu->primary_ctx_release(rt->dev);
+		free(rt);
+		return cu_err(cu, e, r, "cuCtxSetCurrent");
+	}
+	ptx_target_from_cc(rt->cc_major, rt->cc_minor, &rt->target);
+	*out = rt;
+	return 0;
+}
+
+void ptx_rt_close(struct ptx_rt *rt)
+{
+	if (!rt)
+		return;
+	rt->cu->primary_ctx_release(rt->dev);
+	free(rt);
+}
+
+static uint32_t ptx_round8(uint32_t n)
+{
+	return (n + 7) & ~7u;
+}
+
+static int ptx_rt_map_check(const struct map_def *d, struct err *e)
+{
+	switch (d->type) {
+	case MAP_TYPE_ARRAY:
+	case MAP_TYPE_PERCPU_ARRAY:
+		if (d->key_size != 4)
+			return err_set(e, EINVAL, "map '%s': array keys are 4 bytes, not %u",
+				       d->name, d->key_size);
+		break;
+	case MAP_TYPE_HASH:
+	case MAP_TYPE_PERCPU_HASH:
+	case MAP_TYPE_LRU_HASH:
+		if (d->key_size == 0 || d->key_size > 512)
+			return err_set(e, EINVAL, "map '%s': key size %u (1..512 on the GPU)",
+				       d->name, d->key_size);
+		if (d->max_entries > (1u << 28))
+			return err_set(e, EINVAL, "map '%s': %u entries is too many for a GPU hash",
+				       d->name, d->max_entries);
+		break;
+	case MAP_TYPE_RINGBUF:
+		if (d->max_entries < 4096 || (d->max_entries & (d->max_entries - 1)))
+			return err_set(e, EINVAL,
+				       "map '%s': ring buffer size %u is not a power of 2 >= 4096",
+				       d->name, d->max_entries);
+		return 0;
+	default:
+		return err_set(e, ENOTSUP, "map '%s': type %u has no device implementation",
+			       d->name, d->type);
+	}
+	if (d->max_entries == 0 || d->value_size == 0 || d->value_size > (1u << 20))
+		return err_set(e, EINVAL, "map '%s': %u entries of %u bytes", d->name,
+			       d->max_entries, d->value_size);
+	return 0;
+}
+
+int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_rt_map **out,
+		      struct err *e)
+{
+	const struct cu_driver *cu = rt->cu;
+	struct ptx_rt_map *m;
+	struct ptx_devmap *h;
+	CUresult r;
+	int err = ptx_rt_map_check(def, e);
+
+	if (err)
+		return err;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return err_set(e, ENOMEM, "out of memory");
+	m->rt = rt;
+	m->def = *def;
+	h = &m->hdr;
+	h->type = def->type;
+	h->key_size = def->key_size;
+	h->value_size = def->value_size;
+	h->max_entries = def->max_entries;
+	h->value_stride = ptx_round8(def->value_size);
+	h->key_stride = ptx_round8(def->key_size);
+	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY ? (uint32_t)rt->nr_sms : 1;
+	switch (def->type) {
+	case MAP_TYPE_ARRAY:
+	case MAP_TYPE_PERCPU_ARRAY:
+		m->data_len = (size_t)def->max_entries * h->nr_sms * h->value_stride;
+		break;
+	case MAP_TYPE_RINGBUF:
+		m->data_len = 0;
+		break;
+	default: /* hashes: at most half full, so probe sequences stay short */
+		h->nr_slots = 2;
+		while (h->nr_slots < 2 * def->max_entries)
+			h->nr_slots *= 2;
+		h->slot_size = 8 + h->key_stride + h->value_stride;
+		m->data_len = (size_t)h->nr_slots * h->slot_size;
+		break;
+	}
+	r = cu->mem_alloc(&m->dev, sizeof(*h) + m->data_len);
+	if (r != CUDA_SUCCESS) {
+		free(m);
+		return cu_err(cu, e, r, "allocating a device map");
+	}
+	h->data = m->dev + sizeof(*h);
+	if (def->type == MAP_TYPE_RINGBUF) {
+		CUdeviceptr d;
+		r = cu->mem_host_alloc(&m->rb_host, PTX_RB_CTRL_BYTES + def->max_entries,
+				       CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+		if (r != CUDA_SUCCESS) {
+			m->rb_host = NULL;
+			err = cu_err(cu, e, r, "allocating pinned ring buffer memory");
+			goto fail;
+		}
+		memset(m->rb_host, 0, PTX_RB_CTRL_BYTES + def->max_entries);
+		r = cu->mem_host_get_device_pointer(&d, m->rb_host, 0);
+		if (r != CUDA_SUCCESS) {
+			err = cu_err(cu, e, r, "mapping the ring buffer into the GPU");
+			goto fail;
+		}
+		m->rb_ctrl = m->rb_host;
+		m->rb_data = (unsigned char *)m->rb_host + PTX_RB_CTRL_BYTES;
+		h->rb_ctrl = d;
+		h->rb_data = d + PTX_RB_CTRL_BYTES;
+		h->rb_size = def->max_entries;
+	}
+	if ((r = cu->memset_d8(m->dev, 0, sizeof(*h) + m->data_len)) != CUDA_SUCCESS ||
+	    (r = cu->memcpy_htod(m->dev, h, sizeof(*h))) != CUDA_SUCCESS) {
+		err = cu_err(cu, e, r, "initialising a device map");
+		goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	ptx_rt_map_free(m);
+	err_prefix(e, "map '%s': ", def->name);
+	return err;
+}
+
+void ptx_rt_map_free(struct ptx_rt_map *m)
+{
+	if (!m)
+		return;
+	m->rt->cu->mem_free(m->dev);
+	if (m->rb_host)
+		m->rt->cu->mem_free_host(m->rb_host);
+	free(m);
+}
+
+struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m)
+{
+	struct ptx_map_ref ref = {m->dev, m->hdr.data};
+	return ref;
+}
+
+int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value, struct err *e)
+{
+	const struct ptx_devmap *h = &m->hdr;
+	CUresult r;
+
+	if (h->type != MAP_TYPE_ARRAY && h->type != MAP_TYPE_PERCPU_ARRAY)
+		return err_set(e, EINVAL, "map '%s' is not an array", m->def.name);
+	if (key >= h->max_entries)
+		return err_set(e, E2BIG, "map '%s': key %u >= %u entries", m->def.name, key,
+			       h->max_entries);
+	for (uint32_t s = 0; s < h->nr_sms; s++) {
+		CUdeviceptr at = h->data + ((uint64_t)key * h->nr_sms + s) * h->value_stride;
+		r = m->rt->cu->memcpy_htod(at, value, h->value_size);
+		if (r != CUDA_SUCCESS)
+			return cu_err(m->rt->cu, e, r, "writing a device map");
+	}
+	return 0;
+}
+
+/* The device's current header and data. */
+static int ptx_rt_map_fetch(struct ptx_rt_map *m, struct ptx_devmap *h, void **data,
+			    struct err *e)
+{
+	const struct cu_driver *cu = m->rt->cu;
+	CUresult r = cu->memcpy_dtoh(h, m->dev, sizeof(*h));
+
+	if (r != CUDA_SUCCESS)
+		return cu_err(cu, e, r, "reading a device map");
+	if (!data)
+		return 0;
+	*data = malloc(m->data_len ? m->data_len : 1);
+	if (!*data)
+		return err_set(e, ENOMEM, "out of memory");
+	r = cu->memcpy_dtoh(*data, h->data, m->data_len);
+	if (r != CUDA_SUCCESS) {
+		free(*data);
+		return cu_err(cu, e, r, "reading a device map");
+	}
+	return 0;
+}
+
+int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struct err *e)
+{
+	struct ptx_devmap h;
+	unsigned char *data = NULL;
+	int err;
+
+	if (m->hdr.type == MAP_TYPE_RINGBUF)
+		return err_set(e, EINVAL, "map '%s' is a ring buffer", m->def.name);
+	err = ptx_rt_map_fetch(m, &h, (void **)&data, e);
+	if (err)
+		return err;
+	if (h.type == MAP_TYPE_ARRAY || h.type == MAP_TYPE_PERCPU_ARRAY) {
+		for (uint32_t k = 0; k < h.max_entries; k++)
+			if (fn(arg, &k, data + (size_t)k * h.nr_sms * h.value_stride, h.nr_sms))
+				break;
+	} else {
+		for (uint32_t s = 0; s < h.nr_slots; s++) {
+			unsigned char *slot = data + (size_t)s * h.slot_size;
+			uint32_t state;
+			memcpy(&state, slot, 4);
+			if (state == PTX_SLOT_LIVE &&
+			    fn(arg, slot + 8, slot + 8 + h.key_stride, 1))
+				break;
+		}
+	}
+	free(data);
+	return 0;
+}
+
+int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e)
+{
+	struct ptx_devmap h;
+	int err = ptx_rt_map_fetch(m, &h, NULL, e);
+
+	if (!err)
+		*count = h.count;
+	return err;
+}
+
+int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, struct err *e)
+{
+	struct ptx_devmap h;
+	int err = ptx_rt_map_fetch(m, &h, NULL, e);
+
+	if (!err)
+		*drops = h.rb_drops;
+	return err;
+}
+
+/*
+ * The consumer side of the ring buffer protocol (ptx_rt_dev.cu writes the
+ * other side).  A header word of 0 means nothing has been written there yet,
+ * because this consumer zeroes every byte it consumed before publishing the
+ * new consumer position; BUSY means reserved but not yet submitted.
+ */
+int ptx_rt_ringbuf_poll(struct ptx_rt_map *m, ptx_rt_rec_fn fn, void *arg)
+{
+	uint64_t size = m->hdr.rb_size, pos = m->rb_cons, start = pos;
+	int n = 0, stop = 0;
+
+	if (m->hdr.type != MAP_TYPE_RINGBUF)
+		return -EINVAL;
+	while (!stop) {
+		unsigned char *rec = m->rb_data + (pos & (size - 1));
+		uint32_t hdr = atomic_load_explicit((_Atomic uint32_t *)rec, memory_order_acquire);
+		if (hdr == 0 || (hdr & PTX_RB_BUSY))
+			break;
+		uint32_t len = hdr & PTX_RB_LEN_MASK;
+		uint64_t total = ((uint64_t)len + 7) / 8 * 8 + PTX_RB_HDR_SIZE;
+		if (!(hdr & PTX_RB_DISCARD)) {
+			n++;
+			stop = fn(arg, rec + PTX_RB_HDR_SIZE, len) != 0;
+		}
+		memset(rec, 0, total);
+		pos += total;
+	}
+	if (pos != start) {
+		m->rb_cons = pos;
+		atomic_store_explicit((_Atomic uint64_t *)&m->rb_ctrl->cons, pos,
+				      memory_order_release);
+	}
+	return n;
+}
+
+int ptx_rt_trace_format(const void *data, size_t size, char *out, size_t len)
+{
+	const struct ptx_trace_rec *r = data;
+	const char *fmt = (const char *)(r + 1);
+	size_t n = 0, fmt_len;
+	unsigned arg = 0;
+
+	if (size < sizeof(*r) || r->magic != PTX_TRACE_MAGIC ||
+	    r->fmt_len > size - sizeof(*r) || len == 0)
+		return -EINVAL;
+	fmt_len = strnlen(fmt, r->fmt_len);
+#define PUT(...)                                                                   \
+	do {                                                                       \
+		int w_ = snprintf(out + n, len - n, __VA_ARGS__);                  \
+		if (w_ > 0)                                                        \
+			n = n + (size_t)w_ < len ? n + (size_t)w_ : len - 1;       \
+	} while (0)
+	for (size_t i = 0; i < fmt_len && n + 1 < len; i++) {
+		if (fmt[i] != '%') {
+			out[n++] = fmt[i];
+			continue;
+		}
+		size_t j = i + 1;
+		int longs = 0;
+		while (j < fmt_len && fmt[j] == 'l')
+			longs++, j++;
+		if (j >= fmt_len)
+			break;
+		char conv = fmt[j];
+		uint64_t v = arg < 3 ? r->args[arg] : 0;
+		if (conv != '%')
+			arg++;
+		if (!longs && conv != 'p')
+			v = conv == 'd' || conv == 'i' ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+		switch (conv) {
+		case 'd': case 'i': PUT("%" PRId64, (int64_t)v); break;
+		case 'u': PUT("%" PRIu64, v); break;
+		case 'x': PUT("%" PRIx64, v); break;
+		case 'X': PUT("%" PRIX64, v); break;
+		case 'p': PUT("0x%" PRIx64, v); break;
+		case 'c': PUT("%c", (char)v); break;
+		case '%': PUT("%%"); break;
+		case 's': PUT("(gpu string at 0x%" PRIx64 ")", v); break;
+		default: PUT("%%%c", conv); break;
+		}
+		i = j;
+	}
+#undef PUT
+	out[n] = '\0';
+	return (int)n;
+}
+
+int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct err *e)
+{
+	static char log[8192];
+	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+	void *vals[] = {log, (void *)(uintptr_t)sizeof(log)};
+	char buf[160];
+
+	log[0] = '\0';
+	CUresult r = rt->cu->module_load_data_ex(mod, ptx, 2, opts, vals);
+	if (r != CUDA_SUCCESS)
+		return err_set(e, EINVAL, "the driver rejected the PTX: %s%s%.400s",
+			       cu_errstr(rt->cu, r, buf, sizeof(buf)), log[0] ? ": " : "", log);
+	return 0;
+}
+
+int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map **maps,
+		    struct ptx_rt_map *trace, void *mem, size_t len, unsigned flags,
+		    uint64_t *r0, struct err *e)
+{
+	const struct cu_driver *cu = rt->cu;
+	struct ptx_map_ref *refs = calloc(p->map_cnt + 1, sizeof(*refs));
+	struct ptx_emit_opts o = {.symbol = "gx_prog", .maps = refs,
+				  .trace_ring = trace ? trace->dev : 0,
+				  .conformance_helpers = !!(flags & PTX_RT_RUN_CONFORMANCE)};
+	struct ptx_buf b = {0};
+	char sym[128], *text = NULL;
+	CUmodule mod = NULL;
+	CUfunction fn;
+	CUdeviceptr dmem = 0, dout = 0;
+	CUresult r = CUDA_SUCCESS;
+	int err;
+
+	if (!refs)
+		return err_set(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->map_cnt; i++)
+		refs[i] = ptx_rt_map_ref(maps[i]);
+	ptx_emit_header(&b, &rt->target);
+	if (ptx_emit_needs_runtime(p, &o)) /* else spare the JIT 2000 lines */
+		ptx_emit_runtime(&b);
+	err = ptx_emit_prog(&b, p, &o, sym, e);
+	if (err)
+		goto out;
+	ptx_emit_run_kernel(&b, sym);
+	text = ptx_buf_take(&b, NULL);
+	if (!text) {
+		err = err_set(e, ENOMEM, "out of memory");
+		goto out;
+	}
+	err = ptx_rt_module_load(rt, text, &mod, e);
+	if (err)
+		goto out;
+	if ((r = cu->module_get_function(&fn, mod, "gx_prog_run")) != CUDA_SUCCESS ||
+	    (r = cu->mem_alloc(&dout, 8)) != CUDA_SUCCESS)
+		goto cu_fail;
+	if (len) {
+		if ((r = cu->mem_alloc(&dmem, len)) != CUDA_SUCCESS ||
+		    (r = cu->memcpy_htod(dmem, mem, len)) != CUDA_SUCCESS)
+			goto cu_fail;
+	}
+	uint64_t alen = len;
+	void *params[] = {&dmem, &alen, &dout};
+	if ((r = cu->launch_kernel(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL)) != CUDA_SUCCESS ||
+	    (r = cu->ctx_synchronize()) != CUDA_SUCCESS ||
+	    (r = cu->memcpy_dtoh(r0, dout, 8)) != CUDA_SUCCESS ||
+	    (len && (r = cu->memcpy_dtoh(mem, dmem, len)) != CUDA_SUCCESS))
+		goto cu_fail;
+	goto out;
+cu_fail:
+	err = cu_err(cu, e, r, "running the program on the GPU");
+out:
+	if (dmem)
+		cu->mem_free(dmem);
+	if (dout)
+		cu->mem_free(dout);
+	if (mod)
+		cu->module_unload(mod);
+	ptx_buf_free(&b);
+	free(text);
+	free(refs);
+	return err;
+}
+
+int ptx_rt_conformance_run(const struct prog *p, const struct prog_run_opts *opts,
+			   uint64_t *r0, struct err *e)
+{
+	static struct ptx_rt *rt;
+	static struct err open_err;
+	static int opened;
+	unsigned char *mem;
+	int err;
+
+	/* One GPU context for the whole run of cases (opening costs ~100 ms). */
+	if (!opened) {
+		opened = 1;
+		if (ptx_rt_open(0, &rt, &open_err))
+			rt = NULL;
+	}
+	if (!rt) {
+		if (e)
+			*e = open_err;
+		return -ENODEV;
+	}
+	mem = malloc(opts->mem_len ? opts->mem_len : 1);
+	if (!mem)
+		return err_set(e, ENOMEM, "out of memory");
+	if (opts->mem_len)
+		memcpy(mem, opts->mem, opts->mem_len);
+	err = ptx_rt_run_prog(rt, p, NULL, NULL, mem, opts->mem_len, PTX_RT_RUN_CONFORMANCE, r0, e);
+	free(mem);
+	return err;
+}

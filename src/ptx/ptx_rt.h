@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_rt.h - the host side of the device runtime: a GPU, its device maps,
+ * PTX modules, and running a translated program as a standalone kernel.
+ *
+ * Device maps live in GPU memory (ring buffers: in pinned host memory the
+ * GPU writes through the bus).  The host's view of a map is a copy taken
+ * when asked (ptx_rt_map_foreach, ptx_rt_map_drops): after a kernel has
+ * completed it is exact; while kernels run it is a relaxed snapshot, see
+ * docs/device-maps.md.  Ring buffer records are consumed by polling the
+ * pinned memory, which needs no driver call and works while kernels run.
+ */
+#ifndef GPUEXT_PTX_RT_H
+#define GPUEXT_PTX_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/map.h"
+#include "bpf/prog.h"
+#include "cuda/cu_driver.h"
+#include "ptx_devmap.h"
+#include "ptx_emit.h"
+
+struct ptx_rt {
+	const struct cu_driver *cu;
+	CUdevice dev;
+	CUcontext ctx; /* the device's primary context, current on the opening thread */
+	struct ptx_target target;
+	int nr_sms;
+	int cc_major, cc_minor;
+	char name[128];
+};
+
+/* Open GPU `ordinal` (0 = first) and make its primary context current. */
+int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e);
+void ptx_rt_close(struct ptx_rt *rt);
+
+struct ptx_rt_map {
+	struct ptx_rt *rt;
+	struct map_def def;
+	struct ptx_devmap hdr;   /* as written to the device at creation */
+	CUdeviceptr dev;         /* header, then data */
+	size_t data_len;
+	/* ring buffers: one pinned allocation, control page then data */
+	void *rb_host;
+	struct ptx_rb_ctrl *rb_ctrl;
+	unsigned char *rb_data;
+	uint64_t rb_cons;        /* consumer position (host-owned) */
+};
+
+/* Device maps: array, per-CPU (per-SM) array, hash (per-CPU and LRU hashes
+ * become plain hashes on the device), ring buffer. */
+int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_rt_map **out,
+		      struct err *e);
+void ptx_rt_map_free(struct ptx_rt_map *m);
+struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m);
+
+/* Set element key of an array map (all SM slots of a per-SM array). */
+int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value,
+			 struct err *e);
+
+/* Every element of an array or hash map: nr values (per-SM arrays: one per
+ * SM slot), each value_size bytes, value_stride apart. fn != 0 stops. */
+typedef int (*ptx_rt_elem_fn)(void *arg, const void *key, const void *values, unsigned nr);
+int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struct err *e);
+/* Live elements of a hash map (the device's count). */
+int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e);
+
+/* Ring buffers: records dropped because the buffer was full (exact). */
+int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, struct err *e);
+/* Consume the submitted records in order (discarded ones are skipped);
+ * returns how many fn was given, stopping early if fn returns non-zero. */
+typedef int (*ptx_rt_rec_fn)(void *arg, const void *data, size_t size);
+int ptx_rt_ringbuf_poll(struct ptx_rt_map *m, ptx_rt_rec_fn fn, void *arg);
+
+/* Format a trace_printk record ("%d %u %x %lld %llx %p %c %%") into out. */
+int ptx_rt_trace_format(const void *rec, size_t size, char *out, size_t len);
+
+/* Load PTX text; a JIT failure gives the driver's log in the message. */
+int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct err *e);
+
+/*
+ * Run p once as a standalone kernel (one thread, warp mode): r1 = a device
+ * copy of mem (or 0), r2 = len; map k of the program is maps[k].  mem is
+ * updated with what the program wrote.  trace, when not NULL, is the
+ * trace_printk ring buffer.
+ */
+enum { PTX_RT_RUN_CONFORMANCE = 1u << 0 }; /* helper 5 returns r1 */
+int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map **maps,
+		    struct ptx_rt_map *trace, void *mem, size_t len, unsigned flags,
+		    uint64_t *r0, struct err *e);
+
+/*
+ * The "ptx" backend of `gpuext conformance` (interp_run's shape): runs p on
+ * the first GPU (opened on first use) with r1/r2 = opts->mem/mem_len and
+ * the conformance helper rule.
+ */
+int ptx_rt_conformance_run(const struct prog *p, const struct prog_run_opts *opts,
+			   uint64_t *r0, struct err *e);
+
+#endif /* GPUEXT_PTX_RT_H */

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_rt_dev.cu - the device runtime: helpers and maps, as PTX functions.
+ *
+ * Compiled at build time with `nvcc -ptx` (never at run time) and embedded
+ * into libgpuext (ptx_rt_text.c); ptx_emit_runtime() writes it into every
+ * module after the header.  Every function is extern "C", named gx_rt_*,
+ * takes and returns 64-bit values: the translator calls them with the eBPF
+ * argument registers (ptx_helpers.c says which function serves which
+ * helper id, and which hidden arguments follow).
+ *
+ * Concurrency: any number of warps on any number of SMs call these at once.
+ * Hash slots are claimed with compare-and-swap and published with a fence;
+ * ring buffer space is claimed with compare-and-swap on the producer
+ * position; see docs/device-maps.md for the algorithms and the guarantees.
+ */
+#include "ptx_devmap.h"
+
+#ifdef GX_RT_HOST_MODEL
+typedef uint64_t u64; /* the type of ptx_devmap's fields on the host */
+#else
+typedef unsigned long long u64; /* what CUDA's 64-bit atomics take */
+#endif
+typedef unsigned int u32;
+
+/* GX_RT_HOST_MODEL: this file compiled as C on the CPU, with the CUDA
+ * intrinsics modelled by C11 atomics, to test the map algorithms with host
+ * threads (tests/unit/test_ptx_rt_model.c).  The GPU build never sets it. */
+#ifndef GX_RT_HOST_MODEL
+#define RT extern "C" __device__ __noinline__
+#endif
+#define E2BIG 7
+#define ENOENT 2
+#define EEXIST 17
+#define EINVAL 22
+#define EAGAIN 11
+
+/* Linux map types and update flags. */
+enum { T_HASH = 1, T_ARRAY = 2, T_PERCPU_HASH = 5, T_PERCPU_ARRAY = 6, T_LRU_HASH = 9,
+       T_RINGBUF = 27 };
+enum { F_ANY = 0, F_NOEXIST = 1, F_EXIST = 2 };
+
+#ifndef GX_RT_HOST_MODEL
+static __device__ __forceinline__ u32 rt_smid(void)
+{
+	u32 r;
+	asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+	return r;
+}
+
+static __device__ __forceinline__ u32 rt_laneid(void)
+{
+	u32 r;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+	return r;
+}
+
+static __device__ __forceinline__ u64 rt_globaltimer(void)
+{
+	u64 r;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r));
+	return r;
+}
+#endif
+
+static __device__ __forceinline__ void rt_copy(void *dst, const void *src, u32 n)
+{
+	unsigned char *d = (unsigned char *)dst;
+	const unsigned char *s = (const unsigned char *)src;
+
+	if ((((u64)d | (u64)s | n) & 7) == 0) {
+		for (u32 i = 0; i < n; i += 8)
+			*(u64 *)(d + i) = *(const u64 *)(s + i);
+		return;
+	}
+	for (u32 i = 0; i < n; i++)
+		d[i] = s[i];
+}
+
+static __device__ __forceinline__ int rt_equal(const void *a, const void *b, u32 n)
+{
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+	for (u32 i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return 0;
+	return 1;
+}
+
+/* FNV-1a over the key; never 0, so a written slot's hash differs from an empty one. */
+static __device__ __forceinline__ u32 rt_hash(const void *key, u32 n)
+{
+	const unsigned char *k = (const unsigned char *)key;
+	u32 h = 2166136261u;
+	for (u32 i = 0; i < n; i++)
+		h = (h ^ k[i]) * 16777619u;
+	return h | 1;
+}
+
+static __device__ __forceinline__ u32 rt_load_state(const u32 *s)
+{
+	return *(const volatile u32 *)s;
+}
+
+/* Wait until the claiming thread has published the slot. */
+static __device__ __forceinline__ u32 rt_wait_slot(const u32 *s)
+{
+	u32 st;
+	while ((st = rt_load_state(s)) == PTX_SLOT_BUSY)
+		__nanosleep(32);
+	__threadfence();
+	return st;
+}
+
+static __device__ __forceinline__ unsigned char *rt_slot(struct ptx_devmap *m, u32 i)
+{
+	return (unsigned char *)m->data + (u64)i * m->slot_size;
+}
+
+/*
+ * Find key's slot: the slot holding it (LIVE or DELETED), or NULL when an
+ * EMPTY slot ends the probe sequence first.  *empty gets that slot.
+ */
+static __device__ unsigned char *rt_hash_find(struct ptx_devmap *m, const void *key, u32 h,
+					      unsigned char **empty)
+{
+	u32 mask = m->nr_slots - 1;
+
+	*empty = 0;
+	for (u32 n = 0; n < m->nr_slots; n++) {
+		unsigned char *s = rt_slot(m, (h + n) & mask);
+		u32 st = rt_wait_slot((u32 *)s);
+		if (st == PTX_SLOT_EMPTY) {
+			*empty = s;
+			return 0;
+		}
+		if (((u32 *)s)[1] == h && rt_equal(s + 8, key, m->key_size))
+			return s;
+	}
+	return 0;
+}
+
+static __device__ void *rt_array_elem(struct ptx_devmap *m, const void *key)
+{
+	u32 k = *(const u32 *)key;
+	if (k >= m->max_entries)
+		return 0;
+	u64 i = k;
+	if (m->type == T_PERCPU_ARRAY)
+		i = i * m->nr_sms + rt_smid() % m->nr_sms;
+	return (unsigned char *)m->data + i * m->value_stride;
+}
+
+RT u64 gx_rt_map_lookup(u64 map, u64 key)
+{
+	struct ptx_devmap *m = (struct ptx_devmap *)map;
+	unsigned char *empty;
+
+	if (m->type == T_ARRAY || m->type == T_PERCPU_ARRAY)
+		return (u64)rt_array_elem(m, (const void *)key);
+	if (m->type != T_HASH && m->type != T_PERCPU_HASH && m->type != T_LRU_HASH)
+		return 0;
+	u32 h = rt_hash((const void *)key, m->key_size);
+	unsigned char *s = rt_hash_find(m, (const void *)key, h, &empty);
+	if (!s || rt_load_state((u32 *)s) != PTX_SLOT_LIVE)
+		return 0;
+	return (u64)(s + 8 + m->key_stride);
+}
+
+/* Take one element of the capacity; 0 when the map is full. */
+static __device__ int rt_hash_take(struct ptx_devmap *m)
+{
+	if (atomicAdd(&m->count, 1u) < m->max_entries)
+		return 1;
+	atomicSub(&m->count, 1u);
+	return 0;
+}
+
+/* Publish a slot this thread holds BUSY: value, then state (after a fence). */
+static __device__ void rt_hash_publish(struct ptx_devmap *m, unsigned char *s, const void *value)
+{
+	rt_copy(s + 8 + m->key_stride, value, m->value_size);
+	__threadfence();
+	atomicExch((u32 *)s, (u32)PTX_SLOT_LIVE);
+}
+
+static __device__ long long rt_hash_update(struct ptx_devmap *m, const void *key,
+					   const void *value, u64 flags)
+{
+	u32 h = rt_hash(key, m->key_size);
+
+	for (;;) {
+		unsigned char *empty, *s = rt_hash_find(m, key, h, &empty);
+		if (s) {
+			u32 st = rt_load_state((u32 *)s);
+			if (st == PTX_SLOT_LIVE) {
+				if (flags == F_NOEXIST)
+					return -EEXIST;
+				rt_copy(s + 8 + m->key_stride, value, m->value_size);
+				return 0;
+			}
+			/* DELETED, bound to this key: revive it. */
+			if (flags == F_EXIST)
+				return -ENOENT;
+			if (!rt_hash_take(m))
+				return -E2BIG;
+			if (atomicCAS((u32 *)s, PTX_SLOT_DELETED, PTX_SLOT_BUSY) != PTX_SLOT_DELETED) {
+				atomicSub(&m->count, 1u);
+				continue; /* someone else revived or it changed: look again */
+			}
+			rt_hash_publish(m, s, value);
+			return 0;
+		}
+		if (flags == F_EXIST)
+			return -ENOENT;
+		if (!empty)
+			return -E2BIG; /* every slot is bound to another key */
+		if (!rt_hash_take(m))
+			return -E2BIG;
+		if (atomicCAS((u32 *)empty, PTX_SLOT_EMPTY, PTX_SLOT_BUSY) != PTX_SLOT_EMPTY) {
+			/* Another thread claimed it (maybe for this key): look again. */
+			atomicSub(&m->count, 1u);
+			continue;
+		}
+		((u32 *)empty)[1] = h;
+		rt_copy(empty + 8, key, m->key_size);
+		rt_hash_publish(m, empty, value);
+		return 0;
+	}
+}
+
+RT u64 gx_rt_map_update(u64 map, u64 key, u64 value, u64 flags)
+{
+	struct ptx_devmap *m = (struct ptx_devmap *)map;
+
+	if (flags > F_EXIST)
+		return (u64)-EINVAL;
+	if (m->type == T_ARRAY || m->type == T_PERCPU_ARRAY) {
+		void *v = rt_array_elem(m, (const void *)key);
+		if (!v)
+			return (u64)-E2BIG;
+		if (flags == F_NOEXIST)
+			return (u64)-EEXIST;
+		rt_copy(v, (const void *)value, m->value_size);
+		return 0;
+	}
+	if (m->type != T_HASH && m->type != T_PERCPU_HASH && m->type != T_LRU_HASH)
+		return (u64)-EINVAL;
+	return (u64)rt_hash_update(m, (const void *)key, (const void *)value, flags);
+}
+
+RT u64 gx_rt_map_delete(u64 map, u64 key)
+{
+	struct ptx_devmap *m = (struct ptx_devmap *)map;
+	unsigned char *empty;
+
+	if (m->type != T_HASH && m->type != T_PERCPU_HASH && m->type != T_LRU_HASH)
+		return (u64)-EINVAL;
+	u32 h = rt_hash((const void *)key, m->key_size);
+	unsigned char *s = rt_hash_find(m, (const void *)key, h, &empty);
+	if (!s || atomicCAS((u32 *)s, PTX_SLOT_LIVE, PTX_SLOT_DELETED) != PTX_SLOT_LIVE)
+		return (u64)-ENOENT;
+	atomicSub(&m->count, 1u);
+	return 0;
+}
+
+/*
+ * Ring buffer: claim [pos, pos + need) by compare-and-swap on the producer
+ * position, where need is the record (8-byte header + data rounded up to 8)
+ * plus, when the record would cross the end of the buffer, a padding record
+ * up to the end.  Space is checked against the consumer position the host
+ * publishes; it is read over the bus only when the cached copy says full.
+ * Returns the record's header, or NULL (and counts a drop) when full.
+ */
+static __device__ u32 *rt_rb_claim(struct ptx_devmap *m, u32 len)
+{
+	u64 size = m->rb_size, total = ((u64)len + 7) / 8 * 8 + PTX_RB_HDR_SIZE;
+	unsigned char *data = (unsigned char *)m->rb_data;
+	volatile u64 *prod = (volatile u64 *)&m->rb_prod;
+
+	if (m->type != T_RINGBUF || len > PTX_RB_LEN_MASK || total > size / 2)
+		return 0;
+	for (;;) {
+		u64 p = *prod, off = p & (size - 1), pad = 0;
+		if (off + total > size)
+			pad = size - off;
+		u64 cons = *(volatile u64 *)&m->rb_cons_seen;
+		if (p + pad + total - cons > size) {
+			cons = *(volatile u64 *)&((struct ptx_rb_ctrl *)m->rb_ctrl)->cons;
+			atomicMax((u64 *)&m->rb_cons_seen, cons);
+			if (p + pad + total - cons > size) {
+				if (*prod != p)
+					continue; /* the position moved: recheck */
+				atomicAdd((u64 *)&m->rb_drops, 1ull);
+				return 0;
+			}
+		}
+		if (atomicCAS((u64 *)&m->rb_prod, p, p + pad + total) != p)
+			continue;
+		if (pad)
+			*(volatile u32 *)(data + off) =
+				(u32)(pad - PTX_RB_HDR_SIZE) | PTX_RB_DONE | PTX_RB_DISCARD;
+		u32 *hdr = (u32 *)(data + ((p + pad) & (size - 1)));
+		*(volatile u32 *)hdr = len | PTX_RB_BUSY;
+		return hdr;
+	}
+}
+
+/* Make the record's data visible to the host before its header says so. */
+static __device__ void rt_rb_commit(u32 *hdr, u32 len, u32 flag)
+{
+	__threadfence_system();
+	*(volatile u32 *)hdr = len | PTX_RB_DONE | flag;
+}
+
+RT u64 gx_rt_ringbuf_reserve(u64 map, u64 size, u64 flags)
+{
+	if (flags || size > PTX_RB_LEN_MASK)
+		return 0;
+	u32 *hdr = rt_rb_claim((struct ptx_devmap *)map, (u32)size);
+	return hdr ? (u64)hdr + PTX_RB_HDR_SIZE : 0;
+}
+
+static __device__ void rt_rb_finish(u64 rec, u32 flag)
+{
+	u32 *hdr = (u32 *)(rec - PTX_RB_HDR_SIZE);
+	u32 len = *(volatile u32 *)hdr & PTX_RB_LEN_MASK;
+	rt_rb_commit(hdr, len, flag);
+}
+
+RT u64 gx_rt_ringbuf_submit(u64 rec, u64 flags)
+{
+	rt_rb_finish(rec, 0);
+	return 0;
+}
+
+RT u64 gx_rt_ringbuf_discard(u64 rec, u64 flags)
+{
+	rt_rb_finish(rec, PTX_RB_DISCARD);
+	return 0;
+}
+
+RT u64 gx_rt_ringbuf_output(u64 map, u64 data, u64 size, u64 flags)
+{
+	if (size > PTX_RB_LEN_MASK)
+		return (u64)-E2BIG;
+	u32 *hdr = rt_rb_claim((struct ptx_devmap *)map, (u32)size);
+	if (!hdr)
+		return (u64)-EAGAIN;
+	rt_copy(hdr + 2, (const void *)data, (u32)size);
+	rt_rb_commit(hdr, (u32)size, 0);
+	return 0;
+}
+
+RT u64 gx_rt_ringbuf_query(u64 map, u64 flags)
+{
+	struct ptx_devmap *m = (struct ptx_devmap *)map;
+	u64 cons = *(volatile u64 *)&((struct ptx_rb_ctrl *)m->rb_ctrl)->cons;
+	u64 prod = *(volatile u64 *)&m->rb_prod;
+
+	switch (flags) {
+	case 0: return prod - cons;   /* BPF_RB_AVAIL_DATA */
+	case 1: return m->rb_size;    /* BPF_RB_RING_SIZE */
+	case 2: return cons;          /* BPF_RB_CONS_POS */
+	case 3: return prod;          /* BPF_RB_PROD_POS */
+	default: return 0;
+	}
+}
+
+/* trace_printk: the format and three arguments, as a record the host formats. */
+RT u64 gx_rt_trace_printk(u64 fmt, u64 fmt_size, u64 a1, u64 a2, u64 a3, u64 ring)
+{
+	if (!ring)
+		return (u64)-ENOENT;
+	if (fmt_size > 256)
+		return (u64)-E2BIG;
+	u32 len = (u32)(sizeof(struct ptx_trace_rec) + fmt_size);
+	u32 *hdr = rt_rb_claim((struct ptx_devmap *)ring, len);
+	if (!hdr)
+		return (u64)-EAGAIN;
+	struct ptx_trace_rec *r = (struct ptx_trace_rec *)(hdr + 2);
+	r->magic = PTX_TRACE_MAGIC;
+	r->fmt_len = (u32)fmt_size;
+	r->args[0] = a1;
+	r->args[1] = a2;
+	r->args[2] = a3;
+	rt_copy(r + 1, (const void *)fmt, (u32)fmt_size);
+	rt_rb_commit(hdr, len, 0);
+	return fmt_size;
+}
+
+RT u64 gx_rt_globaltimer(void)
+{
+	return rt_globaltimer();
+}
+
+RT u64 gx_rt_clock(void)
+{
+	return (u64)clock64();
+}
+
+/* splitmix64 over the time, the clock and where the caller runs. */
+RT u64 gx_rt_prandom(void)
+{
+	u64 z = rt_globaltimer() ^ ((u64)clock64() << 17) ^ ((u64)rt_smid() << 40) ^
+		((u64)rt_laneid() << 56) ^ (u64)(threadIdx.x + blockIdx.x * 977u);
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (u32)(z ^ (z >> 31));
+}
+
+RT u64 gx_rt_sm_id(void)
+{
+	return rt_smid();
+}
+
+RT u64 gx_rt_lane_id(void)
+{
+	return rt_laneid();
+}
+
+/* Warp index in the block (threads numbered x-fastest, 32 per warp). */
+RT u64 gx_rt_warp_id(void)
+{
+	u32 t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	return t / 32;
+}
+
+RT u64 gx_rt_block_idx(u64 dim)
+{
+	return dim == 0 ? blockIdx.x : dim == 1 ? blockIdx.y : dim == 2 ? blockIdx.z : 0;
+}
+
+RT u64 gx_rt_thread_idx(u64 dim)
+{
+	return dim == 0 ? threadIdx.x : dim == 1 ? threadIdx.y : dim == 2 ? threadIdx.z : 0;
+}
+
+RT u64 gx_rt_grid_dim(u64 dim)
+{
+	return dim == 0 ? gridDim.x : dim == 1 ? gridDim.y : dim == 2 ? gridDim.z : 0;
+}
+
+RT u64 gx_rt_block_dim(u64 dim)
+{
+	return dim == 0 ? blockDim.x : dim == 1 ? blockDim.y : dim == 2 ? blockDim.z : 0;
+}
+
+/* The warp word: mask in bits 0..31, per-thread mode in bit 32. */
+RT u64 gx_rt_active_mask(u64 warp)
+{
+	return (u32)warp;
+}
+
+RT u64 gx_rt_lane_count(u64 warp)
+{
+	return (warp >> 32) & 1 ? 1 : __popc((u32)warp);
+}
+
+RT u64 gx_rt_per_thread(u64 warp)
+{
+	return (warp >> 32) & 1;
+}

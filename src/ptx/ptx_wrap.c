@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+#include "ptx_wrap.h"
+
+#include "ptx_emit.h"
+
+/* Call SYM_f0 with r1 = %x1, r2..r5 = 0 and warp word %w; r0 into %x0. */
+static void ptx_emit_call_prog(struct ptx_buf *b, const char *sym)
+{
+	ptx_buf_printf(b, "\t{\n\t.param .b64 q1;\n\tst.param.b64 [q1], %%x1;\n");
+	for (unsigned a = 2; a <= 5; a++)
+		ptx_buf_printf(b, "\t.param .b64 q%u;\n\tst.param.b64 [q%u], 0;\n", a, a);
+	ptx_buf_printf(b, "\t.param .b64 qw;\n\tst.param.b64 [qw], %%w;\n"
+			  "\t.param .b64 rq;\n"
+			  "\tcall.uni (rq), %s_f0, (q1, q2, q3, q4, q5, qw);\n"
+			  "\tld.param.b64 %%x0, [rq];\n\t}\n", sym);
+}
+
+void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind,
+		    enum ptx_mode mode)
+{
+	const char *what = kind == PTX_PROBE_MEM ? "mem" : kind == PTX_PROBE_EXIT ? "exit" : "entry";
+
+	ptx_buf_printf(b, "// %s probe of %s, %s\n", what, sym,
+		       mode == PTX_MODE_WARP ? "once per warp (lowest active lane)"
+					     : "every thread");
+	if (kind == PTX_PROBE_MEM)
+		ptx_buf_printf(b, ".func %s_probe(.param .b64 addr, .param .b32 size, "
+				  ".param .b32 kind)\n", sym);
+	else
+		ptx_buf_printf(b, ".func %s_probe()\n", sym);
+	ptx_buf_printf(b, "{\n\t.reg .b32 %%m, %%lane, %%low;\n\t.reg .pred %%skip;\n"
+			  "\t.reg .b64 %%w, %%x0, %%x1;\n\t.reg .b32 %%y;\n");
+	/* Accesses through generic addresses reach the probe too: only global
+	 * memory counts.  The lanes left elect the runner below. */
+	if (kind == PTX_PROBE_MEM)
+		ptx_buf_printf(b, "\tld.param.b64 %%x0, [addr];\n\tisspacep.global %%skip, %%x0;\n"
+				  "\t@!%%skip bra DONE;\n");
+	ptx_buf_printf(b, "\tactivemask.b32 %%m;\n\tcvt.u64.u32 %%w, %%m;\n");
+	if (mode == PTX_MODE_WARP) {
+		/* lowest set bit of the mask: bit-reverse, then find the top bit */
+		ptx_buf_printf(b, "\tmov.u32 %%lane, %%laneid;\n\tbrev.b32 %%low, %%m;\n"
+				  "\tbfind.shiftamt.u32 %%low, %%low;\n"
+				  "\tsetp.ne.u32 %%skip, %%lane, %%low;\n\t@%%skip bra DONE;\n");
+	} else {
+		ptx_buf_printf(b, "\tor.b64 %%w, %%w, 0x%llx;\n",
+			       (unsigned long long)PTX_WARP_PER_THREAD);
+	}
+	if (kind == PTX_PROBE_MEM) {
+		/* struct gpuext_mem_ctx {u64 addr; u32 size; u32 kind;} */
+		ptx_buf_printf(b, "\t.local .align 8 .b8 ctx[16];\n"
+				  "\tmov.u64 %%x1, ctx;\n\tcvta.local.u64 %%x1, %%x1;\n"
+				  "\tld.param.b64 %%x0, [addr];\n\tst.u64 [%%x1], %%x0;\n"
+				  "\tld.param.b32 %%y, [size];\n\tst.u32 [%%x1+8], %%y;\n"
+				  "\tld.param.b32 %%y, [kind];\n\tst.u32 [%%x1+12], %%y;\n");
+	} else {
+		ptx_buf_printf(b, "\tmov.b64 %%x1, 0;\n");
+	}
+	ptx_emit_call_prog(b, sym);
+	ptx_buf_printf(b, "DONE:\n\tret;\n}\n\n");
+}
+
+void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym)
+{
+	ptx_buf_printf(b, ".visible .entry %s_run(.param .u64 mem, .param .u64 len, "
+			  ".param .u64 r0_out)\n{\n"
+			  "\t.reg .b64 %%w, %%x0, %%x1, %%x2;\n\t.reg .b32 %%m;\n"
+			  "\tactivemask.b32 %%m;\n\tcvt.u64.u32 %%w, %%m;\n"
+			  "\tld.param.u64 %%x1, [mem];\n", sym);
+	/* r2 = length: call with it explicitly (ptx_emit_call_prog passes 0) */
+	ptx_buf_printf(b, "\tld.param.u64 %%x2, [len];\n\t{\n"
+			  "\t.param .b64 q1;\n\tst.param.b64 [q1], %%x1;\n"
+			  "\t.param .b64 q2;\n\tst.param.b64 [q2], %%x2;\n");
+	for (unsigned a = 3; a <= 5; a++)
+		ptx_buf_printf(b, "\t.param .b64 q%u;\n\tst.param.b64 [q%u], 0;\n", a, a);
+	ptx_buf_printf(b, "\t.param .b64 qw;\n\tst.param.b64 [qw], %%w;\n"
+			  "\t.param .b64 rq;\n"
+			  "\tcall.uni (rq), %s_f0, (q1, q2, q3, q4, q5, qw);\n"
+			  "\tld.param.b64 %%x0, [rq];\n\t}\n"
+			  "\tld.param.u64 %%x1, [r0_out];\n\tcvta.to.global.u64 %%x1, %%x1;\n"
+			  "\tst.global.u64 [%%x1], %%x0;\n\tret;\n}\n\n", sym);
+}

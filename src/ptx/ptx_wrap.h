@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_wrap.h - how translated programs are entered on the GPU.
+ *
+ * A probe is a PTX .func that every thread of a warp calls at the probe
+ * point (kernel entry, each exit, each global memory access).  In warp mode
+ * only the lowest active lane runs the program, with the warp's active mask
+ * in the warp word, so helpers report the mask and the lane count and the
+ * program aggregates per-thread quantities (a counter adds the lane count)
+ * instead of running 32 times.  In thread mode every thread runs it, for
+ * the tools that need per-thread values; the lane count is then 1.
+ *
+ *   entry, exit:  .func SYM_probe()
+ *   mem:          .func SYM_probe(.param .b64 addr, .param .b32 size,
+ *                                 .param .b32 kind)
+ *                 the program gets r1 = struct gpuext_mem_ctx (bpf/gpuext.h);
+ *                 lanes whose address is not global memory skip the probe
+ *
+ * The standalone kernel runs a raw program once (one thread) on memory:
+ *   .entry SYM_run(.param .u64 mem, .param .u64 len, .param .u64 r0_out)
+ */
+#ifndef GPUEXT_PTX_WRAP_H
+#define GPUEXT_PTX_WRAP_H
+
+#include "ptx_buf.h"
+
+enum ptx_probe_kind { PTX_PROBE_ENTRY, PTX_PROBE_EXIT, PTX_PROBE_MEM };
+enum ptx_mode { PTX_MODE_WARP, PTX_MODE_THREAD };
+
+/* The probe function of program SYM (already emitted by ptx_emit_prog). */
+void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind,
+		    enum ptx_mode mode);
+
+/* The standalone kernel SYM_run of program SYM. */
+void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym);
+
+#endif /* GPUEXT_PTX_WRAP_H */

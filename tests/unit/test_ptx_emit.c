@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The eBPF -> PTX translator without a GPU: every conformance case (and the
+ * wrappers) translated into one module per target and assembled by the
+ * real ptxas for sm_75 and sm_90; clear errors for what cannot run on the
+ * GPU.  Semantics are checked on the GPU by tests/gpu/run.sh.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptx/ptx_emit.h"
+#include "ptx/ptx_helpers.h"
+#include "ptx/ptx_wrap.h"
+#include "ptx_conf.h"
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+
+static struct prog test_prog(const char *name, struct isa_insn *insns, size_t cnt)
+{
+	struct prog p = {0};
+	p.name = (char *)name;
+	p.insns = insns;
+	p.insn_cnt = cnt;
+	return p;
+}
+
+/* Run ptxas on text for target; returns its exit status, output in *log. */
+static int run_ptxas(const char *text, size_t len, const char *target, char **log)
+{
+	char in[] = "/tmp/gpuext-ptx-XXXXXX";
+	int fd = mkstemp(in), st = -1;
+	char cmd[512];
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, len) != (ssize_t)len) {
+		close(fd);
+		unlink(in);
+		return -1;
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd), PTXAS " -arch=%s %s -o /dev/null", target, in);
+	*log = test_run_cmd(cmd, &st);
+	unlink(in);
+	return st;
+}
+
+/* One module: header, runtime, every case's functions and run kernel. */
+static char *conformance_module(const char *target, int *translated, int *rejected)
+{
+	struct ptx_conf_case *cases;
+	struct ptx_target t;
+	struct ptx_buf b = {0};
+	int n = ptx_conf_load_all(TEST_CONFORMANCE_DIR, &cases);
+
+	assert_true(n >= 300);
+	assert_int_equal(ptx_target_parse(target, &t, NULL), 0);
+	ptx_emit_header(&b, &t);
+	ptx_emit_runtime(&b);
+	*translated = *rejected = 0;
+	for (int i = 0; i < n; i++) {
+		struct prog p = test_prog(cases[i].name, cases[i].insns, cases[i].insn_cnt);
+		struct ptx_emit_opts o = {.conformance_helpers = 1, .comments = 1};
+		char sym[128];
+		struct err e = {{0}};
+		if (ptx_emit_prog(&b, &p, &o, sym, &e)) {
+			/* callx (not RFC 9669) is the only case allowed to be refused */
+			if (strcmp(cases[i].name, "callx"))
+				fail_msg("%s: %s", cases[i].name, e.msg);
+			assert_non_null(strstr(e.msg, "callx"));
+			(*rejected)++;
+			continue;
+		}
+		ptx_emit_run_kernel(&b, sym);
+		(*translated)++;
+	}
+	ptx_conf_free_all(cases, n);
+	return ptx_buf_take(&b, NULL);
+}
+
+static void check_conformance_target(const char *target)
+{
+	int translated, rejected, st;
+	char *log = NULL;
+
+	if (access(PTXAS, X_OK))
+		skip();
+	char *text = conformance_module(target, &translated, &rejected);
+	assert_non_null(text);
+	assert_true(translated >= 312);
+	assert_true(rejected <= 1);
+	st = run_ptxas(text, strlen(text), target, &log);
+	if (st != 0) {
+		/* keep the module for reading the line ptxas names */
+		char path[64];
+		snprintf(path, sizeof(path), "build/ptx-conformance-%s.ptx", target);
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fputs(text, f);
+			fclose(f);
+		}
+		fail_msg("ptxas -arch=%s rejected the conformance module:\n%.3000s", target,
+			 log ? log : "(no output)");
+	}
+	free(log);
+	free(text);
+}
+
+static void test_conformance_sm75(void **state)
+{
+	check_conformance_target("sm_75");
+}
+
+static void test_conformance_sm90(void **state)
+{
+	check_conformance_target("sm_90");
+}
+
+/* A program that uses maps, every GPU helper, ring buffers and a subprogram,
+ * wrapped as entry/exit/mem probes in both modes: ptxas accepts it. */
+static void test_helpers_and_probes_assemble(void **state)
+{
+	struct isa_insn insns[512];
+	size_t n = 0;
+	struct ptx_buf b = {0};
+	struct ptx_target t;
+	struct ptx_map_ref refs[2] = {{0x7000000000, 0x7000000080}, {0x7100000000, 0}};
+	struct ptx_emit_opts o = {.maps = refs, .trace_ring = 0x7200000000, .comments = 1};
+	char sym[128], *log = NULL;
+	struct map *maps[2] = {NULL, NULL};
+
+	if (access(PTXAS, X_OK))
+		skip();
+#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
+	/* r6 = &map0 ; r7 = &map0 value 0 + 16 */
+	I(ISA_OPC_LD_IMM64, 6, ISA_PSEUDO_MAP_FD, 0, 0);
+	I(0, 0, 0, 0, 0);
+	I(ISA_OPC_LD_IMM64, 7, ISA_PSEUDO_MAP_VALUE, 0, 0);
+	I(0, 0, 0, 0, 16);
+	/* every helper the device runtime has, with plausible arguments */
+	for (uint32_t id = 1; id < 600; id++) {
+		const struct ptx_helper *h = ptx_helper_find(id);
+		if (!h)
+			continue;
+		I(ISA_OPC_ALU64_MOV_X, 1, 6, 0, 0);
+		I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0);
+		I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, -8);
+		I(ISA_OPC_ALU64_MOV_K, 3, 0, 0, 8);
+		I(ISA_OPC_ALU64_MOV_K, 4, 0, 0, 0);
+		I(ISA_OPC_ALU64_MOV_K, 5, 0, 0, 0);
+		I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, (int32_t)id);
+	}
+	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_LOCAL, 0, 1);
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 7); /* the subprogram */
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+#undef I
+	struct prog p = test_prog("probe", insns, n);
+	p.maps = maps;
+	p.map_cnt = 2;
+	assert_int_equal(ptx_target_parse("sm_90", &t, NULL), 0);
+	ptx_emit_header(&b, &t);
+	ptx_emit_runtime(&b);
+	struct err e = {{0}};
+	if (ptx_emit_prog(&b, &p, &o, sym, &e))
+		fail_msg("%s", e.msg);
+	assert_string_equal(sym, "gx_probe");
+	ptx_emit_probe(&b, sym, PTX_PROBE_ENTRY, PTX_MODE_WARP);
+	char text_sym[160];
+	snprintf(text_sym, sizeof(text_sym), "%s", sym);
+	/* a second copy under another name for the other probe kinds and modes */
+	o.symbol = "gx_probe2";
+	assert_int_equal(ptx_emit_prog(&b, &p, &o, sym, &e), 0);
+	ptx_emit_probe(&b, "gx_probe2", PTX_PROBE_MEM, PTX_MODE_THREAD);
+	ptx_emit_run_kernel(&b, text_sym);
+	size_t len;
+	char *text = ptx_buf_take(&b, &len);
+	assert_non_null(strstr(text, "0x0000007000000090")); /* value 0 + 16 */
+	assert_non_null(strstr(text, "activemask.b32"));
+	assert_non_null(strstr(text, "bfind.shiftamt.u32"));
+	int st = run_ptxas(text, len, "sm_90", &log);
+	if (st)
+		fail_msg("ptxas:\n%.3000s", log ? log : "");
+	free(log);
+	free(text);
+}
+
+static void expect_error(struct isa_insn *insns, size_t n, const char *msg)
+{
+	struct prog p = test_prog("bad", insns, n);
+	struct ptx_buf b = {0};
+	struct err e = {{0}};
+
+	assert_true(ptx_emit_prog(&b, &p, NULL, NULL, &e) < 0);
+	if (!strstr(e.msg, msg))
+		fail_msg("expected '%s' in '%s'", msg, e.msg);
+	ptx_buf_free(&b);
+}
+
+static void test_errors_name_the_instruction(void **state)
+{
+	struct isa_insn helper[] = {{ISA_OPC_JMP_CALL, 0, 0, 0, 16}, {ISA_OPC_JMP_EXIT, 0, 0, 0, 0}};
+	expect_error(helper, 2, "insn 0: helper 16 is not available on the GPU");
+	struct isa_insn jump[] = {{ISA_OPC_JMP_JA, 0, 0, 5, 0}, {ISA_OPC_JMP_EXIT, 0, 0, 0, 0}};
+	expect_error(jump, 2, "insn 0: jump target 6 outside the program");
+	struct isa_insn cross[] = {{ISA_OPC_JMP_CALL, 0, 1, 0, 1},
+				   {ISA_OPC_JMP_JA, 0, 0, 1, 0},
+				   {ISA_OPC_JMP_EXIT, 0, 0, 0, 0},
+				   {ISA_OPC_JMP_EXIT, 0, 0, 0, 0}};
+	expect_error(cross, 4, "insn 1: jump to 3 leaves the function");
+	struct isa_insn map[] = {{ISA_OPC_LD_IMM64, 1, 1, 0, 3}, {0}, {ISA_OPC_JMP_EXIT, 0, 0, 0, 0}};
+	expect_error(map, 3, "insn 0: map index 3, the program has 0 maps");
+	struct isa_insn kf[] = {{ISA_OPC_JMP_CALL, 0, 2, 0, 1}, {ISA_OPC_JMP_EXIT, 0, 0, 0, 0}};
+	expect_error(kf, 2, "kfunc");
+	expect_error(helper, 0, "no instructions");
+}
+
+static void test_targets(void **state)
+{
+	struct ptx_target t;
+	struct err e = {{0}};
+	char name[16];
+
+	assert_int_equal(ptx_target_parse("sm_75", &t, &e), 0);
+	assert_int_equal(t.isa_major * 10 + t.isa_minor, 78);
+	assert_int_equal(ptx_target_parse("sm_90a", &t, &e), 0);
+	assert_string_equal(ptx_target_name(&t, name, sizeof(name)), "sm_90a");
+	assert_int_equal(ptx_target_parse("sm_120", &t, &e), 0);
+	assert_int_equal(t.isa_major * 10 + t.isa_minor, 87);
+	assert_true(ptx_target_parse("sm_70", &t, &e) < 0);
+	assert_non_null(strstr(e.msg, "sm_75 or newer"));
+	ptx_target_from_cc(9, 0, &t);
+	assert_int_equal(t.sm, 90);
+}
+
+static void test_gpu_helper_protos(void **state)
+{
+	const struct helper_proto *p = ptx_helper_proto_find(500);
+	assert_non_null(p);
+	assert_string_equal(p->name, "gpu_active_mask");
+	assert_true(p->flags & HELPER_F_GPU);
+	assert_non_null(ptx_helper_proto_find(HELPER_MAP_LOOKUP_ELEM));
+	assert_null(ptx_helper_proto_find(HELPER_GET_CURRENT_PID_TGID));
+	assert_null(ptx_helper_proto_find(599));
+	/* the table is sorted (binary search) and every entry is GPU-only code */
+	for (uint32_t id = 0, last = 0; id < 1024; id++) {
+		const struct ptx_helper *h = ptx_helper_find(id);
+		if (!h)
+			continue;
+		assert_true(h->proto.id >= last);
+		last = h->proto.id;
+		assert_null(h->proto.fn);
+		assert_non_null(h->rt_func);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conformance_sm75),
+		cmocka_unit_test(test_conformance_sm90),
+		cmocka_unit_test(test_helpers_and_probes_assemble),
+		cmocka_unit_test(test_errors_name_the_instruction),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_gpu_helper_protos),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
