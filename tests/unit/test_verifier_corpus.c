@@ -30,6 +30,7 @@
 #include "bpf/object.h"
 #include "bpf/prog.h"
 #include "bpf/verifier.h"
+#include "ptx/ptx_helpers.h"
 
 enum { MAX_MAPS = 8 };
 
@@ -315,7 +316,10 @@ static void verify_objects_in(const char *dir, int *count, int *bad)
 		}
 		for (size_t i = 0; i < obj->prog_cnt; i++) {
 			(*count)++;
-			if (verifier_check(obj->progs[i], NULL, NULL, &e)) {
+			/* Device programs see the device runtime's helpers, as in `gpuext verify`. */
+			struct vfy_opts o = {.helper_proto = prog_type_is_gpu(obj->progs[i]->type) ?
+								     ptx_helper_proto_find : NULL};
+			if (verifier_check(obj->progs[i], &o, NULL, &e)) {
 				printf("%s: %s: %s\n", path, obj->progs[i]->name, e.msg);
 				(*bad)++;
 			}
