@@ -167,6 +167,8 @@ void vfy_for_each_reg(struct vfy_state *s, void (*fn)(struct vfy_reg *r, void *a
  */
 bool vfy_states_equal(const struct vfy_env *env, const struct vfy_state *old,
 		      const struct vfy_state *cur, bool exact);
+/* Equal for states vfy_states_equal(exact) calls equal (a quick filter). */
+uint64_t vfy_state_hash(const struct vfy_env *env, const struct vfy_state *s);
 const char *vfy_reg_type_name(enum vfy_reg_type t);
 
 /* vfy_mem.c */
