@@ -200,6 +200,12 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
+# The verifier's fuzzer mutates programs of the generator (fuzz/progen.c).
+$(FUZZ_BUILD)/fuzz_verifier: fuzz/fuzz_verifier.c fuzz/progen.c fuzz/progen.h $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ifuzz -fsanitize=fuzzer,address,undefined -o $@ \
+		fuzz/fuzz_verifier.c fuzz/progen.c $(FUZZ_OBJS) $(LDLIBS)
+
 test-bins: $(TEST_BINS) $(CLI) $(if $(AGENT_SRCS),$(AGENT))
 test-plain: all $(TEST_BINS)
 	@tests/run.sh build
