@@ -13,6 +13,7 @@
 #include "bpf/conformance.h"
 #include "bpf/interp.h"
 #include "cli.h"
+#include "ptx/ptx_rt.h"
 
 /* The JIT as a conformance backend: prog_run compiles the case and runs it. */
 static int conf_jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0,
@@ -26,6 +27,7 @@ static int conf_jit_run(const struct prog *p, const struct prog_run_opts *opts, 
 static const struct conf_backend conf_backends[] = {
 	{"jit", conf_jit_run, 1},
 	{"interp", interp_run, 1},
+	{"ptx", ptx_rt_conformance_run, 0}, /* needs a GPU */
 };
 
 static const char conformance_usage[] =
