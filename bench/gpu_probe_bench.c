@@ -6,7 +6,8 @@
  * probe ITERS times per thread and reads clock64 around each call; the
  * cycles per invocation are averaged over all threads, for an empty
  * program, an array counter increment, a hash update and a ring buffer
- * record, each once per warp and per thread.  The baseline is the same
+ * record, each once per warp and per thread (per warp: the slowest lane, which
+ * is what the warp waits; averaged over warps).  The baseline is the same
  * kernel calling an empty function (no program).
  *
  * CPU: translation time of a synthetic 10,000-instruction program (ALU,
@@ -159,10 +160,16 @@ static int measure(struct ptx_rt *rt, int kind, enum ptx_mode mode, struct resul
 			goto cu_fail;
 	if ((r = cu->memcpy_dtoh(cyc, dcyc, nthreads * 8)) != CUDA_SUCCESS)
 		goto cu_fail;
+	/* What the warp waits: its slowest lane (once per warp, the lane that ran
+	 * the program), averaged over warps. */
 	double sum = 0;
-	for (size_t i = 0; i < nthreads; i++)
-		sum += (double)cyc[i];
-	res->cycles = sum / nthreads / ITERS;
+	for (size_t w = 0; w < nthreads / 32; w++) {
+		uint64_t most = 0;
+		for (size_t l = 0; l < 32; l++)
+			most = cyc[w * 32 + l] > most ? cyc[w * 32 + l] : most;
+		sum += (double)most;
+	}
+	res->cycles = sum / (nthreads / 32) / ITERS;
 	res->drops = 0;
 	if (m && kind == GPU_PROG_RINGBUF)
 		err = ptx_rt_map_drops(m, &res->drops, e);
@@ -261,7 +268,8 @@ int main(int argc, char **argv)
 	printf("- driver JIT (cuModuleLoadDataEx, PTX -> SASS): %.1f ms for %zu instructions "
 	       "plus the runtime\n", jit * 1e3, n);
 	printf("- GPU: %s, %s, %d SMs, driver API %d\n- launch: %d blocks x %d threads, %d "
-	       "probe calls per thread, clock64 around each call, mean over threads\n\n",
+	       "probe calls per thread, clock64 around each call, slowest lane of each warp, mean "
+	       "over warps\n\n",
 	       rt->name, ptx_target_name(&rt->target, tname, sizeof(tname)), rt->nr_sms,
 	       rt->cu->version, rt->nr_sms, THREADS, ITERS);
 	struct result base;
