@@ -59,5 +59,6 @@ for i in "${!names[@]}"; do
 	printf '  %-16s %s\n' "${names[$i]}" "${results[$i]}"
 done
 grep -h -E '^conformance \(|^gpu_contention:' "$OUT"/*.log | sed 's/^/  /'
+[ -f "$OUT/conformance-cli.log" ] && echo "  gpuext conformance --backend ptx: $(tail -n 1 "$OUT/conformance-cli.log")"
 echo "logs: $OUT"
 exit $fail
