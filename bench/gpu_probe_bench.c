@@ -42,7 +42,8 @@ static struct isa_insn *synth_prog(size_t *cnt)
 	size_t n = 0;
 
 	while (n < SYNTH_INSNS) {
-		in[n++] = INSN(ISA_OPC_ALU64_MOV_K, 1, 0, 0, (int32_t)n);
+		in[n] = INSN(ISA_OPC_ALU64_MOV_K, 1, 0, 0, (int32_t)n);
+		n++;
 		in[n++] = INSN(ISA_OPC_ALU64_ADD_X, 2, 1, 0, 0);
 		in[n++] = INSN(ISA_OPC_ALU32_MUL_K, 3, 0, 0, 7);
 		in[n++] = INSN(ISA_OPC_ALU64_DIV_X, 3, 1, 0, 0);
