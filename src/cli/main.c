@@ -26,6 +26,10 @@ static const struct cli_cmd cli_cmds[] = {
 	 "run a program once on the GPU and print r0"},
 	{"verify", do_verify, "[--gpu] [--log-all] FILE [SECTION|NAME]...",
 	 "verify programs and print OK or the error, with statistics"},
+	{"prog", do_prog, "show|dump|verify FILE [SECTION|NAME]",
+	 "list an object's programs and maps, or disassemble with source lines"},
+	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N]",
+	 "run a program on given data; print r0 and the maps"},
 };
 
 void cli_error(const char *fmt, ...)
