@@ -63,7 +63,7 @@ GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard be
 GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
 
 .PHONY: all test test-plain test-san bpf clean install fuzz fuzz-bins bench
-all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT)) $(GPU_BINS)
+all: $(LIB) $(SOLIB) $(CLI) bpf $(if $(AGENT_SRCS),$(AGENT)) $(GPU_BINS) cuda-examples
 
 bpf: $(BPF_OBJS) $(BPF19_OBJS)
 
@@ -85,6 +85,60 @@ build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
 	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
 	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
 $(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+
+# CUDA examples (examples/cuda, see examples/cuda/README.md): nvcc's default
+# build (sm_75 SASS plus ZSTD-compressed compute_75 PTX), variants that take
+# the other loading paths or fatbin layouts, and reference PTX (nvcc -ptx)
+# that the fatbin tests compare decoded entries with.  Not in build/san:
+# they are test data and GPU programs, not part of the library.  Skipped
+# with a message when nvcc is absent.
+NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)
+EX_DIR    := build/examples
+EX_HDRS   := $(wildcard examples/cuda/*.h examples/cuda/*.cuh)
+EX_NVCC   := $(NVCC) -O2 -Iexamples/cuda
+EX_BINS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/%,$(wildcard examples/cuda/*.cu)) \
+             $(addprefix $(EX_DIR)/,vecadd_shared vecadd_compress_all vecadd_nocompress \
+                 vecadd_lz4 vecadd_multi drv_vecadd link_vecadd)
+EX_REFS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/ref/%.compute_75.ptx,$(wildcard examples/cuda/*.cu)) \
+             $(EX_DIR)/ref/vecadd.compute_80.ptx $(EX_DIR)/ref/vecadd.compute_90.ptx
+EX_MULTI  := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=[sm_80,compute_80] \
+             -gencode arch=compute_90,code=[sm_90,compute_90]
+
+.PHONY: cuda-examples
+cuda-examples: $(if $(NVCC_FOUND),$(EX_BINS) $(EX_REFS))
+	$(if $(NVCC_FOUND),,@echo "cuda-examples: skipped (no nvcc at $(NVCC))")
+
+$(EX_DIR)/%: examples/cuda/%.cu $(EX_HDRS)
+	@mkdir -p $(dir $@)
+	$(EX_NVCC) $< -o $@
+$(EX_DIR)/vecadd_shared: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) -cudart shared $< -o $@
+$(EX_DIR)/vecadd_compress_all: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) -Xfatbin -compress-all $< -o $@
+$(EX_DIR)/vecadd_nocompress: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) --no-compress $< -o $@
+$(EX_DIR)/vecadd_lz4: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) -compress-mode=speed $< -o $@
+$(EX_DIR)/vecadd_multi: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) $(EX_MULTI) $< -o $@
+$(EX_DIR)/ref/%.compute_75.ptx: examples/cuda/%.cu $(EX_HDRS)
+	@mkdir -p $(dir $@)
+	$(EX_NVCC) -ptx -arch=compute_75 $< -o $@
+$(EX_DIR)/ref/vecadd.%.ptx: examples/cuda/vecadd.cu $(EX_HDRS)
+	@mkdir -p $(dir $@)
+	$(EX_NVCC) -ptx -arch=$* $< -o $@
+# The driver-API examples: plain C against cuda.h and the toolkit's libcuda
+# stub; the PTX they load is vecadd_kernel.cuh compiled here and embedded.
+$(EX_DIR)/gen/vecadd_ptx.h: examples/cuda/vecadd_kernel.cuh
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -O2 -arch=compute_75 -x cu $< -o $(EX_DIR)/gen/vecadd_kernel.ptx
+	$(CUDA_HOME)/bin/bin2c -c -p 0 -n vecadd_ptx $(EX_DIR)/gen/vecadd_kernel.ptx > $@
+EX_DRV    = $(CC) -std=c17 -O2 -Wall -Wextra -Werror -Iexamples/cuda -I$(EX_DIR)/gen \
+            -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+$(EX_DIR)/drv_vecadd: examples/cuda/drv_vecadd.c $(EX_DIR)/gen/vecadd_ptx.h $(EX_HDRS)
+	$(EX_DRV)
+$(EX_DIR)/link_vecadd: examples/cuda/drv_vecadd.c $(EX_DIR)/gen/vecadd_ptx.h $(EX_HDRS)
+	$(EX_DRV) -DEXAMPLE_USE_LINKER
 
 build/bpf-clang19/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
@@ -183,3 +237,5 @@ $(JIT_BENCH): bench/jit/compile_bench.c fuzz/progen.c fuzz/progen.h $(LIB)
 	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ bench/jit/compile_bench.c fuzz/progen.c $(LIB) $(LDLIBS)
 jit-bench: $(JIT_BENCH)
 	$(JIT_BENCH)
+test-bins: $(JIT_DIFF)
+.PHONY: jit-bench

@@ -82,7 +82,7 @@ static void test_cli_usage_errors(void **state)
 	free(out);
 	out = cli("conformance --help", &st);
 	assert_int_equal(st, 0);
-	assert_non_null(strstr(out, "Backends: interp"));
+	assert_non_null(strstr(out, "Backends: jit interp")); /* the first is the default */
 	free(out);
 	out = cli("asm --help", &st);
 	assert_int_equal(st, 0);
@@ -147,6 +147,10 @@ static void test_cli_asm_disasm_roundtrip(void **state)
 	out = cli(args, &st);
 	assert_int_equal(st, 1);
 	assert_non_null(strstr(out, "7 bytes is not a whole number of 8-byte instructions"));
+	free(out);
+	out = cli("disasm " TEST_BPF_DIR "/tests/progs/loops.bpf.o", &st);
+	assert_int_equal(st, 1);
+	assert_non_null(strstr(out, "loops.bpf.o: is an ELF object, not raw bytecode"));
 	free(out);
 	unlink(src);
 	unlink(bin);
