@@ -436,7 +436,28 @@ static void write_markdown(FILE *f, const struct case_result *res, size_t n,
 		}
 		fprintf(f, "\n");
 	}
-	fprintf(f, "\n| benchmark |");
+	fprintf(f, "\nFastest sample, ns per run (the least disturbed one; on a loaded machine the "
+		   "medians above are the figures of record, these show the spread):\n\n"
+		   "| benchmark |");
+	for (int k = 0; k < MAX_ENGINES; k++)
+		fprintf(f, " %s |", col_names[k]);
+	fprintf(f, "\n|---|");
+	for (int k = 0; k < MAX_ENGINES; k++)
+		fprintf(f, "---:|");
+	fprintf(f, "\n");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "| %s |", res[i].bc->name);
+		for (int k = 0; k < MAX_ENGINES; k++) {
+			const struct column *c = find_col(&res[i], col_keys[k]);
+			if (c)
+				fprintf(f, " %.1f |", c->min);
+			else
+				fprintf(f, " not built |");
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\nRatios of the medians (above 1: the first engine is slower):\n\n"
+		   "| benchmark |");
 	for (size_t r = 0; r < NR_RATIOS; r++)
 		fprintf(f, " %s |", ratios[r].label);
 	fprintf(f, "\n|---|");
