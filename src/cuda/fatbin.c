@@ -20,7 +20,6 @@
 
 /* Layout facts (docs/fatbin.md). */
 enum {
-	FB_WRAPPER_SIZE = 24,     /* magic, version, data pointer, filename/fatbins */
 	FB_HEADER_SIZE = 16,      /* magic u32, version u16, header size u16, fat size u64 */
 	FB_ENTRY_MIN_HEADER = 64, /* the fields read below all lie in the first 64 bytes */
 	FB_ENTRY_MAX_HEADER = 4096,
@@ -115,9 +114,13 @@ int fatbin_iter_init(struct fatbin_iter *it, const void *image, size_t len, stru
 	if (len != FATBIN_LEN_UNKNOWN && len < 4)
 		return err_set(e, EINVAL, "fatbin offset 0x0: image of %zu bytes is too short for a magic", len);
 	if (fb_u32(p) == FATBIN_WRAPPER_MAGIC) {
-		if (len != FATBIN_LEN_UNKNOWN && len < FB_WRAPPER_SIZE)
-			return err_set(e, EINVAL, "fatbin wrapper truncated (%zu bytes, need %d)", len,
-				       FB_WRAPPER_SIZE);
+		/* A wrapper holds a pointer, meaningful only in the process that
+		 * made it; in bytes of known length (a file, a section) following
+		 * it would read anywhere. */
+		if (len != FATBIN_LEN_UNKNOWN)
+			return err_set(e, EINVAL,
+				       "fatbin offset 0x0: a wrapper (magic 0x%08x) in %zu bytes: its pointer is only valid in process (length unknown)",
+				       FATBIN_WRAPPER_MAGIC, len);
 		unsigned version = fb_u32(p + 4);
 		/* 1: a plain fatbin; 2: relocatable device code linked by nvlink.
 		 * Both point to a fatbin at data. */
