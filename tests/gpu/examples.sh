@@ -57,14 +57,14 @@ run() {
 
 # 1. Every example at its default size, self-checked.
 declare -A sums
-for name in vecadd gemm reduce imbalance vecadd_shared vecadd_nocompress vecadd_lz4 \
+for name in vecadd gemm reduce imbalance vecadd_shared vecadd_nocompress vecadd_lz4 vecadd_rdc vecadd_debug \
 	    vecadd_compress_all vecadd_multi drv_vecadd link_vecadd; do
 	run "$name" "$name"
 	[ -n "$sum" ] && { ok "$name: $sum"; sums[$name]=$sum; }
 done
 
 # 2. Every vecadd variant computes vecadd's result.
-for name in vecadd_shared vecadd_nocompress vecadd_lz4 vecadd_compress_all vecadd_multi \
+for name in vecadd_shared vecadd_nocompress vecadd_lz4 vecadd_compress_all vecadd_multi vecadd_rdc vecadd_debug \
 	    drv_vecadd link_vecadd; do
 	[ -n "${sums[$name]:-}" ] && [ -n "${sums[vecadd]:-}" ] || continue
 	if [ "${sums[$name]}" = "${sums[vecadd]}" ]; then
