@@ -595,7 +595,6 @@ static void test_corrupt_zstd(void **state)
 	assert_int_equal(l.ptx_hsize, 80);
 	size_t p = l.ptx;
 	unsigned i = l.ptx_index;
-	uint32_t csize = get32(fb + p + 16);
 	uint64_t usize = get64(fb + p + 56), fat2 = get64(fb + l.fatbin2 + 8);
 	assert_int_equal(fb_first_error(fb, len, NULL), 0);
 
@@ -647,7 +646,6 @@ static void test_corrupt_zstd(void **state)
 	expect_error(fb, len, len, p_opts, &l, want);
 	snprintf(want, sizeof(want), "fatbin offset 0x%zx: entry %u: options (offset 72, 9 bytes) outside the entry header (80 bytes)", p, i);
 	expect_error(fb, len, len, p_opts_str, &l, want);
-	(void)csize;
 
 	/* The first fatbin (cudart's) has no PTX. */
 	struct err e;
