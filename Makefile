@@ -241,3 +241,5 @@ $(JIT_BENCH): bench/jit/compile_bench.c fuzz/progen.c fuzz/progen.h $(LIB)
 	$(CC) $(CFLAGS) -Ifuzz $(LDFLAGS) -o $@ bench/jit/compile_bench.c fuzz/progen.c $(LIB) $(LDLIBS)
 jit-bench: $(JIT_BENCH)
 	$(JIT_BENCH)
+test-bins: $(JIT_DIFF)
+.PHONY: jit-bench

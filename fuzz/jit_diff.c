@@ -24,6 +24,7 @@
 
 #include "bpf/helpers.h"
 #include "bpf/interp.h"
+#include "bpf/isa.h"
 #include "bpf/jit.h"
 #include "bpf/map.h"
 #include "bpf/prog.h"
@@ -157,7 +158,7 @@ static int fuzz_program(struct fuzz *f, uint64_t seed, uint64_t *mem)
 	uint8_t input[PROGEN_MEM_SIZE], map_init[MAP_VALUE_SIZE];
 	uint64_t rng = seed ^ 0xa5a5a5a5a5a5a5a5ull;
 	struct err e = {{0}};
-	char why[700];
+	char why[1400];
 	int bad = 0;
 
 	if (!n) {
@@ -166,6 +167,14 @@ static int fuzz_program(struct fuzz *f, uint64_t seed, uint64_t *mem)
 	}
 	f->programs++;
 	f->insns += n;
+	struct isa_error ierr;
+	if (isa_decode(insns, n, 0, &ierr)) {
+		snprintf(why, sizeof(why), "the generator made invalid bytecode: insn %zu: %s",
+			 ierr.index, ierr.msg);
+		memset(input, 0, sizeof(input));
+		bad = 1;
+		goto report;
+	}
 	if (jit_compile(&p, &f->helpers, &e)) {
 		snprintf(why, sizeof(why), "the JIT refused a valid program: %s", e.msg);
 		memset(input, 0, sizeof(input));
@@ -261,7 +270,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	f.map_value = map_array_base(f.map);
-	uint64_t *mem = aligned_alloc(64, PROGEN_MEM_SIZE);
+	uint64_t *mem = aligned_alloc(64, (PROGEN_MEM_SIZE + 63) / 64 * 64);
 	if (!f.map_value || !mem) {
 		fprintf(stderr, "jit_diff: cannot set up memory\n");
 		return 2;

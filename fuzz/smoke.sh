@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets (make fuzz-bins) and replays each fuzz/corpus/NAME/
 # folder through build/fuzz/NAME, then fuzzes each for a few seconds (new
-# inputs go to a temporary folder, never into the corpus).  Skips with a
+# inputs go to a temporary folder, never into the corpus; fuzz/NAME.dict is
+# used as a dictionary when present).  Skips with a
 # message when clang cannot link libFuzzer.  --build-only: just build.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -32,7 +33,9 @@ for dir in fuzz/corpus/*/; do
 		continue
 	fi
 	mkdir -p "$probe/$name"
-	if "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+	dict=()
+	[ -f "fuzz/$name.dict" ] && dict=(-dict="fuzz/$name.dict")
+	if "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 "${dict[@]}" \
 		"$probe/$name" "$dir" >"$probe/$name.log" 2>&1; then
 		runs=$(grep -o 'Done [0-9]* runs' "$probe/$name.log" | grep -o '[0-9]*')
 		echo "fuzz: $name: corpus of $(ls "$dir" | wc -l) replayed, ${runs:-?} runs, ok"

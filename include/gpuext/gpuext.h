@@ -75,6 +75,10 @@ GPUEXT_API const char *gpuext_program__name(const struct gpuext_program *prog);
 GPUEXT_API const char *gpuext_program__section(const struct gpuext_program *prog);
 GPUEXT_API size_t gpuext_program__insn_cnt(const struct gpuext_program *prog);
 
+/* Host backends that test_run can use. */
+/* GPUEXT_BACKEND_DEFAULT is the JIT, like everywhere programs run on the host. */
+enum gpuext_backend { GPUEXT_BACKEND_DEFAULT = 0, GPUEXT_BACKEND_INTERP = 1, GPUEXT_BACKEND_JIT = 2 };
+
 /*
  * Like libbpf's bpf_test_run_opts.  The program gets r1 = a private copy of
  * ctx_in (or, without ctx_in, of data_in) and r2 = its size; with data_out
@@ -91,10 +95,11 @@ struct gpuext_test_run_opts {
 	int repeat;        /* runs; 0 means 1 */
 	uint64_t retval;   /* out: r0 of the last run */
 	uint32_t duration; /* out: mean nanoseconds per run */
+	enum gpuext_backend backend; /* in: x86-64 JIT (default) or interpreter */
 };
 
-/* Run the program on the host (interpreter).  Needs gpuext_object__load
- * when the program uses maps. */
+/* Run the program on the host, JIT-compiled unless opts->backend asks for
+ * the interpreter.  Needs gpuext_object__load when the program uses maps. */
 GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 					struct gpuext_test_run_opts *opts);
 

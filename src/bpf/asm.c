@@ -455,7 +455,7 @@ static int asm_alu_jmp(struct asm_state *st, const char *mn, char **ops, int nop
 	snprintf(base, sizeof(base), "%s", mn);
 	is32 = asm_strip32(base);
 	char *op = base;
-	if ((!strcmp(base, "sdiv") || !strcmp(base, "smod"))) {
+	if (!strcmp(base, "sdiv") || !strcmp(base, "smod")) {
 		in.off = 1;
 		op++;
 	}
@@ -471,7 +471,7 @@ static int asm_alu_jmp(struct asm_state *st, const char *mn, char **ops, int nop
 	ISA_JMP_OPS(JMP_MATCH)
 #undef ALU_MATCH
 #undef JMP_MATCH
-	if (found < 0 || (in.off && op == base))
+	if (found < 0)
 		return asm_unknown(st, mn);
 	uint8_t cls = is_jmp ? (is32 ? ISA_JMP32 : ISA_JMP) : (is32 ? ISA_ALU : ISA_ALU64);
 	in.code = cls | (uint8_t)found;

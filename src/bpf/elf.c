@@ -208,8 +208,10 @@ int elf_section_data(const struct elf_file *f, size_t idx, const uint8_t **data,
 	if (!s || idx == 0)
 		return err_set(e, EINVAL, "%s: section index %zu out of range (%zu sections)",
 			       f->name, idx, f->shnum);
-	*len = s->sh_size;
-	*data = s->sh_type == SHT_NOBITS ? NULL : f->buf + s->sh_offset;
+	/* Only these two were not checked against the file by elf_open. */
+	*len = s->sh_type == SHT_NULL ? 0 : s->sh_size;
+	*data = s->sh_type == SHT_NOBITS || s->sh_type == SHT_NULL ? NULL
+								    : f->buf + s->sh_offset;
 	return 0;
 }
 

@@ -59,7 +59,8 @@ const char *elf_section_name(const struct elf_file *f, size_t idx);
 size_t elf_find_section(const struct elf_file *f, const char *name);
 /*
  * The bytes of section idx.  SHT_NOBITS sections (.bss) have no bytes in the
- * file: *data is NULL and *len their size in memory.
+ * file: *data is NULL and *len their size in memory.  SHT_NULL sections
+ * have neither: NULL and 0.
  */
 int elf_section_data(const struct elf_file *f, size_t idx, const uint8_t **data,
 		     size_t *len, struct err *e);

@@ -29,9 +29,10 @@ enum {
 	TRACE_MAX_ARGS = 12,   /* MAX_BPRINTF_VARARGS */
 };
 
+/* One line per call, as each call is one event in Linux's trace_pipe. */
 static void trace_write_stderr(void *arg, const char *line, size_t len)
 {
-	fwrite(line, 1, len, stderr);
+	fprintf(stderr, "%.*s%s", (int)len, line, len && line[len - 1] == '\n' ? "" : "\n");
 }
 
 static _Thread_local struct helper_trace_sink trace_sink = {trace_write_stderr, NULL};

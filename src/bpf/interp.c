@@ -20,21 +20,6 @@
 #include "helpers.h"
 #include "map.h"
 
-/*
- * TEMPORARY, until the maps branch (map.c) is merged into main: weak
- * references, so that the interpreter links and is tested without it.
- * interp_maps_linked() turns a missing map.c into an error, not a crash.
- * Remove this block and interp_maps_linked() once main has map.c.
- */
-#pragma weak map_get_def
-#pragma weak map_array_base
-static int interp_maps_linked(struct err *e, size_t idx)
-{
-	if (map_get_def && map_array_base)
-		return 0;
-	return err_set(e, ENOSYS, "insn %zu: maps are not linked into this binary", idx);
-}
-
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "the interpreter's le/be assume a little-endian host");
 
@@ -162,8 +147,6 @@ static int interp_helper(struct interp_run *run, size_t idx, uint32_t id)
 	if (!run->opts->bounds_check || !reg[0])
 		return 0;
 	int ret = 0;
-	if ((id == HELPER_MAP_LOOKUP_ELEM) && interp_maps_linked(run->e, idx))
-		return -ENOSYS;
 	if (id == HELPER_MAP_LOOKUP_ELEM)
 		ret = interp_add_region(run, reg[0],
 					map_get_def((struct map *)(uintptr_t)r1)->value_size);
@@ -185,8 +168,6 @@ static int interp_ld_map(struct interp_run *run, size_t idx)
 		return err_set(run->e, EINVAL, "insn %zu: map index %d out of range (program has %zu maps)",
 			       idx, in->imm, p->map_cnt);
 	struct map *m = p->maps[in->imm];
-	if (interp_maps_linked(run->e, idx))
-		return -ENOSYS;
 	if (in->src == ISA_PSEUDO_MAP_FD) {
 		*dst = (uintptr_t)m;
 		return 0;

@@ -46,11 +46,6 @@
 #include "map.h"
 #include "x64_emit.h"
 
-/* TEMPORARY until the maps branch (helpers.c, map.c) is merged: weak, so
- * the JIT links and is testable before they land. */
-#pragma weak helper_table_default
-#pragma weak map_array_base
-
 enum {
 	JIT_SAVED_REGS = 5,                                 /* r6..r9, r10 */
 	JIT_FRAME = 8 + 8 * JIT_SAVED_REGS + ISA_STACK_SIZE, /* ret + saved + stack */
@@ -506,7 +501,7 @@ static int emit_ld_imm64(struct jit_ctx *c, size_t i, struct isa_insn in)
 		if (in.src == ISA_PSEUDO_MAP_FD) {
 			v = (uintptr_t)p->maps[in.imm];
 		} else {
-			uint8_t *base = map_array_base ? map_array_base(p->maps[in.imm]) : NULL;
+			uint8_t *base = map_array_base(p->maps[in.imm]);
 			if (!base)
 				return insn_err(c, i, "map %d has no directly addressable value",
 						in.imm);
@@ -836,17 +831,13 @@ static void ctx_free(struct jit_ctx *c)
 
 int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *e)
 {
-	struct jit_ctx c = {.p = p, .helpers = helpers, .e = e};
+	struct jit_ctx c = {.p = p, .helpers = helpers ? helpers : helper_table_default(), .e = e};
 	struct jit_image *img = NULL;
 	uint8_t *scratch = NULL;
 	size_t n = p->insn_cnt;
 	int rc;
 
 	jit_free(p);
-	if (!c.helpers && helper_table_default)
-		c.helpers = helper_table_default();
-	if (!c.helpers)
-		return err_set(e, EINVAL, "jit: prog '%s': no helper table", PROG_NAME(p));
 	if (n == 0 || !p->insns)
 		return err_set(e, EINVAL, "jit: prog '%s': no instructions", PROG_NAME(p));
 	if (n > UINT32_MAX / 64)

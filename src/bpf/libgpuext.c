@@ -5,6 +5,7 @@
  * into print callbacks and errno.
  */
 #include "libgpuext_impl.h"
+#include "jit.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,10 +13,14 @@
 #include <time.h>
 
 #include "prog.h"
+#include "verifier.h"
 
 struct gpuext_program {
 	struct prog *prog;
 	struct gpuext_object *owner;
+	/* Raw programs (r1 = memory) are verified at test_run for the size of
+	 * the memory they get; safe for that size and any larger one. */
+	uint32_t verified_mem_size;
 };
 
 struct gpuext_object {
@@ -72,7 +77,7 @@ GPUEXT_API struct gpuext_object *gpuext_object__open(const char *path,
 		g->obj->name = renamed;
 	}
 	for (size_t i = 0; i < g->obj->prog_cnt; i++)
-		g->progs[i] = (struct gpuext_program){g->obj->progs[i], g};
+		g->progs[i] = (struct gpuext_program){g->obj->progs[i], g, 0};
 	for (size_t i = 0; i < g->obj->map_cnt; i++) {
 		g->maps[i].omap = &g->obj->maps[i];
 		api_map_def_export(&g->maps[i].def, &g->obj->maps[i].def);
@@ -80,6 +85,24 @@ GPUEXT_API struct gpuext_object *gpuext_object__open(const char *path,
 	return g;
 }
 
+/* Verify prog (raw programs: for mem_size bytes behind r1). */
+static int api_verify(struct gpuext_program *prog, uint32_t mem_size)
+{
+	struct vfy_opts opts = {.profile = VFY_PROFILE_AUTO, .mem_size = mem_size};
+	struct err e;
+	int err = verifier_check(prog->prog, &opts, NULL, &e);
+
+	if (err) {
+		api_warn("%s: prog '%s': %s", prog->owner->obj->name, prog->prog->name, e.msg);
+		return err;
+	}
+	prog->verified_mem_size = mem_size;
+	return 0;
+}
+
+/* Like libbpf's bpf_object__load: maps are created, then every program
+ * must pass the verifier (raw programs wait for test_run, which knows the
+ * size of their memory). */
 GPUEXT_API int gpuext_object__load(struct gpuext_object *obj)
 {
 	struct err e;
@@ -93,6 +116,9 @@ GPUEXT_API int gpuext_object__load(struct gpuext_object *obj)
 		api_warn("%s", e.msg);
 		return err;
 	}
+	for (size_t i = 0; i < obj->obj->prog_cnt; i++)
+		if (obj->progs[i].prog->type != PROG_TYPE_RAW && (err = api_verify(&obj->progs[i], 0)))
+			return err;
 	obj->loaded = 1;
 	return 0;
 }
@@ -159,7 +185,7 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 
 	if (!opts || !api_opts_valid(opts, sizeof(*opts), "gpuext_program__test_run"))
 		return -EINVAL;
-	if (prog->prog->map_cnt && !prog->owner->loaded) {
+	if (!prog->owner->loaded) {
 		api_warn("prog '%s': test_run: the object is not loaded (gpuext_object__load)", name);
 		return -EINVAL;
 	}
@@ -172,18 +198,37 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 		api_warn("prog '%s': test_run: repeat %d is negative", name, repeat);
 		return -EINVAL;
 	}
+	enum prog_backend backend = PROG_BACKEND_JIT;
+	if (API_OPTS_HAS(opts, O, backend) && opts->backend == GPUEXT_BACKEND_INTERP)
+		backend = PROG_BACKEND_INTERP;
+	else if (API_OPTS_HAS(opts, O, backend) && opts->backend != GPUEXT_BACKEND_JIT &&
+		 opts->backend != GPUEXT_BACKEND_DEFAULT) {
+		api_warn("prog '%s': test_run: unknown backend %d", name, (int)opts->backend);
+		return -EINVAL;
+	}
+	int err = 0;
+	if (prog->prog->type == PROG_TYPE_RAW &&
+	    (!prog->prog->verified || len < prog->verified_mem_size))
+		err = api_verify(prog, (uint32_t)len);
+	if (err)
+		return err;
 	/* A private copy: the program may write its input.  Each run sees the
 	 * same input. */
 	unsigned char *buf = malloc(len ? len : 1);
 	if (!buf)
 		return -ENOMEM;
+	/* The JIT compiles once, after the maps exist. */
+	if (backend == PROG_BACKEND_JIT && !prog->prog->jit && jit_compile(prog->prog, NULL, &e)) {
+		api_warn("prog '%s': %s", name, e.msg);
+		free(buf);
+		return -EINVAL;
+	}
 	uint64_t r0 = 0, start = api_now_ns();
-	int err = 0;
 	for (int i = 0; !err && i < repeat; i++) {
 		if (len)
 			memcpy(buf, in, len);
 		struct prog_run_opts ro = {.args = {(uintptr_t)buf, len}, .mem = buf, .mem_len = len};
-		err = prog_run(prog->prog, PROG_BACKEND_INTERP, &ro, &r0, &e);
+		err = prog_run(prog->prog, backend, &ro, &r0, &e);
 	}
 	uint64_t mean = (api_now_ns() - start) / (uint64_t)repeat;
 	if (err) {

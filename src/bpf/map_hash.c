@@ -52,6 +52,7 @@ enum {
 	HASH_MAX_ENTRIES = 1 << 28,  /* indices stay below HASH_NULLS */
 	HASH_PERCPU_MAX_VALUE = 32768,
 	HASH_LRU_SAMPLE = 16,        /* live elements an eviction compares */
+	HASH_LRU_WINDOW = 32,        /* elements the hand claims at once */
 };
 #define HASH_NULLS 0x80000000u
 #define HASH_NIL 0xffffffffu /* empty free list */
@@ -98,10 +99,7 @@ static int hash_is_lru(const struct map_def *def)
 
 static uint32_t hash_roundup_pow2(uint32_t n)
 {
-	uint32_t p = 1;
-	while (p < n)
-		p <<= 1;
-	return p;
+	return n <= 1 ? 1 : 1u << (32 - __builtin_clz(n - 1));
 }
 
 static struct hash_layout hash_layout_of(const struct map_def *def, unsigned nr_cpus)
@@ -331,17 +329,23 @@ static void hash_lru_evict(const struct hash_view *v)
 	for (int attempt = 0; attempt < 4; attempt++) {
 		uint32_t victim = HASH_NIL, oldest = 0, sampled = 0;
 
-		for (uint32_t step = 0; step < v->l.n_elems && sampled < HASH_LRU_SAMPLE; step++) {
-			uint32_t i = atomic_fetch_add_explicit(&v->ctl->lru_hand, 1,
-							       memory_order_relaxed) % v->l.n_elems;
-			struct hash_elem *el = hash_elem(v, i);
-			if (!atomic_load_explicit(&el->linked, memory_order_relaxed))
-				continue;
-			uint32_t t = atomic_load_explicit(&el->atime, memory_order_relaxed);
-			sampled++;
-			/* Stamps wrap: compare by signed distance. */
-			if (victim == HASH_NIL || (int32_t)(t - oldest) < 0)
-				victim = i, oldest = t;
+		/* The hand moves a window at a time: one atomic per window, not
+		 * per element. */
+		for (uint32_t seen = 0; seen < v->l.n_elems && sampled < HASH_LRU_SAMPLE;
+		     seen += HASH_LRU_WINDOW) {
+			uint32_t start = atomic_fetch_add_explicit(&v->ctl->lru_hand, HASH_LRU_WINDOW,
+								   memory_order_relaxed);
+			for (uint32_t w = 0; w < HASH_LRU_WINDOW && sampled < HASH_LRU_SAMPLE; w++) {
+				uint32_t i = (start + w) % v->l.n_elems;
+				struct hash_elem *el = hash_elem(v, i);
+				if (!atomic_load_explicit(&el->linked, memory_order_relaxed))
+					continue;
+				uint32_t t = atomic_load_explicit(&el->atime, memory_order_relaxed);
+				sampled++;
+				/* Stamps wrap: compare by signed distance. */
+				if (victim == HASH_NIL || (int32_t)(t - oldest) < 0)
+					victim = i, oldest = t;
+			}
 		}
 		if (victim == HASH_NIL || !hash_unlink_if_linked(v, victim))
 			return;
@@ -359,8 +363,11 @@ static uint32_t hash_alloc_filled(const struct hash_view *v, uint32_t h, const v
 	const struct map_def *def = &v->map->def;
 	uint32_t idx;
 
-	if (hash_is_lru(def) &&
-	    atomic_load_explicit(&v->ctl->count, memory_order_relaxed) >= def->max_entries)
+	/* Up to two evictions: concurrent inserts into an almost full map can
+	 * overshoot max_entries, and the second brings the count back. */
+	for (int i = 0; hash_is_lru(def) && i < 2 &&
+			atomic_load_explicit(&v->ctl->count, memory_order_relaxed) >= def->max_entries;
+	     i++)
 		hash_lru_evict(v);
 	while ((idx = hash_free_pop(v)) == HASH_NIL) {
 		if (hash_is_lru(def))

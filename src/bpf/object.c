@@ -73,6 +73,18 @@ static int obj_is_data_section(const char *name, const Elf64_Shdr *s)
 	       (!strncmp(name, ".data", 5) || !strncmp(name, ".rodata", 7));
 }
 
+/* The file bytes of a section that must have some (not SHT_NOBITS). */
+static int obj_section_bytes(struct obj_loader *l, size_t sec, const uint8_t **data,
+			     size_t *len)
+{
+	int err = elf_section_data(&l->elf, sec, data, len, l->e);
+
+	if (!err && !*data)
+		err = err_set(l->e, EINVAL, "%s: section %zu (%s) has no contents in the file",
+			      l->obj->name, sec, elf_section_name(&l->elf, sec));
+	return err;
+}
+
 static int obj_add_map(struct obj_loader *l, const struct map_def *def,
 		       const struct obj_map_src *src, const void *init, size_t init_len)
 {
@@ -112,7 +124,20 @@ static int obj_collect_btf_maps(struct obj_loader *l, size_t sec)
 		int err = btf_map_def(btf, vi.type, &def, l->e);
 		if (err)
 			return err;
-		struct obj_map_src src = {.sec = sec, .off = vi.offset, .is_data = 0};
+		/* clang before 15 leaves every DATASEC offset 0 (libbpf fixes them
+		 * up from the symbol table): the map's ELF symbol is authoritative. */
+		uint64_t off = vi.offset;
+		const char *vname = btf_type_name(btf, vi.type);
+		for (size_t k = 1; vname && k < l->elf.sym_cnt; k++) {
+			Elf64_Sym sym;
+			const char *sname;
+			if (elf_symbol(&l->elf, k, &sym, NULL) || sym.st_shndx != sec ||
+			    elf_symbol_name(&l->elf, &sym, &sname, NULL) || strcmp(sname, vname))
+				continue;
+			off = sym.st_value;
+			break;
+		}
+		struct obj_map_src src = {.sec = sec, .off = off, .is_data = 0};
 		err = obj_add_map(l, &def, &src, NULL, 0);
 		if (err)
 			return err;
@@ -125,13 +150,10 @@ static int obj_collect_legacy_maps(struct obj_loader *l, size_t sec)
 {
 	const uint8_t *data;
 	size_t len;
-	int err = elf_section_data(&l->elf, sec, &data, &len, l->e);
+	int err = obj_section_bytes(l, sec, &data, &len);
 
 	if (err)
 		return err;
-	if (!data)
-		return err_set(l->e, EINVAL, "%s: section %zu (maps) has no contents",
-			       l->obj->name, sec);
 	/* In declaration order: by offset, whatever the symbol table's order. */
 	for (uint64_t prev = 0, first = 1;; first = 0) {
 		Elf64_Sym sym = {0}, cand;
@@ -312,13 +334,13 @@ static int obj_collect(struct obj_loader *l)
 		return err_set(l->e, EINVAL, "%s: no symbol table (.symtab)", l->obj->name);
 	l->text_sec = elf_find_section(f, ".text");
 	if (btf_sec) {
-		err = elf_section_data(f, btf_sec, &data, &len, l->e);
+		err = obj_section_bytes(l, btf_sec, &data, &len);
 		err = err ? err : btf_parse(data, len, l->obj->name, &l->obj->btf, l->e);
 		if (err)
 			return err;
 	}
 	if (ext_sec && l->obj->btf) {
-		err = elf_section_data(f, ext_sec, &data, &len, l->e);
+		err = obj_section_bytes(l, ext_sec, &data, &len);
 		err = err ? err : btf_ext_parse(l->obj->btf, data, len, l->e);
 		if (err)
 			return err;

@@ -5,9 +5,10 @@
  * Ownership: a prog owns its strings (name, section, target), its
  * instructions and the maps[] and lines[] arrays; it does not own the maps
  * themselves nor the strings the lines point to (those belong to the
- * object).  Compiled JIT code (p->jit) is released by the JIT's own free.
+ * object).  It owns its compiled JIT code (p->jit), released with jit_free().
  */
 #include "prog.h"
+#include "jit.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ void prog_free(struct prog *p)
 {
 	if (!p)
 		return;
+	jit_free(p);
 	free(p->name);
 	free(p->section);
 	free(p->target);

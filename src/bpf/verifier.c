@@ -23,6 +23,13 @@
 
 #include "vfy.h"
 
+/*
+ * Bounds on memory: states stored per instruction and in all, and paths
+ * waiting on the worklist.  Past the first two the verifier only prunes less
+ * (completed states are evicted first); past the third it gives up.
+ */
+enum { VFY_STATES_PER_INSN = 64, VFY_MAX_STATES = 16384, VFY_MAX_PENDING = 8192 };
+
 struct vfy_explored {
 	struct vfy_state *st;
 	struct vfy_explored *parent; /* stored state this one's path came through */
@@ -63,6 +70,10 @@ static void release_path(struct vfy_explored *node)
 static int push_branch(struct vfy_env *env, struct vfy_worklist *wl, struct vfy_state *st,
 		       uint32_t insn, struct vfy_explored *parent)
 {
+	if (wl->n >= VFY_MAX_PENDING)
+		return vfy_reject(env, E2BIG,
+				  "program too complex: more than %d branches waiting to be explored",
+				  VFY_MAX_PENDING);
 	if (wl->n == wl->cap) {
 		size_t cap = wl->cap ? wl->cap * 2 : 64;
 		struct vfy_pending *p = realloc(wl->items, cap * sizeof(*p));
@@ -77,10 +88,22 @@ static int push_branch(struct vfy_env *env, struct vfy_worklist *wl, struct vfy_
 	return 0;
 }
 
+static void explored_free(struct vfy_explored *x)
+{
+	vfy_state_free(x->st);
+	free(x);
+}
+
 /* Stored-state lookup at a prune point: 1 = pruned, 0 = go on, <0 = error. */
 static int is_state_visited(struct vfy_env *env, struct vfy_path *path, uint32_t insn)
 {
-	for (struct vfy_explored *x = env->explored[insn]; x; x = x->next) {
+	struct vfy_explored **victim = NULL;
+	unsigned n = 0;
+
+	for (struct vfy_explored **link = &env->explored[insn], *x; (x = *link);
+	     link = &x->next, n++) {
+		if (x->branches == 0)
+			victim = link; /* the oldest completed one, at the end */
 		if (!vfy_states_equal(x->st, env->cur, false))
 			continue;
 		if (x->branches == 0) {
@@ -91,6 +114,14 @@ static int is_state_visited(struct vfy_env *env, struct vfy_path *path, uint32_t
 			return vfy_reject(env, EACCES,
 					  "infinite loop: the program returns here in the same state "
 					  "without making progress");
+	}
+	if (n >= VFY_STATES_PER_INSN || env->live_states >= VFY_MAX_STATES) {
+		if (!victim)
+			return 0;
+		struct vfy_explored *old = *victim;
+		*victim = old->next;
+		explored_free(old);
+		env->live_states--;
 	}
 	struct vfy_explored *x = calloc(1, sizeof(*x));
 	if (!x || !(x->st = vfy_state_copy(env->cur))) {
@@ -192,7 +223,8 @@ static int check_ptr_alu(struct vfy_env *env, uint32_t dreg, struct vfy_reg *dst
 	default:
 		break;
 	}
-	if (off->b.smin < -VFY_MAX_VAR_OFF || off->b.smax > VFY_MAX_VAR_OFF) {
+	if (!vfy_bounds_is_const(&off->b) &&
+	    (off->b.smin < -VFY_MAX_VAR_OFF || off->b.smax > VFY_MAX_VAR_OFF)) {
 		char b[200];
 		vfy_bounds_str(b, sizeof(b), &off->b);
 		return vfy_reject(env, EACCES,
@@ -205,6 +237,8 @@ static int check_ptr_alu(struct vfy_env *env, uint32_t dreg, struct vfy_reg *dst
 	struct vfy_bounds var = off->b;
 	if (vfy_bounds_is_const(&off->b)) {
 		fixed = (int64_t)off->b.var.value;
+		if (op == ISA_ALU_SUB && fixed == INT64_MIN)
+			fixed = INT64_MAX; /* out of range either way */
 		var = vfy_bounds_const(0);
 	}
 	if (op == ISA_ALU_SUB) {
@@ -213,7 +247,9 @@ static int check_ptr_alu(struct vfy_env *env, uint32_t dreg, struct vfy_reg *dst
 		vfy_bounds_alu(&zero, &var, ISA_ALU_SUB, 0, true);
 		var = zero;
 	}
-	int64_t noff = (int64_t)res.off + fixed;
+	int64_t noff;
+	if (__builtin_add_overflow((int64_t)res.off, fixed, &noff))
+		noff = INT64_MAX;
 	if (noff < -VFY_MAX_VAR_OFF || noff > VFY_MAX_VAR_OFF)
 		return vfy_reject(env, EACCES, "%s pointer offset %lld out of range", rn(preg),
 				  (long long)noff);
@@ -657,8 +693,7 @@ static void env_free(struct vfy_env *env)
 		for (size_t i = 0; i < env->p->insn_cnt; i++)
 			for (struct vfy_explored *x = env->explored[i], *n; x; x = n) {
 				n = x->next;
-				vfy_state_free(x->st);
-				free(x);
+				explored_free(x);
 			}
 		free(env->explored);
 	}

@@ -189,9 +189,17 @@ int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t 
 					  regname(regno), (long long)lo, lo == hi ? "" : " (or more)", size,
 					  ISA_STACK_SIZE);
 		mark_depth(env, r, lo);
-		if (kind == ACCESS_ATOMIC && (err = check_stack_read(env, regno, r, lo, hi, size,
-								     false, NULL)))
-			return err;
+		if (kind == ACCESS_ATOMIC) {
+			if ((err = check_stack_read(env, regno, r, lo, hi, size, false, NULL)))
+				return err;
+			struct vfy_frame *f = env->cur->frames[r->frameno];
+			for (int64_t o = lo; o < hi + size; o++)
+				if (f->stype[sidx(o)] == SLOT_SPILL &&
+				    vfy_reg_is_ptr(&f->spill[sidx(o) / 8]))
+					return vfy_reject(env, EACCES,
+							  "atomic operation on a pointer spilled at fp%lld",
+							  (long long)(o & ~7LL));
+		}
 		if (kind == ACCESS_READ)
 			return check_stack_read(env, regno, r, lo, hi, size, sign_extend, loaded);
 		if (kind == ACCESS_ATOMIC) {

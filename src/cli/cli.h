@@ -37,6 +37,18 @@ void cli_jit_dump(FILE *out, const uint8_t *code, size_t len);
 int do_asm(int argc, char **argv);
 int do_disasm(int argc, char **argv);
 int do_conformance(int argc, char **argv);
+int do_ptx(int argc, char **argv);
+int do_run_gpu(int argc, char **argv);
 int do_verify(int argc, char **argv); /* verify.c; also `prog verify` */
+int do_prog(int argc, char **argv);      /* prog.c */
+int do_test_run(int argc, char **argv);  /* test_run.c */
+
+/* Shared by the handlers that read objects (prog.c). */
+struct object;
+/* object_open() or print its error: 0 or exit status 1. */
+int cli_open_object(const char *path, struct object **obj);
+const char *cli_map_type_name(unsigned type);
+/* Write s as a JSON string literal. */
+void cli_json_str(FILE *out, const char *s);
 
 #endif /* GPUEXT_CLI_H */

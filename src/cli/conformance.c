@@ -13,10 +13,21 @@
 #include "bpf/conformance.h"
 #include "bpf/interp.h"
 #include "cli.h"
+#include "ptx/ptx_rt.h"
 
-/* The backends a case can run on: add a row for a new one. */
+/* The JIT as a conformance backend: prog_run compiles the case and runs it. */
+static int conf_jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0,
+			struct err *e)
+{
+	return prog_run(p, PROG_BACKEND_JIT, opts, r0, e);
+}
+
+/* The backends a case can run on (the first is the default): add a row for
+ * a new one. */
 static const struct conf_backend conf_backends[] = {
+	{"jit", conf_jit_run, 0},
 	{"interp", interp_run, 1},
+	{"ptx", ptx_rt_conformance_run, 0}, /* needs a GPU */
 };
 
 static const char conformance_usage[] =

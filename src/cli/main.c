@@ -20,8 +20,16 @@ static const struct cli_cmd cli_cmds[] = {
 	{"disasm", do_disasm, "FILE", "disassemble raw eBPF bytecode"},
 	{"conformance", do_conformance, "[--backend NAME] [--verbose] DIR|FILE...",
 	 "run ISA conformance cases on a backend"},
+	{"ptx", do_ptx, "FILE SECTION [--target sm_XX] [--mode warp|thread]",
+	 "print the PTX a program becomes"},
+	{"run-gpu", do_run_gpu, "FILE SECTION [--data FILE] [--no-verify]",
+	 "run a program once on the GPU and print r0"},
 	{"verify", do_verify, "[--gpu] [--log-all] FILE [SECTION|NAME]...",
 	 "verify programs and print OK or the error, with statistics"},
+	{"prog", do_prog, "show|dump|verify FILE [SECTION|NAME]",
+	 "list an object's programs and maps, or disassemble with source lines"},
+	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N]",
+	 "run a program on given data; print r0 and the maps"},
 };
 
 void cli_error(const char *fmt, ...)

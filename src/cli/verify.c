@@ -13,6 +13,7 @@
 #include "bpf/object.h"
 #include "bpf/verifier.h"
 #include "cli.h"
+#include "ptx/ptx_helpers.h"
 
 enum { VERIFY_LOG_SIZE = 1 << 22 };
 
@@ -24,6 +25,10 @@ static int verify_one(struct prog *p, const struct vfy_opts *base, char *log)
 
 	opts.log_buf = log;
 	opts.log_size = log ? VERIFY_LOG_SIZE : 0;
+	/* Programs checked for the GPU see the device runtime's helpers. */
+	if (opts.profile == VFY_PROFILE_GPU ||
+	    (opts.profile == VFY_PROFILE_AUTO && prog_type_is_gpu(p->type)))
+		opts.helper_proto = ptx_helper_proto_find;
 	int err = verifier_check(p, &opts, &st, &e);
 	if (err && log && log[0])
 		fputs(log, stderr);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/disasm.h"
 #include "ptx_helpers.h"
 
 /* Instruction i of the program and its position. */
@@ -145,7 +146,6 @@ static void ptx_emit_fn_decl(struct ptx_ctx *c, size_t f)
 static void ptx_emit_comment(struct ptx_ctx *c, size_t i)
 {
 	const struct prog *p = c->p;
-	const struct isa_insn *in = &p->insns[i];
 
 	while (c->line < p->line_cnt && p->lines[c->line].insn <= i) {
 		const struct prog_line *l = &p->lines[c->line++];
@@ -154,8 +154,9 @@ static void ptx_emit_comment(struct ptx_ctx *c, size_t i)
 		ptx_buf_printf(c->b, "\t// %s:%u: %s\n", l->file ? l->file : "?", l->line,
 			       l->text ? l->text : "");
 	}
-	ptx_buf_printf(c->b, "\t// %zu: op 0x%02x dst r%u src r%u off %d imm %d\n", i,
-		       in->code, in->dst, in->src, in->off, in->imm);
+	char text[DISASM_BUF_SIZE];
+	disasm_insn(p->insns, p->insn_cnt, i, DISASM_LABELS, text, sizeof(text));
+	ptx_buf_printf(c->b, "\t// %zu: %s\n", i, text);
 }
 
 /* Second operand of an ALU/JMP instruction, 64-bit: a register or %t0. */
@@ -526,6 +527,59 @@ static const char *ptx_mem_type(uint8_t code, int sign)
 	}
 }
 
+/*
+ * Loads and stores.  eBPF allows any alignment (x86 does), a GPU faults on a
+ * misaligned access and loses its context.  Stack accesses at offsets that
+ * are multiples of the size are aligned by construction (the frame is
+ * 8-aligned); every other multi-byte access tests the address and takes a
+ * byte-by-byte path when it is misaligned.
+ */
+static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in)
+{
+	struct ptx_buf *b = c->b;
+	int load = ISA_CLASS(in->code) == ISA_LDX;
+	int sign = load && ISA_MODE(in->code) == ISA_MEMSX;
+	unsigned size = isa_size_bytes(in->code), base = load ? in->src : in->dst;
+	const char *type = ptx_mem_type(in->code, sign);
+	char val[8];
+
+	if (ISA_CLASS(in->code) == ISA_ST) {
+		ptx_buf_printf(b, "\tmov.b64 %%t0, %lld;\n", (long long)in->imm);
+		strcpy(val, "%t0");
+	} else {
+		sprintf(val, "%%r%u", in->src);
+	}
+	if (size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0)) {
+		if (load)
+			ptx_buf_printf(b, "\tld.%s %%r%u, [%%r%u+%d];\n", type, in->dst, base, in->off);
+		else
+			ptx_buf_printf(b, "\tst.%s [%%r%u+%d], %s;\n", type, base, in->off, val);
+		return;
+	}
+	ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n\tand.b64 %%t2, %%t1, %u;\n"
+			  "\tsetp.ne.u64 %%p1, %%t2, 0;\n\t@%%p1 bra Lu%zu;\n", base, in->off,
+		       size - 1, i);
+	if (load)
+		ptx_buf_printf(b, "\tld.%s %%r%u, [%%t1];\n", type, in->dst);
+	else
+		ptx_buf_printf(b, "\tst.%s [%%t1], %s;\n", type, val);
+	ptx_buf_printf(b, "\tbra Ld%zu;\nLu%zu: // misaligned: byte by byte\n", i, i);
+	if (load) {
+		ptx_buf_printf(b, "\tld.u8 %%t2, [%%t1];\n");
+		for (unsigned k = 1; k < size; k++)
+			ptx_buf_printf(b, "\tld.u8 %%t3, [%%t1+%u];\n\tshl.b64 %%t3, %%t3, %u;\n"
+					  "\tor.b64 %%t2, %%t2, %%t3;\n", k, 8 * k);
+		if (sign)
+			ptx_buf_printf(b, "\tbfe.s64 %%t2, %%t2, 0, %u;\n", 8 * size);
+		ptx_buf_printf(b, "\tmov.b64 %%r%u, %%t2;\n", in->dst);
+	} else {
+		for (unsigned k = 0; k < size; k++)
+			ptx_buf_printf(b, "\tshr.u64 %%t3, %s, %u;\n\tst.u8 [%%t1+%u], %%t3;\n", val,
+				       8 * k, k);
+	}
+	ptx_buf_printf(b, "Ld%zu:\n", i);
+}
+
 static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 			   struct err *e)
 {
@@ -628,17 +682,9 @@ static int ptx_emit_insn(struct ptx_ctx *c, size_t i, struct err *e)
 	case ISA_JMP32:
 		return ptx_emit_jmp_cond(c, i, in, e);
 	case ISA_LDX:
-		ptx_buf_printf(b, "\tld.%s %%r%u, [%%r%u+%d];\n",
-			       ptx_mem_type(in->code, ISA_MODE(in->code) == ISA_MEMSX), in->dst,
-			       in->src, in->off);
-		return 0;
 	case ISA_ST:
-		ptx_buf_printf(b, "\tmov.b64 %%t0, %lld;\n\tst.%s [%%r%u+%d], %%t0;\n",
-			       (long long)in->imm, ptx_mem_type(in->code, 0), in->dst, in->off);
-		return 0;
 	case ISA_STX:
-		ptx_buf_printf(b, "\tst.%s [%%r%u+%d], %%r%u;\n", ptx_mem_type(in->code, 0),
-			       in->dst, in->off, in->src);
+		ptx_emit_mem(c, i, in);
 		return 0;
 	default:
 		return err_set(e, EINVAL, "insn %zu: unknown opcode 0x%02x", i, in->code);
@@ -724,4 +770,16 @@ out:
 	}
 	free(c.fns);
 	return err;
+}
+
+int ptx_emit_needs_runtime(const struct prog *p, const struct ptx_emit_opts *o)
+{
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		if (in->code != ISA_OPC_JMP_CALL || in->src != ISA_CALL_HELPER)
+			continue;
+		if (!(o && o->conformance_helpers && in->imm == HELPER_KTIME_GET_NS))
+			return 1;
+	}
+	return 0;
 }

@@ -84,7 +84,10 @@ void ptx_emit_runtime(struct ptx_buf *b);
 int ptx_emit_prog(struct ptx_buf *b, const struct prog *p,
 		  const struct ptx_emit_opts *o, char *sym_out, struct err *e);
 
-/* Length of a valid symbol prefix for programs named like name. */
+/* "gx_" + name with every character PTX names cannot hold made '_'. */
 void ptx_emit_symbol(const char *name, char *out, size_t len);
+
+/* Does p call into the device runtime (so the module needs its text)? */
+int ptx_emit_needs_runtime(const struct prog *p, const struct ptx_emit_opts *o);
 
 #endif /* GPUEXT_PTX_EMIT_H */

@@ -397,13 +397,14 @@ int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct
 }
 
 int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map **maps,
-		    struct ptx_rt_map *trace, void *mem, size_t len, uint64_t *r0,
-		    struct err *e)
+		    struct ptx_rt_map *trace, void *mem, size_t len, unsigned flags,
+		    uint64_t *r0, struct err *e)
 {
 	const struct cu_driver *cu = rt->cu;
 	struct ptx_map_ref *refs = calloc(p->map_cnt + 1, sizeof(*refs));
 	struct ptx_emit_opts o = {.symbol = "gx_prog", .maps = refs,
-				  .trace_ring = trace ? trace->dev : 0};
+				  .trace_ring = trace ? trace->dev : 0,
+				  .conformance_helpers = !!(flags & PTX_RT_RUN_CONFORMANCE)};
 	struct ptx_buf b = {0};
 	char sym[128], *text = NULL;
 	CUmodule mod = NULL;
@@ -417,7 +418,8 @@ int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map *
 	for (size_t i = 0; i < p->map_cnt; i++)
 		refs[i] = ptx_rt_map_ref(maps[i]);
 	ptx_emit_header(&b, &rt->target);
-	ptx_emit_runtime(&b);
+	if (ptx_emit_needs_runtime(p, &o)) /* else spare the JIT 2000 lines */
+		ptx_emit_runtime(&b);
 	err = ptx_emit_prog(&b, p, &o, sym, e);
 	if (err)
 		goto out;
@@ -458,5 +460,35 @@ out:
 	ptx_buf_free(&b);
 	free(text);
 	free(refs);
+	return err;
+}
+
+int ptx_rt_conformance_run(const struct prog *p, const struct prog_run_opts *opts,
+			   uint64_t *r0, struct err *e)
+{
+	static struct ptx_rt *rt;
+	static struct err open_err;
+	static int opened;
+	unsigned char *mem;
+	int err;
+
+	/* One GPU context for the whole run of cases (opening costs ~100 ms). */
+	if (!opened) {
+		opened = 1;
+		if (ptx_rt_open(0, &rt, &open_err))
+			rt = NULL;
+	}
+	if (!rt) {
+		if (e)
+			*e = open_err;
+		return -ENODEV;
+	}
+	mem = malloc(opts->mem_len ? opts->mem_len : 1);
+	if (!mem)
+		return err_set(e, ENOMEM, "out of memory");
+	if (opts->mem_len)
+		memcpy(mem, opts->mem, opts->mem_len);
+	err = ptx_rt_run_prog(rt, p, NULL, NULL, mem, opts->mem_len, PTX_RT_RUN_CONFORMANCE, r0, e);
+	free(mem);
 	return err;
 }

@@ -86,8 +86,17 @@ int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct
  * updated with what the program wrote.  trace, when not NULL, is the
  * trace_printk ring buffer.
  */
+enum { PTX_RT_RUN_CONFORMANCE = 1u << 0 }; /* helper 5 returns r1 */
 int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map **maps,
-		    struct ptx_rt_map *trace, void *mem, size_t len, uint64_t *r0,
-		    struct err *e);
+		    struct ptx_rt_map *trace, void *mem, size_t len, unsigned flags,
+		    uint64_t *r0, struct err *e);
+
+/*
+ * The "ptx" backend of `gpuext conformance` (interp_run's shape): runs p on
+ * the first GPU (opened on first use) with r1/r2 = opts->mem/mem_len and
+ * the conformance helper rule.
+ */
+int ptx_rt_conformance_run(const struct prog *p, const struct prog_run_opts *opts,
+			   uint64_t *r0, struct err *e);
 
 #endif /* GPUEXT_PTX_RT_H */

@@ -16,21 +16,31 @@
  */
 #include "ptx_devmap.h"
 
-typedef unsigned long long u64;
+#ifdef GX_RT_HOST_MODEL
+typedef uint64_t u64; /* the type of ptx_devmap's fields on the host */
+#else
+typedef unsigned long long u64; /* what CUDA's 64-bit atomics take */
+#endif
 typedef unsigned int u32;
 
+/* GX_RT_HOST_MODEL: this file compiled as C on the CPU, with the CUDA
+ * intrinsics modelled by C11 atomics, to test the map algorithms with host
+ * threads (tests/unit/test_ptx_rt_model.c).  The GPU build never sets it. */
+#ifndef GX_RT_HOST_MODEL
 #define RT extern "C" __device__ __noinline__
+#endif
 #define E2BIG 7
 #define ENOENT 2
 #define EEXIST 17
 #define EINVAL 22
-#define ENOSPC 28
+#define EAGAIN 11
 
 /* Linux map types and update flags. */
 enum { T_HASH = 1, T_ARRAY = 2, T_PERCPU_HASH = 5, T_PERCPU_ARRAY = 6, T_LRU_HASH = 9,
        T_RINGBUF = 27 };
 enum { F_ANY = 0, F_NOEXIST = 1, F_EXIST = 2 };
 
+#ifndef GX_RT_HOST_MODEL
 static __device__ __forceinline__ u32 rt_smid(void)
 {
 	u32 r;
@@ -51,6 +61,7 @@ static __device__ __forceinline__ u64 rt_globaltimer(void)
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r));
 	return r;
 }
+#endif
 
 static __device__ __forceinline__ void rt_copy(void *dst, const void *src, u32 n)
 {
@@ -334,7 +345,7 @@ RT u64 gx_rt_ringbuf_output(u64 map, u64 data, u64 size, u64 flags)
 		return (u64)-E2BIG;
 	u32 *hdr = rt_rb_claim((struct ptx_devmap *)map, (u32)size);
 	if (!hdr)
-		return (u64)-ENOSPC;
+		return (u64)-EAGAIN;
 	rt_copy(hdr + 2, (const void *)data, (u32)size);
 	rt_rb_commit(hdr, (u32)size, 0);
 	return 0;
@@ -365,7 +376,7 @@ RT u64 gx_rt_trace_printk(u64 fmt, u64 fmt_size, u64 a1, u64 a2, u64 a3, u64 rin
 	u32 len = (u32)(sizeof(struct ptx_trace_rec) + fmt_size);
 	u32 *hdr = rt_rb_claim((struct ptx_devmap *)ring, len);
 	if (!hdr)
-		return (u64)-ENOSPC;
+		return (u64)-EAGAIN;
 	struct ptx_trace_rec *r = (struct ptx_trace_rec *)(hdr + 2);
 	r->magic = PTX_TRACE_MAGIC;
 	r->fmt_len = (u32)fmt_size;

@@ -29,8 +29,13 @@ void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind
 	else
 		ptx_buf_printf(b, ".func %s_probe()\n", sym);
 	ptx_buf_printf(b, "{\n\t.reg .b32 %%m, %%lane, %%low;\n\t.reg .pred %%skip;\n"
-			  "\t.reg .b64 %%w, %%x0, %%x1;\n\t.reg .b32 %%y;\n"
-			  "\tactivemask.b32 %%m;\n\tcvt.u64.u32 %%w, %%m;\n");
+			  "\t.reg .b64 %%w, %%x0, %%x1;\n\t.reg .b32 %%y;\n");
+	/* Accesses through generic addresses reach the probe too: only global
+	 * memory counts.  The lanes left elect the runner below. */
+	if (kind == PTX_PROBE_MEM)
+		ptx_buf_printf(b, "\tld.param.b64 %%x0, [addr];\n\tisspacep.global %%skip, %%x0;\n"
+				  "\t@!%%skip bra DONE;\n");
+	ptx_buf_printf(b, "\tactivemask.b32 %%m;\n\tcvt.u64.u32 %%w, %%m;\n");
 	if (mode == PTX_MODE_WARP) {
 		/* lowest set bit of the mask: bit-reverse, then find the top bit */
 		ptx_buf_printf(b, "\tmov.u32 %%lane, %%laneid;\n\tbrev.b32 %%low, %%m;\n"

@@ -13,7 +13,8 @@
  *   entry, exit:  .func SYM_probe()
  *   mem:          .func SYM_probe(.param .b64 addr, .param .b32 size,
  *                                 .param .b32 kind)
- *                 the program gets r1 = struct gpuext_mem_ctx (bpf/gpuext.h)
+ *                 the program gets r1 = struct gpuext_mem_ctx (bpf/gpuext.h);
+ *                 lanes whose address is not global memory skip the probe
  *
  * The standalone kernel runs a raw program once (one thread) on memory:
  *   .entry SYM_run(.param .u64 mem, .param .u64 len, .param .u64 r0_out)

@@ -17,6 +17,8 @@
 #include "bpf/conformance.h"
 #include "bpf/helpers.h"
 #include "bpf/interp.h"
+#include "bpf/map.h"
+#include "bpf/object.h"
 
 static int run_fast(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0,
 		    struct err *e)
@@ -237,6 +239,125 @@ static void test_atomics_cmpxchg_fetch(void **state)
 	assert_int_equal(mem[1], 0x11111111ffffffffull);
 }
 
+/* lddw map[0] and map_value[0]+off resolve to the handle and into the value. */
+static void test_lddw_map_pseudo(void **state)
+{
+	struct map_def def = {.type = MAP_TYPE_ARRAY, .key_size = 4, .value_size = 16,
+			      .max_entries = 1, .name = "data"};
+	struct map *m;
+	struct prog *p;
+	struct isa_insn *insns;
+	size_t cnt;
+	struct err e = {{0}};
+	uint64_t r0;
+
+	assert_int_equal(map_create(&def, &m, &e), 0);
+	uint8_t *value = map_array_base(m);
+	value[8] = 42;
+	assert_int_equal(asm_assemble("lddw %r1, map_value[0]+8\nldxb %r0, [%r1]\n"
+				      "stb [%r1+7], 9\nexit", &insns, &cnt, &e), 0);
+	assert_int_equal(prog_from_insns("t", insns, cnt, &p, &e), 0);
+	free(insns);
+	p->maps = calloc(1, sizeof(*p->maps));
+	p->maps[0] = m;
+	p->map_cnt = 1;
+	struct prog_run_opts o = {.helpers = helper_table_default(), .bounds_check = 1};
+	assert_int_equal(interp_run(p, &o, &r0, &e), 0);
+	assert_int_equal(r0, 42);
+	assert_int_equal(value[15], 9);
+	prog_free(p);
+
+	/* Past the value: a violation in checking mode. */
+	assert_int_equal(asm_assemble("lddw %r1, map_value[0]+8\nldxdw %r0, [%r1+1]\nexit",
+				      &insns, &cnt, &e), 0);
+	assert_int_equal(prog_from_insns("t", insns, cnt, &p, &e), 0);
+	free(insns);
+	p->maps = calloc(1, sizeof(*p->maps));
+	p->maps[0] = m;
+	p->map_cnt = 1;
+	assert_int_equal(interp_run(p, &o, &r0, &e), -EFAULT);
+	assert_non_null(strstr(e.msg, "insn 2 (ldxdw %r0, [%r1+1]): read of 8 bytes"));
+	prog_free(p);
+
+	/* map[0] is the handle; a map index the program does not have is an error. */
+	assert_int_equal(asm_assemble("lddw %r0, map[0]\nexit", &insns, &cnt, &e), 0);
+	assert_int_equal(prog_from_insns("t", insns, cnt, &p, &e), 0);
+	free(insns);
+	assert_int_equal(interp_run(p, &o, &r0, &e), -EINVAL);
+	assert_string_equal(e.msg, "prog 't': insn 0: map index 0 out of range (program has 0 maps)");
+	p->maps = calloc(1, sizeof(*p->maps));
+	p->maps[0] = m;
+	p->map_cnt = 1;
+	assert_int_equal(interp_run(p, &o, &r0, &e), 0);
+	assert_int_equal(r0, (uintptr_t)m);
+	prog_free(p);
+	map_free(m);
+}
+
+static void discard_trace(void *arg, const char *line, size_t len)
+{
+}
+
+/* Run every program of a fresh copy of obj_path; r0 of each into r0s. */
+static size_t run_object(const char *obj_path, int checked, uint64_t *r0s, size_t max)
+{
+	struct object *obj;
+	struct err e = {{0}};
+	uint64_t ctx[64] = {0}; /* room for struct pt_regs and the record ctxs */
+
+	if (object_open(obj_path, &obj, &e) || object_create_maps(obj, &e))
+		fail_msg("%s", e.msg);
+	assert_true(obj->prog_cnt <= max);
+	for (size_t i = 0; i < obj->prog_cnt; i++) {
+		struct prog_run_opts o = {.args = {(uintptr_t)ctx, sizeof(ctx)},
+					  .helpers = helper_table_default(),
+					  .bounds_check = checked,
+					  .mem = ctx,
+					  .mem_len = sizeof(ctx)};
+		ctx[10] = 0x1234; /* pt_regs ax: the return value of uretprobes */
+		if (interp_run(obj->progs[i], &o, &r0s[i], &e))
+			fail_msg("%s (%s): %s", obj_path, checked ? "checked" : "fast", e.msg);
+	}
+	size_t n = obj->prog_cnt;
+	object_free(obj);
+	return n;
+}
+
+/*
+ * The clang-compiled test programs (maps of every type, global data,
+ * strings, subprograms, loops, atomics, ring buffer): in checking mode no
+ * access of theirs is refused (the region registry knows map values and
+ * records) and r0 is the same as on the fast path.
+ */
+static void test_compiled_programs_checked(void **state)
+{
+	DIR *d = opendir(TEST_BPF_DIR "/tests/progs");
+	struct dirent *de;
+	size_t objects = 0;
+	const struct helper_trace_sink quiet = {.write = discard_trace};
+
+	helper_set_trace_sink(&quiet); /* the programs' trace_printk lines */
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		char path[512];
+		uint64_t fast[32], checked[32];
+		size_t n = strlen(de->d_name);
+		if (n < 6 || strcmp(de->d_name + n - 6, ".bpf.o"))
+			continue;
+		snprintf(path, sizeof(path), "%s/tests/progs/%s", TEST_BPF_DIR, de->d_name);
+		size_t cnt = run_object(path, 0, fast, 32);
+		assert_int_equal(run_object(path, 1, checked, 32), cnt);
+		for (size_t i = 0; i < cnt; i++)
+			if (fast[i] != checked[i])
+				fail_msg("%s: program %zu: r0 0x%llx fast, 0x%llx checked", path, i,
+					 (unsigned long long)fast[i], (unsigned long long)checked[i]);
+		objects++;
+	}
+	closedir(d);
+	assert_true(objects >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +370,8 @@ int main(void)
 		cmocka_unit_test(test_missing_helper_table),
 		cmocka_unit_test(test_rfc_semantics),
 		cmocka_unit_test(test_atomics_cmpxchg_fetch),
+		cmocka_unit_test(test_lddw_map_pseudo),
+		cmocka_unit_test(test_compiled_programs_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

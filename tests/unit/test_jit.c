@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/conformance.h"
 #include "bpf/helpers.h"
 #include "bpf/jit.h"
 #include "bpf/prog.h"
@@ -70,80 +71,15 @@ static uint64_t run_ok(const struct isa_insn *insns, size_t n, void *mem, size_t
 
 /* ---- conformance cases --------------------------------------------------- */
 
-/* Parse the hex bytes of one section into buf; returns bytes read. */
-static size_t parse_hex(const char *s, const char *end, uint8_t *buf, size_t cap)
+static int conf_jit(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0,
+		    struct err *e)
 {
-	size_t n = 0;
-	while (s < end && n < cap) {
-		char *next;
-		unsigned long v = strtoul(s, &next, 16);
-		if (next == s) {
-			s++;
-			continue;
-		}
-		buf[n++] = (uint8_t)v;
-		s = next;
-	}
-	return n;
-}
-
-static const char *section(const char *text, const char *name, const char **end)
-{
-	const char *s = strstr(text, name);
-	if (!s)
-		return NULL;
-	s = strchr(s, '\n');
-	if (!s)
-		return NULL;
-	s++;
-	const char *e = strstr(s, "\n-- ");
-	*end = e ? e : s + strlen(s);
-	return s;
-}
-
-static int run_case(const char *path, char *why, size_t whylen)
-{
-	size_t len;
-	char *text = test_read_file(path, &len);
-	uint8_t prog[8 * 4096], mem[4096];
-	const char *s, *end;
-	int rc = -1;
-
-	if (!text) {
-		snprintf(why, whylen, "cannot read");
-		return -1;
-	}
-	s = section(text, "-- program", &end);
-	size_t plen = s ? parse_hex(s, end, prog, sizeof(prog)) : 0;
-	s = section(text, "-- mem", &end);
-	size_t mlen = s ? parse_hex(s, end, mem, sizeof(mem)) : 0;
-	s = section(text, "-- result", &end);
-	if (!plen || plen % 8 || !s) {
-		snprintf(why, whylen, "malformed case");
-		goto out;
-	}
-	uint64_t want = strtoull(s, NULL, 0), got = 0;
-	struct isa_insn insns[4096];
-	memcpy(insns, prog, plen);
-	struct err e = {{0}};
-	if (jit_exec(insns, plen / 8, mlen ? mem : NULL, mlen, &got, &e)) {
-		snprintf(why, whylen, "%s", e.msg);
-		rc = strstr(e.msg, "callx") ? 1 : -1;
-		goto out;
-	}
-	if (got != want) {
-		snprintf(why, whylen, "r0 = 0x%llx, expected 0x%llx", (unsigned long long)got,
-			 (unsigned long long)want);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(text);
-	return rc;
+	return prog_run(p, PROG_BACKEND_JIT, opts, r0, e);
 }
 
 static void test_conformance_all(void **state)
 {
+	static const struct conf_backend jit = {"jit", conf_jit, 0};
 	DIR *d = opendir(TEST_CONFORMANCE_DIR);
 	struct dirent *de;
 	int passed = 0, failed = 0, skipped = 0;
@@ -154,22 +90,31 @@ static void test_conformance_all(void **state)
 		if (n < 5 || strcmp(de->d_name + n - 4, ".txt"))
 			continue;
 		char path[1024], why[600];
+		struct conf_case c;
+		struct err e = {{0}};
 		snprintf(path, sizeof(path), "%s/%s", TEST_CONFORMANCE_DIR, de->d_name);
-		int rc = run_case(path, why, sizeof(why));
-		if (rc == 0) {
+		if (conf_case_load(path, &c, &e))
+			fail_msg("%s", e.msg);
+		switch (conf_case_run(&c, &jit, why, sizeof(why))) {
+		case CONF_PASS:
 			passed++;
-		} else if (rc == 1 && !strcmp(de->d_name, "callx.txt")) {
-			skipped++; /* callx is outside RFC 9669 */
-		} else {
+			break;
+		case CONF_SKIP: /* callx, outside RFC 9669 */
+			skipped++;
+			assert_true(conf_case_uses_callx(&c));
+			break;
+		default:
 			failed++;
 			print_message("FAIL %s: %s\n", de->d_name, why);
 		}
+		conf_case_free(&c);
 	}
 	closedir(d);
 	print_message("conformance (jit): %d passed, %d failed, %d skipped\n", passed, failed,
 		      skipped);
 	assert_int_equal(failed, 0);
-	assert_true(passed >= 312);
+	assert_int_equal(passed + skipped, 313);
+	assert_true(skipped <= 1);
 }
 
 /* ---- reference semantics ------------------------------------------------- */

@@ -172,6 +172,57 @@ static void test_lru_evicts_cold_keys(void **state)
 	map_free(m);
 }
 
+/*
+ * 200,000 random updates (all three flags), deletes and lookups on a small
+ * hash map, checked one by one against a plain array model: return codes,
+ * values, the full-map limit, and at the end the key set by iteration.
+ */
+static void test_hash_matches_a_model(void **state)
+{
+	enum { MAX = 64, KEYS = 200, OPS = 200000 };
+	struct map *m = new_map(MAP_TYPE_HASH, 4, 8, MAX);
+	uint64_t model[KEYS];
+	unsigned char present[KEYS] = {0};
+	unsigned count = 0;
+	uint64_t seed = 42;
+
+	for (int i = 0; i < OPS; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint32_t k = (uint32_t)(seed >> 33) % KEYS, op = (uint32_t)(seed >> 20) % 5;
+		uint64_t v = seed, got;
+		if (op <= 2) { /* update with MAP_ANY, MAP_NOEXIST, MAP_EXIST */
+			int want = op == MAP_NOEXIST && present[k] ? -EEXIST
+				   : op == MAP_EXIST && !present[k]  ? -ENOENT
+				   : !present[k] && count == MAX      ? -E2BIG
+								      : 0;
+			assert_int_equal(map_update(m, &k, &v, op), want);
+			if (!want) {
+				count += !present[k];
+				present[k] = 1, model[k] = v;
+			}
+		} else if (op == 3) {
+			assert_int_equal(map_delete(m, &k), present[k] ? 0 : -ENOENT);
+			count -= present[k];
+			present[k] = 0;
+		} else {
+			uint64_t *p = map_lookup(m, &k);
+			assert_int_equal(p != NULL, present[k]);
+			if (p)
+				assert_int_equal(*p, model[k]);
+			assert_int_equal(map_lookup_copy(m, &k, &got), present[k] ? 0 : -ENOENT);
+		}
+	}
+	unsigned seen = 0;
+	uint32_t k, next;
+	for (int r = map_get_next_key(m, NULL, &next); !r; r = map_get_next_key(m, &k, &next)) {
+		assert_true(next < KEYS && present[next]);
+		k = next;
+		seen++;
+	}
+	assert_int_equal(seen, count);
+	map_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_hash_iteration_visits_each_key_once),
 		cmocka_unit_test(test_percpu_hash_slots),
 		cmocka_unit_test(test_lru_evicts_cold_keys),
+		cmocka_unit_test(test_hash_matches_a_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

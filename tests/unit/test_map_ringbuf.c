@@ -142,6 +142,110 @@ static void test_consumer_stop_and_errors(void **state)
 	map_free(m);
 }
 
+/*
+ * Random reserves (sizes 0..600), commits in random order (submit or
+ * discard) with up to 6 records outstanding, and consumption at random
+ * moments: the consumer gets exactly the submitted records, in reservation
+ * order, whole, never past an uncommitted one; failed reserves are the
+ * dropped count.
+ */
+struct model_rec {
+	uint32_t seq, size;
+};
+
+struct model {
+	struct model_rec want[20000];
+	size_t nwant, next;
+	int bad;
+};
+
+static int model_check(void *arg, const void *data, size_t size)
+{
+	struct model *m = arg;
+	const unsigned char *b = data;
+
+	if (m->next >= m->nwant || m->want[m->next].size != size) {
+		m->bad++;
+		return 0;
+	}
+	uint32_t seq = m->want[m->next++].seq;
+	for (size_t i = 0; i < size; i++)
+		if (b[i] != (unsigned char)(seq + i))
+			m->bad++;
+	return 0;
+}
+
+enum { MODEL_RECS = 20000, MODEL_OUT = 6 };
+
+/* Records up to the first uncommitted one are consumable, in order. */
+static void model_advance(struct model *m, const int8_t *decided, const uint32_t *size_of,
+			  uint32_t seq, uint32_t *oldest)
+{
+	for (; *oldest < seq && decided[*oldest] >= 0; (*oldest)++)
+		if (!decided[*oldest])
+			m->want[m->nwant++] = (struct model_rec){*oldest, size_of[*oldest]};
+}
+
+static void test_random_commit_order_matches_a_model(void **state)
+{
+	static struct model m;
+	static int8_t decided[MODEL_RECS]; /* -1 outstanding, 0 submitted, 1 discarded */
+	static uint32_t size_of[MODEL_RECS];
+	struct {
+		unsigned char *rec;
+		uint32_t seq;
+	} out[MODEL_OUT];
+	struct map *r = new_ring(RING);
+	size_t nout = 0;
+	uint64_t fails = 0, rnd = 7;
+	uint32_t seq = 0, oldest = 0;
+
+	memset(&m, 0, sizeof(m));
+	memset(decided, -1, sizeof(decided));
+	while (seq < MODEL_RECS - MODEL_OUT) {
+		rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned what = (unsigned)(rnd >> 40) % 4;
+		if (what == 0 && nout < MODEL_OUT) {
+			uint32_t size = (uint32_t)(rnd >> 20) % 601;
+			unsigned char *rec = map_ringbuf_reserve(r, size, 0);
+			if (!rec) {
+				fails++;
+				continue;
+			}
+			for (uint32_t i = 0; i < size; i++)
+				rec[i] = (unsigned char)(seq + i);
+			size_of[seq] = size;
+			out[nout].rec = rec, out[nout++].seq = seq++;
+		} else if (what == 1 && nout) {
+			size_t i = (size_t)(rnd >> 12) % nout;
+			int discard = (rnd >> 10) & 1;
+			decided[out[i].seq] = (int8_t)discard;
+			if (discard)
+				map_ringbuf_discard(out[i].rec, 0);
+			else
+				map_ringbuf_submit(out[i].rec, 0);
+			out[i] = out[--nout];
+			model_advance(&m, decided, size_of, seq, &oldest);
+		} else if (what >= 2) {
+			map_ringbuf_consume(r, model_check, &m);
+			assert_int_equal(m.bad, 0);
+		}
+	}
+	while (nout) {
+		decided[out[--nout].seq] = 0;
+		map_ringbuf_submit(out[nout].rec, 0);
+	}
+	model_advance(&m, decided, size_of, seq, &oldest);
+	map_ringbuf_consume(r, model_check, &m);
+	assert_int_equal(m.bad, 0);
+	assert_int_equal(m.next, m.nwant);
+	assert_true(m.nwant > MODEL_RECS / 3);
+	assert_int_equal(map_ringbuf_dropped(r), fails);
+	assert_true(fails > 0); /* the buffer did fill up at times */
+	assert_int_equal(map_ringbuf_query(r, 0), 0);
+	map_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_too_large_and_full_drop),
 		cmocka_unit_test(test_wrap_around_keeps_records_whole),
 		cmocka_unit_test(test_consumer_stop_and_errors),
+		cmocka_unit_test(test_random_commit_order_matches_a_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

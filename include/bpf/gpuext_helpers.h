@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuext_helpers.h - GPU helpers for programs that run inside GPU kernels
+ * (sections gpu/entry/KERNEL, gpu/exit/KERNEL, gpu/mem/KERNEL).
+ *
+ * Declared the way libbpf's bpf_helper_defs.h declares the standard ones:
+ * a call through a constant function pointer, which clang turns into
+ * `call ID`.  Ids 500..599 are gpuext's (docs/gpu-helpers.md).  The
+ * standard helpers that also work on the GPU (map lookup/update/delete,
+ * ring buffer output/reserve/submit/discard/query, bpf_ktime_get_ns,
+ * bpf_get_prandom_u32, bpf_get_smp_processor_id = SM id, bpf_trace_printk)
+ * come from <bpf/bpf_helpers.h> as usual.
+ *
+ * A probe runs once per warp by default, by the lowest active lane: use
+ * bpf_gpu_lane_count() to account for the whole warp (a counter adds the
+ * lane count, not 1).  In per-thread mode the lane count is 1.
+ */
+#ifndef GPUEXT_BPF_GPUEXT_HELPERS_H
+#define GPUEXT_BPF_GPUEXT_HELPERS_H
+
+#include <linux/types.h>
+
+/* Threads of the warp that were active at the probe point (bit i = lane i). */
+static __u64 (*bpf_gpu_active_mask)(void) = (void *)500;
+/* Threads this invocation stands for: popcount of the mask, or 1 per thread. */
+static __u64 (*bpf_gpu_lane_count)(void) = (void *)501;
+/* Lane (0..31) of the thread running the program. */
+static __u64 (*bpf_gpu_lane_id)(void) = (void *)502;
+/* Warp index within the block (linear thread index / 32). */
+static __u64 (*bpf_gpu_warp_id)(void) = (void *)503;
+/* SM the warp runs on (%smid). */
+static __u64 (*bpf_gpu_sm_id)(void) = (void *)504;
+/* blockIdx / threadIdx / gridDim / blockDim: dim 0 = x, 1 = y, 2 = z. */
+static __u64 (*bpf_gpu_block_idx)(__u32 dim) = (void *)505;
+static __u64 (*bpf_gpu_thread_idx)(__u32 dim) = (void *)506;
+static __u64 (*bpf_gpu_grid_dim)(__u32 dim) = (void *)507;
+static __u64 (*bpf_gpu_block_dim)(__u32 dim) = (void *)508;
+/* The GPU's global timer in ns (%globaltimer; same clock as bpf_ktime_get_ns). */
+static __u64 (*bpf_gpu_globaltimer)(void) = (void *)509;
+/* The SM's cycle counter (clock64). */
+static __u64 (*bpf_gpu_clock)(void) = (void *)510;
+/* 1 when the probe runs in per-thread mode, 0 once per warp. */
+static __u64 (*bpf_gpu_per_thread)(void) = (void *)511;
+
+/* What a gpu/mem program receives in r1. */
+struct gpuext_mem_ctx {
+	__u64 addr; /* global address accessed (by the running lane) */
+	__u32 size; /* bytes */
+	__u32 kind; /* GPUEXT_MEM_LOAD, _STORE, _ATOMIC */
+};
+
+enum { GPUEXT_MEM_LOAD = 0, GPUEXT_MEM_STORE = 1, GPUEXT_MEM_ATOMIC = 2 };
+
+#endif /* GPUEXT_BPF_GPUEXT_HELPERS_H */

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prog.c - `gpuext prog show|dump FILE`: what the loader sees in an object.
+ * Subcommands come from prog_cmds[], which also generates the help.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bpf/disasm.h"
+#include "bpf/object.h"
+#include "cli.h"
+
+const char *cli_map_type_name(unsigned type)
+{
+	switch (type) {
+	case MAP_TYPE_HASH: return "hash";
+	case MAP_TYPE_ARRAY: return "array";
+	case MAP_TYPE_PERCPU_HASH: return "percpu_hash";
+	case MAP_TYPE_PERCPU_ARRAY: return "percpu_array";
+	case MAP_TYPE_LRU_HASH: return "lru_hash";
+	case MAP_TYPE_RINGBUF: return "ringbuf";
+	default: return "unknown";
+	}
+}
+
+void cli_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+int cli_open_object(const char *path, struct object **obj)
+{
+	struct err e = {{0}};
+
+	if (object_open(path, obj, &e)) {
+		cli_error("%s", e.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static void prog_show_text(const struct object *obj)
+{
+	printf("%s: %zu program%s, %zu map%s, license \"%s\"\n", obj->name, obj->prog_cnt,
+	       obj->prog_cnt == 1 ? "" : "s", obj->map_cnt, obj->map_cnt == 1 ? "" : "s",
+	       obj->license);
+	printf("\nprograms:\n  %-20s %-32s %-13s %-24s %s\n", "NAME", "SECTION", "TYPE",
+	       "TARGET", "INSNS");
+	for (size_t i = 0; i < obj->prog_cnt; i++) {
+		const struct prog *p = obj->progs[i];
+		printf("  %-20s %-32s %-13s %-24s %zu\n", p->name, p->section,
+		       prog_type_name(p->type), p->target ? p->target : "-", p->insn_cnt);
+	}
+	if (!obj->map_cnt)
+		return;
+	printf("\nmaps:\n  %-20s %-13s %8s %10s %11s %s\n", "NAME", "TYPE", "KEY", "VALUE",
+	       "MAX_ENTRIES", "FLAGS");
+	for (size_t i = 0; i < obj->map_cnt; i++) {
+		const struct map_def *d = &obj->maps[i].def;
+		printf("  %-20s %-13s %8u %10u %11u 0x%x\n", d->name, cli_map_type_name(d->type),
+		       d->key_size, d->value_size, d->max_entries, d->flags);
+	}
+}
+
+static void prog_show_json(const struct object *obj)
+{
+	printf("{\"file\":");
+	cli_json_str(stdout, obj->name);
+	printf(",\"license\":");
+	cli_json_str(stdout, obj->license);
+	printf(",\"programs\":[");
+	for (size_t i = 0; i < obj->prog_cnt; i++) {
+		const struct prog *p = obj->progs[i];
+		printf("%s{\"name\":", i ? "," : "");
+		cli_json_str(stdout, p->name);
+		printf(",\"section\":");
+		cli_json_str(stdout, p->section);
+		printf(",\"type\":\"%s\",\"target\":", prog_type_name(p->type));
+		if (p->target)
+			cli_json_str(stdout, p->target);
+		else
+			printf("null");
+		printf(",\"insns\":%zu}", p->insn_cnt);
+	}
+	printf("],\"maps\":[");
+	for (size_t i = 0; i < obj->map_cnt; i++) {
+		const struct map_def *d = &obj->maps[i].def;
+		printf("%s{\"name\":", i ? "," : "");
+		cli_json_str(stdout, d->name);
+		printf(",\"type\":\"%s\",\"key_size\":%u,\"value_size\":%u,"
+		       "\"max_entries\":%u,\"flags\":%u}",
+		       cli_map_type_name(d->type), d->key_size, d->value_size,
+		       d->max_entries, d->flags);
+	}
+	printf("]}\n");
+}
+
+static int do_prog_show(int argc, char **argv)
+{
+	struct object *obj;
+
+	if (argc != 2) {
+		cli_error("usage: gpuext prog show FILE");
+		return 2;
+	}
+	if (cli_open_object(argv[1], &obj))
+		return 1;
+	if (cli_json)
+		prog_show_json(obj);
+	else
+		prog_show_text(obj);
+	object_free(obj);
+	return 0;
+}
+
+/* One program: source lines from BTF before the instructions they cover. */
+static void prog_dump_one(const struct object *obj, const struct prog *p)
+{
+	char buf[DISASM_BUF_SIZE];
+	size_t line = 0;
+	const struct prog_line *shown = NULL;
+
+	printf("%s (section %s, %zu insns):\n", p->name, p->section, p->insn_cnt);
+	for (size_t i = 0; i < p->insn_cnt;) {
+		for (; line < p->line_cnt && p->lines[line].insn <= i; line++) {
+			const struct prog_line *l = &p->lines[line];
+			/* clang gives one record per column: show each line once. */
+			if (l->insn != i || !l->text || !l->line ||
+			    (shown && shown->line == l->line && !strcmp(shown->file, l->file)))
+				continue;
+			printf("; %s  [%s:%u]\n", l->text, l->file, l->line);
+			shown = l;
+		}
+		const struct isa_insn *in = &p->insns[i];
+		size_t n = disasm_insn(p->insns, p->insn_cnt, i, 0, buf, sizeof(buf));
+		printf("%6zu: %s", i, buf);
+		if (in->code == ISA_OPC_LD_IMM64 &&
+		    (in->src == ISA_PSEUDO_MAP_FD || in->src == ISA_PSEUDO_MAP_VALUE) &&
+		    (size_t)in->imm < obj->map_cnt)
+			printf("\t; %s", obj->maps[in->imm].def.name);
+		printf("\n");
+		i += n;
+	}
+}
+
+static int do_prog_dump(int argc, char **argv)
+{
+	struct object *obj;
+	int found = 0;
+
+	if (argc != 2 && argc != 3) {
+		cli_error("usage: gpuext prog dump FILE [SECTION|NAME]");
+		return 2;
+	}
+	if (cli_open_object(argv[1], &obj))
+		return 1;
+	for (size_t i = 0; i < obj->prog_cnt; i++) {
+		const struct prog *p = obj->progs[i];
+		if (argc == 3 && strcmp(p->name, argv[2]) && strcmp(p->section, argv[2]))
+			continue;
+		if (found++)
+			printf("\n");
+		prog_dump_one(obj, p);
+	}
+	if (!found)
+		cli_error("%s: no program named or in section '%s'", argv[1], argv[2]);
+	object_free(obj);
+	return found ? 0 : 1;
+}
+
+static const struct cli_cmd prog_cmds[] = {
+	{"show", do_prog_show, "FILE",
+	 "programs (name, section, type, target, instructions), maps, license"},
+	{"dump", do_prog_dump, "FILE [SECTION|NAME]",
+	 "disassembly with the source lines from BTF"},
+	{"verify", do_verify, "[--gpu] [--log-all] FILE [SECTION|NAME]...",
+	 "run the verifier (same as `gpuext verify`)"},
+};
+
+static void prog_usage(FILE *out)
+{
+	fprintf(out, "Usage: gpuext prog COMMAND FILE ...\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(prog_cmds) / sizeof(prog_cmds[0]); i++)
+		fprintf(out, "  prog %s %s\n      %s\n", prog_cmds[i].name, prog_cmds[i].usage,
+			prog_cmds[i].summary);
+}
+
+int do_prog(int argc, char **argv)
+{
+	if (argc < 2 || cli_is_help(argv[1])) {
+		prog_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < sizeof(prog_cmds) / sizeof(prog_cmds[0]); i++) {
+		if (strcmp(argv[1], prog_cmds[i].name))
+			continue;
+		if (argc > 2 && cli_is_help(argv[2])) {
+			printf("Usage: gpuext prog %s %s\n  %s\n", prog_cmds[i].name,
+			       prog_cmds[i].usage, prog_cmds[i].summary);
+			return 0;
+		}
+		return prog_cmds[i].fn(argc - 1, argv + 1);
+	}
+	cli_error("unknown prog command '%s' (see gpuext prog --help)", argv[1]);
+	return 2;
+}

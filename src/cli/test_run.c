@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_run.c - `gpuext test-run FILE SECTION|NAME [--data FILE] [--repeat N]`:
+ * run one program of an object on the host, like bpf_prog_test_run: r1
+ * points to a copy of the data (the ctx), r2 holds its length.  Prints r0,
+ * the time per run and every map's non-empty contents.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpf/object.h"
+#include "cli.h"
+
+static const char test_run_usage[] =
+	"Usage: gpuext [-j] test-run FILE SECTION|NAME [--data FILE] [--repeat N]\n"
+	"\n"
+	"Run one program of FILE with the interpreter, bounds-checked.  r1 points\n"
+	"to a copy of the data FILE (the program's ctx or memory; empty without\n"
+	"--data), r2 holds its length.  Prints r0, the time per run and the non-empty contents of\n"
+	"every map (keys and values in hex; ring buffers: the records).\n"
+	"  --data FILE   bytes to pass to the program\n"
+	"  --repeat N    run N times (maps keep their contents between runs)\n";
+
+static int test_run_read(const char *path, uint8_t **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096;
+
+	*len = 0;
+	*buf = f ? malloc(cap) : NULL;
+	if (!*buf) {
+		cli_error("%s: %s", path, strerror(f ? ENOMEM : errno));
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	for (size_t got; (got = fread(*buf + *len, 1, cap - *len, f)) > 0;) {
+		*len += got;
+		if (*len == cap) {
+			uint8_t *n = cap < (1u << 30) ? realloc(*buf, cap * 2) : NULL;
+			if (!n) {
+				cli_error("%s: too large", path);
+				fclose(f);
+				return 1;
+			}
+			*buf = n;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static void test_run_hex(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf(cli_json ? "%02x" : (i ? " %02x" : "%02x"), p[i]);
+}
+
+static int test_run_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+struct test_run_rb {
+	size_t n;
+};
+
+static int test_run_rb_record(void *arg, const void *data, size_t size)
+{
+	struct test_run_rb *rb = arg;
+
+	if (cli_json)
+		printf("%s\"", rb->n ? "," : "");
+	else
+		printf("    record %zu (%zu bytes): ", rb->n, size);
+	test_run_hex(data, size);
+	printf(cli_json ? "\"" : "\n");
+	rb->n++;
+	return 0;
+}
+
+/* Entries of one map whose value is not all zero (for arrays), or all. */
+static int test_run_print_map(struct object_map *m, int *first_map)
+{
+	const struct map_def *d = &m->def;
+	struct test_run_rb rb = {0};
+
+	if (d->type == MAP_TYPE_RINGBUF) {
+		printf(cli_json ? "%s{\"name\":\"%s\",\"type\":\"ringbuf\",\"records\":["
+				: "%smap %s (ringbuf):\n",
+		       cli_json ? (*first_map ? "" : ",") : "", d->name);
+		int n = map_ringbuf_consume(m->map, test_run_rb_record, &rb);
+		printf(cli_json ? "]}" : "");
+		*first_map = 0;
+		return n < 0 ? n : 0;
+	}
+	unsigned cpus = map_nr_cpus(m->map);
+	size_t slot = cpus > 1 ? (d->value_size + 7u) & ~7u : d->value_size;
+	uint8_t *key = calloc(1, d->key_size + 1), *next = calloc(1, d->key_size + 1);
+	uint8_t *val = calloc(cpus, slot + 1);
+	int err = key && next && val ? 0 : -ENOMEM, have_key = 0, printed = 0;
+
+	while (!err && !map_get_next_key(m->map, have_key ? key : NULL, next)) {
+		memcpy(key, next, d->key_size);
+		have_key = 1;
+		if ((err = map_lookup_copy(m->map, key, val)))
+			break;
+		int is_array = d->type == MAP_TYPE_ARRAY || d->type == MAP_TYPE_PERCPU_ARRAY;
+		if (is_array && test_run_zero(val, (size_t)cpus * slot))
+			continue;
+		if (!printed++)
+			printf(cli_json ? "%s{\"name\":\"%s\",\"type\":\"%s\",\"entries\":["
+					: "%smap %s (%s):\n",
+			       cli_json ? (*first_map ? "" : ",") : "", d->name,
+			       cli_map_type_name(d->type));
+		*first_map = 0;
+		printf(cli_json ? "%s{\"key\":\"" : "%s    key ", printed > 1 && cli_json ? "," : "");
+		test_run_hex(key, d->key_size);
+		for (unsigned c = 0; c < cpus; c++) {
+			if (cpus > 1 && test_run_zero(val + c * slot, d->value_size))
+				continue;
+			if (cpus > 1)
+				printf(cli_json ? "\",\"cpu%u\":\"" : "\n      cpu %u: ", c);
+			else
+				printf(cli_json ? "\",\"value\":\"" : ": ");
+			test_run_hex(val + c * slot, d->value_size);
+		}
+		printf(cli_json ? "\"}" : "\n");
+	}
+	if (printed && cli_json)
+		printf("]}");
+	free(key);
+	free(next);
+	free(val);
+	return err;
+}
+
+int do_test_run(int argc, char **argv)
+{
+	const char *path = NULL, *name = NULL, *data_path = NULL;
+	long repeat = 1;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	struct object *obj = NULL;
+	struct err e = {{0}};
+	int rc = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(test_run_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--data") && i + 1 < argc) {
+			data_path = argv[++i];
+		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+			char *end;
+			repeat = strtol(argv[++i], &end, 0);
+			if (*end || repeat < 1 || repeat > 1000000000) {
+				cli_error("--repeat: '%s' is not a count from 1 to 1e9", argv[i]);
+				return 2;
+			}
+		} else if (argv[i][0] == '-') {
+			cli_error("test-run: unknown or incomplete option '%s' (see --help)", argv[i]);
+			return 2;
+		} else if (!path) {
+			path = argv[i];
+		} else if (!name) {
+			name = argv[i];
+		} else {
+			cli_error("test-run: unexpected argument '%s' (see --help)", argv[i]);
+			return 2;
+		}
+	}
+	if (!name) {
+		cli_error("usage: gpuext test-run FILE SECTION|NAME [--data FILE] [--repeat N]");
+		return 2;
+	}
+	if (data_path && test_run_read(data_path, &data, &len))
+		return 1;
+	if (!data && !(data = calloc(1, 1))) {
+		cli_error("out of memory");
+		return 1;
+	}
+	if (cli_open_object(path, &obj))
+		goto out;
+	struct prog *p = object_find_prog(obj, name);
+	if (!p) {
+		cli_error("%s: no program named or in section '%s'", path, name);
+		goto out;
+	}
+	if (object_create_maps(obj, &e)) {
+		cli_error("%s", e.msg);
+		goto out;
+	}
+	/*
+	 * Each run sees the same input: the program may write its ctx.  Runs
+	 * are bounds-checked: an unverified program reading past the data it
+	 * was given is reported, not undefined behaviour.
+	 */
+	uint8_t *ctx = malloc(len ? len : 1);
+	uint64_t r0 = 0;
+	struct timespec t0, t1;
+	int err = ctx ? 0 : -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; !err && i < repeat; i++) {
+		memcpy(ctx, data, len);
+		struct prog_run_opts opts = {.args = {(uintptr_t)ctx, len}, .bounds_check = 1,
+					     .mem = ctx, .mem_len = len};
+		err = prog_run(p, PROG_BACKEND_INTERP, &opts, &r0, &e);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	free(ctx);
+	if (err) {
+		cli_error("%s: %s", path, err == -ENOMEM ? "out of memory" : e.msg);
+		goto out;
+	}
+	double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)repeat;
+	if (cli_json)
+		printf("{\"prog\":\"%s\",\"r0\":%llu,\"runs\":%ld,\"ns_per_run\":%.1f,\"maps\":[",
+		       p->name, (unsigned long long)r0, repeat, ns);
+	else
+		printf("%s: r0 = %llu (0x%llx), %ld run%s, %.1f ns/run\n", p->name,
+		       (unsigned long long)r0, (unsigned long long)r0, repeat,
+		       repeat == 1 ? "" : "s", ns);
+	int first = 1;
+	rc = 0;
+	for (size_t i = 0; i < obj->map_cnt; i++)
+		if (test_run_print_map(&obj->maps[i], &first)) {
+			cli_error("%s: map '%s': cannot read", path, obj->maps[i].def.name);
+			rc = 1;
+		}
+	if (cli_json)
+		printf("]}\n");
+out:
+	object_free(obj);
+	free(data);
+	return rc;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_inject.h - instrument a kernel of an application's PTX module.
+ *
+ * ptx_parse() reads a whole PTX module (what nvcc, NVRTC, Triton, Numba and
+ * CuPy emit) into a tree of directives, functions and statements.
+ * ptx_inject() writes the module back as text with calls to probe functions
+ * inserted into one kernel:
+ *   entry  `call SYM;` before the kernel's first statement
+ *   exit   `call SYM;` before every `ret` and `exit` of the kernel
+ *   mem    `call SYM, (addr, size, kind);` before every global load, store,
+ *          atomic and reduction (ld/st/atom/red in .global, and generic
+ *          ones, whose probe checks isspacep.global), with the address
+ *          computed into a fresh register
+ * and with `extra` (the translated programs, the device runtime and the probe
+ * functions of ptx_wrap.h, without .version/.target) appended after the
+ * module's own directives.  Every register or name it adds uses a prefix
+ * that occurs nowhere in the module, so nothing can clash.  The module's
+ * .version is raised to at least min_version when the extra code needs it.
+ * Every other statement is written back unchanged in meaning.
+ */
+#ifndef GPUEXT_PTX_INJECT_H
+#define GPUEXT_PTX_INJECT_H
+
+#include <stddef.h>
+
+#include "bpf/err.h"
+
+struct ptx_module;
+
+/* Parse PTX text (need not be NUL-terminated).  Errors name the line. */
+int ptx_parse(const char *text, size_t len, struct ptx_module **out, struct err *e);
+void ptx_module_free(struct ptx_module *m);
+
+/* The module's .target ("sm_75") and .version (major, minor). */
+const char *ptx_module_target(const struct ptx_module *m);
+void ptx_module_version(const struct ptx_module *m, unsigned *major, unsigned *minor);
+
+/* Kernels (.entry) of the module, in order: mangled names. */
+size_t ptx_module_kernel_count(const struct ptx_module *m);
+const char *ptx_module_kernel_name(const struct ptx_module *m, size_t i);
+
+/* Write the module back (ptx_print(parse(x)) is accepted by ptxas like x). */
+int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct err *e);
+
+/* Probe kinds of ptx_mem_probe's `kind` argument. */
+enum ptx_mem_kind { PTX_MEM_LOAD = 0, PTX_MEM_STORE = 1, PTX_MEM_ATOMIC = 2 };
+
+struct ptx_inject_opts {
+	const char *kernel;     /* mangled name of the .entry to instrument */
+	const char *entry_sym;  /* probe .func names from ptx_emit_probe(); NULL: none */
+	const char *exit_sym;
+	const char *mem_sym;
+	const char *extra;      /* PTX appended to the module (no header) */
+	unsigned min_version_major, min_version_minor;
+};
+
+/*
+ * The instrumented module as malloc'd NUL-terminated text.  Fails (and the
+ * caller runs the kernel uninstrumented) when the kernel is not in the
+ * module or the module uses something the injector does not understand.
+ */
+int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o,
+	       char **out, size_t *out_len, struct err *e);
+
+#endif /* GPUEXT_PTX_INJECT_H */

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device runtime's map algorithms (src/ptx/ptx_rt_dev.cu) compiled as C
+ * for the CPU, with the CUDA atomics modelled by GCC's __atomic builtins,
+ * and hammered by host threads: the hash (claims, duplicates, full, delete
+ * and revive) and the ring buffer protocol against the real host consumer
+ * (ptx_rt_ringbuf_poll) polling at the same time.  x86 orders memory more
+ * strongly than a GPU, so this checks the algorithms' logic; the memory
+ * ordering is checked on the GPU by tests/gpu/gpu_contention.c.
+ */
+#include "testutil.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/map.h"
+#include "ptx/ptx_rt.h"
+
+/* The CUDA surface ptx_rt_dev.cu uses. */
+#define GX_RT_HOST_MODEL 1
+#define RT
+#define __device__
+#define __noinline__
+#define __forceinline__ inline
+#define atomicAdd(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#define atomicSub(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
+#define atomicExch(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+#define atomicCAS(p, c, v)                                                           \
+	({                                                                           \
+		__typeof__(*(p)) e_ = (c);                                           \
+		__atomic_compare_exchange_n((p), &e_, (v), 0, __ATOMIC_SEQ_CST,      \
+					    __ATOMIC_SEQ_CST);                       \
+		e_;                                                                  \
+	})
+#define atomicMax(p, v)                                                              \
+	({                                                                           \
+		__typeof__(*(p)) o_ = __atomic_load_n((p), __ATOMIC_SEQ_CST);        \
+		while (o_ < (v) && !__atomic_compare_exchange_n((p), &o_, (v), 0,    \
+							       __ATOMIC_SEQ_CST,    \
+							       __ATOMIC_SEQ_CST))   \
+			;                                                            \
+		o_;                                                                  \
+	})
+#define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define __threadfence_system() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define __nanosleep(n) sched_yield()
+#define __popc(x) __builtin_popcount(x)
+#define clock64() 0ll
+struct model_dim3 {
+	unsigned x, y, z;
+};
+static const struct model_dim3 threadIdx, blockIdx, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
+static unsigned rt_smid(void) { return 0; }
+static unsigned rt_laneid(void) { return 0; }
+static unsigned long long rt_globaltimer(void) { return 0; }
+#include <sched.h>
+
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "../../src/ptx/ptx_rt_dev.cu"
+
+enum { THREADS = 8, KEYS = 1024, CAP = 512 };
+
+static struct ptx_devmap *hash_new(uint32_t max_entries)
+{
+	struct ptx_devmap *m = calloc(1, sizeof(*m));
+	m->type = MAP_TYPE_HASH;
+	m->key_size = 4;
+	m->value_size = 8;
+	m->key_stride = 8;
+	m->value_stride = 8;
+	m->max_entries = max_entries;
+	m->nr_slots = 2;
+	while (m->nr_slots < 2 * max_entries)
+		m->nr_slots *= 2;
+	m->slot_size = 8 + 8 + 8;
+	m->data = (uint64_t)(uintptr_t)calloc(m->nr_slots, m->slot_size);
+	return m;
+}
+
+static void *hash_worker(void *arg)
+{
+	struct ptx_devmap *m = arg;
+	uint64_t zero = 0;
+	/* every thread walks the keys from its own start */
+	unsigned start = (unsigned)(uintptr_t)pthread_self() % KEYS;
+	for (unsigned n = 0; n < KEYS; n++) {
+		uint32_t k = (start + n * 7) % KEYS;
+		uint64_t v = gx_rt_map_lookup((u64)m, (u64)&k);
+		if (!v) {
+			gx_rt_map_update((u64)m, (u64)&k, (u64)&zero, 1 /* NOEXIST */);
+			v = gx_rt_map_lookup((u64)m, (u64)&k);
+		}
+		if (v)
+			__atomic_fetch_add((uint64_t *)v, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static void hash_check(struct ptx_devmap *m, uint64_t most, unsigned *live, uint64_t *total)
+{
+	unsigned char seen[KEYS] = {0};
+	*live = 0;
+	*total = 0;
+	for (uint32_t s = 0; s < m->nr_slots; s++) {
+		unsigned char *slot = (unsigned char *)(uintptr_t)m->data + s * m->slot_size;
+		uint32_t state, key;
+		uint64_t v;
+		memcpy(&state, slot, 4);
+		memcpy(&key, slot + 8, 4);
+		memcpy(&v, slot + 16, 8);
+		assert_true(state == PTX_SLOT_EMPTY || state == PTX_SLOT_LIVE ||
+			    state == PTX_SLOT_DELETED);
+		if (state == PTX_SLOT_EMPTY)
+			continue;
+		assert_true(key < KEYS);
+		assert_int_equal(seen[key]++, 0); /* never two slots for one key */
+		if (state == PTX_SLOT_LIVE) {
+			(*live)++;
+			*total += v;
+			assert_true(v >= 1 && v <= most);
+		}
+	}
+}
+
+static void run_threads(void *(*fn)(void *), void *arg)
+{
+	pthread_t t[THREADS];
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, fn, arg), 0);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void test_hash_concurrent_full(void **state)
+{
+	struct ptx_devmap *m = hash_new(CAP);
+	unsigned live;
+	uint64_t total;
+
+	run_threads(hash_worker, m);
+	hash_check(m, THREADS, &live, &total);
+	assert_int_equal(live, CAP);      /* full: exactly max_entries keys */
+	assert_int_equal(m->count, CAP);
+	/* delete the even keys that are present, then everybody runs again */
+	unsigned deleted = 0;
+	for (uint32_t k = 0; k < KEYS; k += 2)
+		deleted += gx_rt_map_delete((u64)m, (u64)&k) == 0;
+	assert_int_equal(m->count, CAP - deleted);
+	uint32_t k0 = 0;
+	assert_int_equal((int64_t)gx_rt_map_delete((u64)m, (u64)&k0), -ENOENT);
+	run_threads(hash_worker, m);
+	hash_check(m, 2 * THREADS, &live, &total); /* survivors of the first run: twice */
+	assert_int_equal(m->count, live);
+	assert_true(live <= CAP);
+	free((void *)(uintptr_t)m->data);
+	free(m);
+}
+
+static void test_hash_concurrent_roomy(void **state)
+{
+	struct ptx_devmap *m = hash_new(KEYS);
+	unsigned live;
+	uint64_t total;
+
+	run_threads(hash_worker, m);
+	hash_check(m, THREADS, &live, &total);
+	assert_int_equal(live, KEYS);
+	assert_int_equal(total, (uint64_t)KEYS * THREADS); /* no update lost */
+	uint32_t k = 5;
+	uint64_t v = 1;
+	assert_int_equal((int64_t)gx_rt_map_update((u64)m, (u64)&k, (u64)&v, 1), -EEXIST);
+	k = KEYS + 1;
+	assert_int_equal((int64_t)gx_rt_map_update((u64)m, (u64)&k, (u64)&v, 2), -ENOENT);
+	assert_int_equal((int64_t)gx_rt_map_update((u64)m, (u64)&k, (u64)&v, 0), -E2BIG);
+	free((void *)(uintptr_t)m->data);
+	free(m);
+}
+
+/* Ring buffer: THREADS producers, the real consumer polling meanwhile. */
+enum { RING = 1 << 14, PER_THREAD = 20000 };
+
+struct ring_test {
+	struct ptx_devmap dm;
+	struct ptx_rt_map host;
+	int done;
+	uint64_t got, torn, order, last[THREADS];
+	int next_id;
+};
+
+struct rec {
+	uint64_t producer, seq, check;
+};
+
+static void *producer(void *arg)
+{
+	struct ring_test *t = arg;
+	uint64_t id = (uint64_t)__atomic_fetch_add(&t->next_id, 1, __ATOMIC_SEQ_CST);
+	for (uint64_t s = 1; s <= PER_THREAD; s++) {
+		struct rec r = {id, s, id * 1000003 ^ s};
+		if (s % 3) {
+			gx_rt_ringbuf_output((u64)&t->dm, (u64)&r, sizeof(r), 0);
+		} else { /* reserve + submit, and some discards */
+			uint64_t p = gx_rt_ringbuf_reserve((u64)&t->dm, sizeof(r), 0);
+			if (!p)
+				continue;
+			memcpy((void *)(uintptr_t)p, &r, sizeof(r));
+			if (s % 7)
+				gx_rt_ringbuf_submit(p, 0);
+			else
+				gx_rt_ringbuf_discard(p, 0);
+		}
+	}
+	return NULL;
+}
+
+static int consume(void *arg, const void *data, size_t size)
+{
+	struct ring_test *t = arg;
+	struct rec r;
+	t->got++;
+	if (size != sizeof(r)) {
+		t->torn++;
+		return 0;
+	}
+	memcpy(&r, data, sizeof(r));
+	if (r.producer >= THREADS || r.check != (r.producer * 1000003 ^ r.seq)) {
+		t->torn++;
+		return 0;
+	}
+	if (r.seq <= t->last[r.producer])
+		t->order++; /* one producer's records arrive in its order */
+	t->last[r.producer] = r.seq;
+	return 0;
+}
+
+static void *consumer(void *arg)
+{
+	struct ring_test *t = arg;
+	while (!__atomic_load_n(&t->done, __ATOMIC_ACQUIRE))
+		ptx_rt_ringbuf_poll(&t->host, consume, t);
+	ptx_rt_ringbuf_poll(&t->host, consume, t);
+	return NULL;
+}
+
+static void test_ring_concurrent(void **state)
+{
+	struct ring_test *t = calloc(1, sizeof(*t));
+	unsigned char *mem = aligned_alloc(4096, 4096 + RING);
+	pthread_t c, p[THREADS];
+
+	memset(mem, 0, 4096 + RING);
+	t->dm.type = MAP_TYPE_RINGBUF;
+	t->dm.rb_size = RING;
+	t->dm.rb_ctrl = (uint64_t)(uintptr_t)mem;
+	t->dm.rb_data = (uint64_t)(uintptr_t)(mem + 4096);
+	t->host.hdr = t->dm;
+	t->host.rb_ctrl = (struct ptx_rb_ctrl *)mem;
+	t->host.rb_data = mem + 4096;
+	assert_int_equal(pthread_create(&c, NULL, consumer, t), 0);
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&p[i], NULL, producer, t), 0);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(p[i], NULL);
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	pthread_join(c, NULL);
+	/* every call either landed or was counted as a drop; discards are not
+	 * delivered (PER_THREAD/21 of them per producer when not dropped) */
+	uint64_t calls = (uint64_t)THREADS * PER_THREAD;
+	uint64_t discarded_max = (uint64_t)THREADS * (PER_THREAD / 21);
+	assert_int_equal(t->torn, 0);
+	assert_int_equal(t->order, 0);
+	assert_true(t->got + t->dm.rb_drops <= calls);
+	assert_true(t->got + t->dm.rb_drops + discarded_max >= calls);
+	free(mem);
+	free(t);
+}
+
+/* Exact accounting without discards and without a consumer: a full ring
+ * holds exactly size / record bytes, and every other call is a drop. */
+static void *filler(void *arg)
+{
+	struct ring_test *t = arg;
+	struct rec r = {0, 1, 0 * 1000003 ^ 1};
+	for (int s = 0; s < 1000; s++)
+		gx_rt_ringbuf_output((u64)&t->dm, (u64)&r, sizeof(r), 0);
+	return NULL;
+}
+
+static void test_ring_exact_drops(void **state)
+{
+	struct ring_test *t = calloc(1, sizeof(*t));
+	unsigned char *mem = aligned_alloc(4096, 4096 + RING);
+
+	memset(mem, 0, 4096 + RING);
+	t->dm.type = MAP_TYPE_RINGBUF;
+	t->dm.rb_size = RING;
+	t->dm.rb_ctrl = (uint64_t)(uintptr_t)mem;
+	t->dm.rb_data = (uint64_t)(uintptr_t)(mem + 4096);
+	t->host.hdr = t->dm;
+	t->host.rb_ctrl = (struct ptx_rb_ctrl *)mem;
+	t->host.rb_data = mem + 4096;
+	run_threads(filler, t);
+	while (ptx_rt_ringbuf_poll(&t->host, consume, t) > 0)
+		;
+	assert_int_equal(t->got, RING / 32);
+	assert_int_equal(t->got + t->dm.rb_drops, THREADS * 1000);
+	assert_int_equal(t->torn, 0);
+	free(mem);
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hash_concurrent_roomy),
+		cmocka_unit_test(test_hash_concurrent_full),
+		cmocka_unit_test(test_ring_concurrent),
+		cmocka_unit_test(test_ring_exact_drops),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
