@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_corpus.h - the PTX corpus and probe code, for the parser and
+ * injector tests.
+ */
+#ifndef GPUEXT_TEST_PTX_CORPUS_H
+#define GPUEXT_TEST_PTX_CORPUS_H
+
+#include <stddef.h>
+
+#define PTX_CORPUS_DIR "tests/ptx_corpus"
+#define PTX_CORPUS_PTXAS "/usr/local/cuda/bin/ptxas"
+
+/* Paths of every corpus file: tests/ptx_corpus/ *.ptx and the examples'
+ * reference PTX in build/examples/ref/ when built.  Returns the count. */
+size_t ptx_corpus_list(char ***paths);
+void ptx_corpus_free_list(char **paths, size_t n);
+
+/* ptxas -arch=arch on text: its exit status (-1: could not run), output
+ * in *log (malloc'd). */
+int ptx_corpus_ptxas(const char *text, size_t len, const char *arch, char **log);
+
+/*
+ * The extra code of an instrumented module for target ("sm_75"): the
+ * device runtime and three programs translated from eBPF assembly, an
+ * entry and an exit counter (lane counts added to map value words 0 and
+ * 1) and a mem counter (accesses and bytes to words 2 and 3), wrapped as
+ * the probes gx_ent_probe, gx_ext_probe and gx_mem_probe in warp mode.
+ * refs: the map's device addresses (NULL: 0, for ptxas only).
+ */
+struct ptx_map_ref;
+char *ptx_corpus_probes(const char *target, const struct ptx_map_ref *refs);
+
+/* Count, in kernel KERNEL of PTX text, the instructions an independent
+ * line scan finds: global/generic ld/ldu/st/atom/red, and ret/exit. */
+void ptx_corpus_count(const char *text, const char *kernel, size_t *mem, size_t *exits);
+
+#endif
