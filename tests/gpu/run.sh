@@ -50,6 +50,7 @@ if build/gpuext conformance --help 2>&1 | grep -q -- '--backend'; then
 fi
 step contention 120 build/gpu/gpu_contention
 step bench 120 build/gpu/gpu_probe_bench
+step inject 120 build/gpu/inject_check
 cp "$OUT/bench.log" "$OUT/gpu_probe_bench.md"
 
 echo
@@ -58,6 +59,6 @@ grep -h -m1 '^GPU:' "$OUT"/*.log | head -n 1 | sed 's/^/  /'
 for i in "${!names[@]}"; do
 	printf '  %-16s %s\n' "${names[$i]}" "${results[$i]}"
 done
-grep -h -E '^conformance \(|^gpu_contention:' "$OUT"/*.log | sed 's/^/  /'
+grep -h -E '^conformance \(|^gpu_contention:|^inject_check:' "$OUT"/*.log | sed 's/^/  /'
 echo "logs: $OUT"
 exit $fail

@@ -47,6 +47,8 @@ size_t ptx_corpus_list(char ***paths)
 	*paths = NULL;
 	ptx_corpus_scan(PTX_CORPUS_DIR, paths, &n);
 	ptx_corpus_scan("build/examples/ref", paths, &n);
+	if (getenv("GPUEXT_PTX_CORPUS_EXTRA"))
+		ptx_corpus_scan(getenv("GPUEXT_PTX_CORPUS_EXTRA"), paths, &n);
 	if (n)
 		qsort(*paths, n, sizeof(char *), ptx_corpus_cmp);
 	return n;
@@ -85,10 +87,10 @@ int ptx_corpus_ptxas(const char *text, size_t len, const char *arch, char **log)
 /* Programs of the probes: r1 is the memory context for mem, 0 otherwise. */
 static const char *const ptx_corpus_progs[3][2] = {
 	{"gx_ent", "call 501\nlddw %r1, map_value[0]+0\nlock add [%r1+0], %r0\n"
-		   "mov %r0, 0\nexit\n"},
-	{"gx_ext", "call 501\nlddw %r1, map_value[0]+8\nlock add [%r1+0], %r0\n"
-		   "mov %r0, 0\nexit\n"},
-	{"gx_mem", "mov %r6, %r1\ncall 501\nmov %r7, %r0\nlddw %r1, map_value[0]+16\n"
+		   "mov %r2, 1\nlock add [%r1+8], %r2\nmov %r0, 0\nexit\n"},
+	{"gx_ext", "call 501\nlddw %r1, map_value[0]+16\nlock add [%r1+0], %r0\n"
+		   "mov %r2, 1\nlock add [%r1+8], %r2\nmov %r0, 0\nexit\n"},
+	{"gx_mem", "mov %r6, %r1\ncall 501\nmov %r7, %r0\nlddw %r1, map_value[0]+32\n"
 		   "lock add [%r1+0], %r7\nldxw %r2, [%r6+8]\nmul %r2, %r7\n"
 		   "lock add [%r1+8], %r2\nmov %r0, 0\nexit\n"},
 };

@@ -12,7 +12,9 @@
 #define PTX_CORPUS_PTXAS "/usr/local/cuda/bin/ptxas"
 
 /* Paths of every corpus file: tests/ptx_corpus/ *.ptx and the examples'
- * reference PTX in build/examples/ref/ when built.  Returns the count. */
+ * reference PTX in build/examples/ref/ when built, and the .ptx files of
+ * the folder $GPUEXT_PTX_CORPUS_EXTRA (tests/gpu/collect_ptx.sh sets it).
+ * Returns the count. */
 size_t ptx_corpus_list(char ***paths);
 void ptx_corpus_free_list(char **paths, size_t n);
 
@@ -22,13 +24,18 @@ int ptx_corpus_ptxas(const char *text, size_t len, const char *arch, char **log)
 
 /*
  * The extra code of an instrumented module for target ("sm_75"): the
- * device runtime and three programs translated from eBPF assembly, an
- * entry and an exit counter (lane counts added to map value words 0 and
- * 1) and a mem counter (accesses and bytes to words 2 and 3), wrapped as
- * the probes gx_ent_probe, gx_ext_probe and gx_mem_probe in warp mode.
+ * device runtime and three programs translated from eBPF assembly, wrapped
+ * as the probes gx_ent_probe, gx_ext_probe and gx_mem_probe in warp mode.
+ * They add to the u64 words of value 0 of their map (enum ptx_corpus_word):
+ * entry and exit add the lane count and 1 (threads and probe calls), mem
+ * adds the lane count and lanes x access size (accesses and bytes).
  * refs: the map's device addresses (NULL: 0, for ptxas only).
  */
 struct ptx_map_ref;
+enum ptx_corpus_word {
+	PTX_CORPUS_ENTRY_LANES, PTX_CORPUS_ENTRY_CALLS, PTX_CORPUS_EXIT_LANES,
+	PTX_CORPUS_EXIT_CALLS, PTX_CORPUS_MEM_LANES, PTX_CORPUS_MEM_BYTES, PTX_CORPUS_WORDS
+};
 char *ptx_corpus_probes(const char *target, const struct ptx_map_ref *refs);
 
 /* Count, in kernel KERNEL of PTX text, the instructions an independent
