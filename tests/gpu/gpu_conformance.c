@@ -25,7 +25,7 @@ static double now_s(void)
 }
 
 /* Symbol of case i; 0 if translated. */
-static char *build_module(const struct ptx_target *t, struct ptx_conf_case *cases, int n,
+static char *build_module(const struct ptx_target *t, struct conf_case *cases, int n,
 			  char *ok)
 {
 	struct ptx_buf b = {0};
@@ -52,7 +52,7 @@ static char *build_module(const struct ptx_target *t, struct ptx_conf_case *case
 
 int main(int argc, char **argv)
 {
-	struct ptx_conf_case *cases;
+	struct conf_case *cases;
 	struct ptx_rt *rt;
 	struct ptx_target t;
 	struct err e = {{0}};

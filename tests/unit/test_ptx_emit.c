@@ -52,7 +52,7 @@ static int run_ptxas(const char *text, size_t len, const char *target, char **lo
 /* One module: header, runtime, every case's functions and run kernel. */
 static char *conformance_module(const char *target, int *translated, int *rejected)
 {
-	struct ptx_conf_case *cases;
+	struct conf_case *cases;
 	struct ptx_target t;
 	struct ptx_buf b = {0};
 	int n = ptx_conf_load_all(TEST_CONFORMANCE_DIR, &cases);
