@@ -47,6 +47,12 @@ int do_disasm(int argc, char **argv)
 		cli_error("%s: %s", path, strerror(errno));
 		return 1;
 	}
+	if (len >= 4 && !memcmp(data, "\177ELF", 4)) {
+		cli_error("%s: is an ELF object, not raw bytecode (gpuext prog dump shows its programs)",
+			  path);
+		free(data);
+		return 1;
+	}
 	if (len == 0 || len % sizeof(struct isa_insn)) {
 		cli_error("%s: %zu bytes is not a whole number of 8-byte instructions", path, len);
 		free(data);

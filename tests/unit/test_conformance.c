@@ -148,6 +148,10 @@ static void test_cli_asm_disasm_roundtrip(void **state)
 	assert_int_equal(st, 1);
 	assert_non_null(strstr(out, "7 bytes is not a whole number of 8-byte instructions"));
 	free(out);
+	out = cli("disasm " TEST_BPF_DIR "/tests/progs/loops.bpf.o", &st);
+	assert_int_equal(st, 1);
+	assert_non_null(strstr(out, "loops.bpf.o: is an ELF object, not raw bytecode"));
+	free(out);
 	unlink(src);
 	unlink(bin);
 	unlink(dis);
