@@ -17,7 +17,9 @@
  *   - atomics on the stack: atom on a generic address in the local window
  *     is undefined in PTX, and the stack is thread-private anyway, so the
  *     address is tested with isspacep.local and a plain load-modify-store
- *     is done there.
+ *     is done there;
+ *   - misaligned loads and stores, which eBPF allows and a GPU faults on,
+ *     go byte by byte (ptx_emit_mem).
  */
 #include "ptx_emit.h"
 
@@ -29,7 +31,7 @@
 #include "bpf/disasm.h"
 #include "ptx_helpers.h"
 
-/* Instruction i of the program and its position. */
+/* One eBPF function (the entry or a bpf-to-bpf callee): its instructions. */
 struct ptx_fn {
 	size_t start, end; /* [start, end) */
 };
