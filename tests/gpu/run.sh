@@ -43,6 +43,12 @@ step() { # step NAME LIMIT_S CMD...
 	names+=("$name") results+=("$r ($(( $(date +%s) - start ))s)")
 }
 
+# The PTX every step loads, kept for reading when something fails.
+mkdir -p "$OUT/ptx"
+build/gpu/gpu_conformance --ptx-out "$OUT/ptx/conformance.ptx" "$CASES" > /dev/null
+build/gpu/gpu_contention --ptx-out "$OUT/ptx"
+build/gpu/gpu_probe_bench --ptx-out "$OUT/ptx"
+
 step conformance 120 build/gpu/gpu_conformance "$CASES"
 grep -E '^(FAIL|SKIP) ' "$OUT/conformance.log" > "$OUT/conformance-failures.txt"
 if build/gpuext conformance --help 2>&1 | grep -q -- '--backend'; then
