@@ -8,14 +8,15 @@
 # exits non-zero if anything failed.  Each step has a time limit; the whole
 # batch takes well under 5 minutes.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 CASES=${1:-}
-OUT=${OUT:-build/gpu-out}
-mkdir -p "$OUT"
 if [ -z "$CASES" ] || [ ! -d "$CASES" ]; then
 	echo "usage: tests/gpu/run.sh CASES_DIR (the conformance cases folder)" >&2
 	exit 2
 fi
+CASES=$(cd "$CASES" && pwd)
+OUT=${OUT:-build/gpu-out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+cd "$(dirname "$0")/../.." || exit 1
 
 {
 	date -u
