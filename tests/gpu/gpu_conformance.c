@@ -4,9 +4,10 @@
  *
  * All cases are translated into one module (one JIT by the driver); each
  * case's standalone kernel then runs once on a device copy of its memory,
- * and r0 is compared with the case's result (the interpreter's).  callx is
- * not RFC 9669 and is reported as skipped.  Exit 0 all passed, 1 any
- * failed, 77 no GPU; with --ptx-out FILE only the module is written.
+ * and r0 is compared with the case's result (the interpreter's), callx (not
+ * RFC 9669) included.  A case the translator refuses is reported as skipped.
+ * Exit 0 all passed, 1 any failed, 77 no GPU; with --ptx-out FILE only the
+ * module is written.
  */
 #include <stdio.h>
 #include <stdlib.h>
