@@ -58,7 +58,7 @@ CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
 # The GPU batch (tests/gpu/run.sh): programs built here, run on a GPU machine.
-GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c
+GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c tests/unit/ptx_corpus.c
 GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
 GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
 

@@ -72,6 +72,7 @@ run_gpu_check run-gpu-subprogs 30 build/bpf/tests/progs/subprogs.bpf.o gpu/mem/m
 run_gpu_check run-gpu-globals 118 build/bpf/tests/progs/global_data.bpf.o on_entry
 step contention 120 build/gpu/gpu_contention
 step bench 120 build/gpu/gpu_probe_bench
+step inject 120 build/gpu/inject_check
 cp "$OUT/bench.log" "$OUT/gpu_probe_bench.md"
 
 echo
@@ -80,7 +81,7 @@ grep -h -m1 '^GPU:' "$OUT"/*.log | head -n 1 | sed 's/^/  /'
 for i in "${!names[@]}"; do
 	printf '  %-16s %s\n' "${names[$i]}" "${results[$i]}"
 done
-grep -h -E '^conformance \(|^gpu_contention:' "$OUT"/*.log | sed 's/^/  /'
+grep -h -E '^conformance \(|^gpu_contention:|^inject_check:' "$OUT"/*.log | sed 's/^/  /'
 [ -f "$OUT/conformance-cli.log" ] && echo "  gpuext conformance --backend ptx: $(tail -n 1 "$OUT/conformance-cli.log")"
 echo "logs: $OUT"
 exit $fail
