@@ -23,7 +23,6 @@
 
 #include "btf.h"
 #include "elf.h"
-#include "jit.h"
 
 /* Linux's struct bpf_map_def: the SEC("maps") layout.  map_flags optional. */
 enum { LEGACY_MAP_DEF_MIN = 16, LEGACY_MAP_DEF_SIZE = 20 };
@@ -794,10 +793,8 @@ void object_free(struct object *obj)
 {
 	if (!obj)
 		return;
-	for (size_t i = 0; i < obj->prog_cnt; i++) {
-		jit_free(obj->progs[i]); /* prog_free leaves JIT code to the JIT */
+	for (size_t i = 0; i < obj->prog_cnt; i++)
 		prog_free(obj->progs[i]);
-	}
 	free(obj->progs);
 	for (size_t i = 0; i < obj->map_cnt; i++)
 		map_free(obj->maps[i].map);

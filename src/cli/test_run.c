@@ -24,8 +24,9 @@ static const char test_run_usage[] =
 	"Run one program of FILE on the host.  r1 points to a copy of the data FILE\n"
 	"(the program's ctx or memory; empty without --data), r2 holds its length.\n"
 	"The interpreter checks every memory access against the data, the stack and\n"
-	"the maps; the JIT runs only what the verifier accepts.  Prints r0, the time per run and the non-empty contents of\n"
-	"every map (keys and values in hex; ring buffers: the records).\n"
+	"the maps; the JIT runs only what the verifier accepts.  Prints r0, the\n"
+	"time per run and the non-empty contents of every map (keys and values in\n"
+	"hex; ring buffers: the records).\n"
 	"  --data FILE   bytes to pass to the program\n"
 	"  --repeat N    run N times (maps keep their contents between runs)\n"
 	"  --backend B   interp (default) or jit\n";
