@@ -99,6 +99,7 @@ static void test_printk_conversions(void **state)
 		      (uint64_t)-1, (uint64_t)-1);
 	EXPECT_PRINTK("-2 3 abcdef0123", "%lld %llu %llx", (uint64_t)-2, 3, 0xabcdef0123ull);
 	EXPECT_PRINTK("p=0x1234 px=0xff", "p=%p px=%px", 0x1234, 0xff, 0);
+	EXPECT_PRINTK("(null) 0x0 0x0", "%p %px %pK", 0, 0, 0);
 	EXPECT_PRINTK("s=hello c=Z", "s=%s c=%c", U("hello"), 'Z', 0);
 	EXPECT_PRINTK("[   42][42   ][00042]", "[%5d][%-5u][%05x]", 42, 42, 0x42);
 	EXPECT_PRINTK("[+5][ 5]", "[%+d][% d]", 5, 5, 0);
