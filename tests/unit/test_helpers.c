@@ -14,6 +14,7 @@
 
 #include "bpf/helpers.h"
 #include "bpf/map.h"
+#include "ptx/ptx_helpers.h"
 
 #define U(p) ((uint64_t)(uintptr_t)(p))
 
@@ -38,6 +39,12 @@ static void test_every_id_has_a_prototype(void **state)
 	} while (0);
 	HELPER_IDS(CHECK_ID)
 #undef CHECK_ID
+	/* HELPER_F_GPU says what the device runtime implements. */
+#define CHECK_GPU(name_, id_, str_)                                            \
+	if (!!(helper_proto_find(id_)->flags & HELPER_F_GPU) != (ptx_helper_find(id_) != NULL)) \
+		fail_msg("helper %s: HELPER_F_GPU disagrees with the device runtime", str_);
+	HELPER_IDS(CHECK_GPU)
+#undef CHECK_GPU
 	assert_null(helper_proto_find(0));
 	assert_null(helper_proto_find(9));
 	assert_null(helper_table_default()->fn[9]);
