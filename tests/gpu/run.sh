@@ -74,11 +74,7 @@ grep -h -m1 '^GPU:' "$OUT"/*.log | head -n 1 | sed 's/^/  /'
 for i in "${!names[@]}"; do
 	printf '  %-16s %s\n' "${names[$i]}" "${results[$i]}"
 done
-<<<<<<< HEAD
-grep -h -E '^conformance \(|^gpu_contention:' "$OUT"/*.log | sed 's/^/  /'
-[ -f "$OUT/conformance-cli.log" ] && echo "  gpuext conformance --backend ptx: $(tail -n 1 "$OUT/conformance-cli.log")"
-=======
 grep -h -E '^conformance \(|^gpu_contention:|^inject_check:' "$OUT"/*.log | sed 's/^/  /'
->>>>>>> ptxinject
+[ -f "$OUT/conformance-cli.log" ] && echo "  gpuext conformance --backend ptx: $(tail -n 1 "$OUT/conformance-cli.log")"
 echo "logs: $OUT"
 exit $fail
