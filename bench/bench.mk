@@ -48,3 +48,13 @@ bench-check: $(BENCH_BIN) $(BENCH_PROGS)
 
 .PHONY: bench-check FORCE
 FORCE:
+
+# Verification time of the shipped and test programs and of loop-heavy
+# programs near the complexity budget (issue 3, Must show 5).
+VFY_BENCH := $(BENCH_DIR)/verifier_bench
+$(VFY_BENCH): bench/verifier/verifier_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+verifier-bench: $(VFY_BENCH) bpf
+	$(VFY_BENCH) build/bpf
+.PHONY: verifier-bench
