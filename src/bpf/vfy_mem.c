@@ -180,6 +180,13 @@ int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t 
 	int64_t lo = (int64_t)r->off + off + r->b.smin;
 	int64_t hi = (int64_t)r->off + off + r->b.smax;
 
+	/* Atomics need natural alignment (every region starts 8-byte aligned). */
+	if (kind == ACCESS_ATOMIC &&
+	    ((((int64_t)r->off + off) & (size - 1)) || !tnum_is_aligned(r->b.var, size)))
+		return vfy_reject(env, EACCES,
+				  "%s misaligned atomic access: offset %lld%s is not a multiple of %u",
+				  regname(regno), (long long)lo, lo == hi ? "" : " (or more)", size);
+
 	switch (r->type) {
 	case REG_PTR_STACK:
 		if (lo < -ISA_STACK_SIZE || hi + size > 0)

@@ -48,6 +48,21 @@ grep -E '^(FAIL|SKIP) ' "$OUT/conformance.log" > "$OUT/conformance-failures.txt"
 if build/gpuext conformance --help 2>&1 | grep -q -- '--backend'; then
 	step conformance-cli 120 build/gpuext conformance --backend ptx "$CASES"
 fi
+# run-gpu on clang-built objects: bpf-to-bpf calls on given memory, and
+# global data (.rodata/.data/.bss as device array maps, LD_IMM64 map values)
+run_gpu_check() { # NAME EXPECTED_R0 ARGS...
+	local name=$1 want=$2
+	shift 2
+	step "$name" 60 build/gpuext run-gpu "$@"
+	if ! grep -q "^r0 = $want " "$OUT/$name.log"; then
+		echo "   expected r0 = $want"
+		results[${#results[@]}-1]="FAILED (r0 is not $want)"
+		fail=1
+	fi
+}
+printf '\x05\0\0\0\0\0\0\0' > "$OUT/n5.bin"
+run_gpu_check run-gpu-subprogs 30 build/bpf/tests/progs/subprogs.bpf.o gpu/mem/matmul --data "$OUT/n5.bin"
+run_gpu_check run-gpu-globals 118 build/bpf/tests/progs/global_data.bpf.o on_entry
 step contention 120 build/gpu/gpu_contention
 step bench 120 build/gpu/gpu_probe_bench
 step inject 120 build/gpu/inject_check
@@ -60,5 +75,6 @@ for i in "${!names[@]}"; do
 	printf '  %-16s %s\n' "${names[$i]}" "${results[$i]}"
 done
 grep -h -E '^conformance \(|^gpu_contention:|^inject_check:' "$OUT"/*.log | sed 's/^/  /'
+[ -f "$OUT/conformance-cli.log" ] && echo "  gpuext conformance --backend ptx: $(tail -n 1 "$OUT/conformance-cli.log")"
 echo "logs: $OUT"
 exit $fail

@@ -30,6 +30,7 @@
 #include "bpf/object.h"
 #include "bpf/prog.h"
 #include "bpf/verifier.h"
+#include "ptx/ptx_helpers.h"
 
 enum { MAX_MAPS = 8 };
 
@@ -300,7 +301,10 @@ static void verify_objects_in(const char *dir, int *count, int *bad)
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		size_t l = strlen(de->d_name);
 		if (de->d_type == DT_DIR) {
-			verify_objects_in(path, count, bad);
+			/* bench/progs are benchmark kernels run unverified (like uBPF's):
+			 * not shipped, not test programs. */
+			if (strcmp(path, TEST_BPF_DIR "/bench"))
+				verify_objects_in(path, count, bad);
 			continue;
 		}
 		if (l < 6 || strcmp(de->d_name + l - 6, ".bpf.o"))
@@ -315,7 +319,11 @@ static void verify_objects_in(const char *dir, int *count, int *bad)
 		}
 		for (size_t i = 0; i < obj->prog_cnt; i++) {
 			(*count)++;
-			if (verifier_check(obj->progs[i], NULL, NULL, &e)) {
+			/* Device programs see the device runtime's helpers, as in `gpuext verify`. */
+			struct vfy_opts o = {.mem_size = 4096,
+					     .helper_proto = prog_type_is_gpu(obj->progs[i]->type) ?
+								     ptx_helper_proto_find : NULL};
+			if (verifier_check(obj->progs[i], &o, NULL, &e)) {
 				printf("%s: %s: %s\n", path, obj->progs[i]->name, e.msg);
 				(*bad)++;
 			}
