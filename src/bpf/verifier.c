@@ -730,7 +730,9 @@ int verifier_check(struct prog *p, const struct vfy_opts *opts, struct vfy_stats
 		env.opts.insn_limit = gpu ? VFY_GPU_INSN_LIMIT : VFY_HOST_INSN_LIMIT;
 	if (!env.opts.stack_limit)
 		env.opts.stack_limit = gpu ? VFY_GPU_STACK_LIMIT : VFY_HOST_STACK_LIMIT;
-	env.proto = env.opts.helper_proto ? env.opts.helper_proto : default_proto;
+	env.proto = env.opts.helper_proto ? env.opts.helper_proto
+		    : gpu		   ? helper_proto_find_gpu
+					   : default_proto;
 	if (env.opts.log_buf && env.opts.log_size)
 		env.opts.log_buf[0] = '\0';
 	p->verified = 0;
