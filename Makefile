@@ -58,7 +58,7 @@ CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
 # The GPU batch (tests/gpu/run.sh): programs built here, run on a GPU machine.
-GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c
+GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c tests/unit/ptx_corpus.c
 GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
 GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
 
@@ -98,7 +98,7 @@ EX_HDRS   := $(wildcard examples/cuda/*.h examples/cuda/*.cuh)
 EX_NVCC   := $(NVCC) -O2 -Iexamples/cuda
 EX_BINS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/%,$(wildcard examples/cuda/*.cu)) \
              $(addprefix $(EX_DIR)/,vecadd_shared vecadd_compress_all vecadd_nocompress \
-                 vecadd_lz4 vecadd_multi drv_vecadd link_vecadd)
+                 vecadd_lz4 vecadd_multi vecadd_rdc vecadd_debug drv_vecadd link_vecadd)
 EX_REFS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/ref/%.compute_75.ptx,$(wildcard examples/cuda/*.cu)) \
              $(EX_DIR)/ref/vecadd.compute_80.ptx $(EX_DIR)/ref/vecadd.compute_90.ptx
 EX_MULTI  := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=[sm_80,compute_80] \
@@ -121,6 +121,10 @@ $(EX_DIR)/vecadd_lz4: examples/cuda/vecadd.cu $(EX_HDRS)
 	$(EX_NVCC) -compress-mode=speed $< -o $@
 $(EX_DIR)/vecadd_multi: examples/cuda/vecadd.cu $(EX_HDRS)
 	$(EX_NVCC) $(EX_MULTI) $< -o $@
+$(EX_DIR)/vecadd_rdc: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) -rdc=true $< -o $@
+$(EX_DIR)/vecadd_debug: examples/cuda/vecadd.cu $(EX_HDRS)
+	$(EX_NVCC) -G $< -o $@
 $(EX_DIR)/ref/%.compute_75.ptx: examples/cuda/%.cu $(EX_HDRS)
 	@mkdir -p $(dir $@)
 	$(EX_NVCC) -ptx -arch=compute_75 $< -o $@
@@ -200,6 +204,12 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
+# The verifier's fuzzer mutates programs of the generator (fuzz/progen.c).
+$(FUZZ_BUILD)/fuzz_verifier: fuzz/fuzz_verifier.c fuzz/progen.c fuzz/progen.h $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ifuzz -fsanitize=fuzzer,address,undefined -o $@ \
+		fuzz/fuzz_verifier.c fuzz/progen.c $(FUZZ_OBJS) $(LDLIBS)
+
 test-bins: $(TEST_BINS) $(CLI) $(if $(AGENT_SRCS),$(AGENT))
 test-plain: all $(TEST_BINS)
 	@tests/run.sh build
@@ -239,3 +249,14 @@ jit-bench: $(JIT_BENCH)
 	$(JIT_BENCH)
 test-bins: $(JIT_DIFF)
 .PHONY: jit-bench
+
+# The verifier corpora against the Linux verifier (needs root and libbpf;
+# issue 3, Must show 4): build/tests/verifier_kernel_diff, run from the root.
+VFY_KDIFF := $(BUILD)/tests/verifier_kernel_diff
+$(VFY_KDIFF): tests/verifier/kernel_diff.c $(TEST_LIB_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka -lbpf $(LDLIBS)
+verifier-kernel-diff: $(VFY_KDIFF)
+	$(VFY_KDIFF)
+.PHONY: verifier-kernel-diff
+test-bins: $(VFY_KDIFF)

@@ -66,14 +66,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	memcpy(copy, data, size);
 	fuzz_walk(copy, size, copy, copy + size);
 
-	/* Length unknown: only where the header's claimed length fits the input
+	/* Length unknown: only where the input is a fatbin header (a wrapper's
+	 * pointer is trusted in that mode) whose claimed length fits the input
 	 * (the agent believes the header; that belief is the one trusted step). */
+	uint32_t magic;
 	uint16_t hsize;
 	uint64_t fat_size;
 	if (size >= 16) {
+		memcpy(&magic, copy, 4);
 		memcpy(&hsize, copy + 6, 2);
 		memcpy(&fat_size, copy + 8, 8);
-		if (fat_size <= size && hsize + fat_size <= size && hsize + fat_size >= 16) {
+		if (magic == FATBIN_MAGIC && fat_size <= size && hsize + fat_size <= size &&
+		    hsize + fat_size >= 16) {
 			struct {
 				uint32_t magic, version;
 				const void *data;

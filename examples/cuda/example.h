@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { EXAMPLE_MAX_ITERS = 1000000 };
+
 struct example_opts {
 	long n;     /* problem size (meaning per example) */
 	long iters; /* kernel launches */
@@ -49,9 +51,10 @@ static struct example_opts example_parse(int argc, char **argv, long n, long n_m
 			o.time = 1;
 		} else if (i + 1 < argc && (!strcmp(argv[i], "-n") || !strcmp(argv[i], "-iters"))) {
 			long v = strtol(argv[i + 1], &end, 0);
-			if (*end || v < 1 || (argv[i][1] == 'n' && v > n_max)) {
+			long max = argv[i][1] == 'n' ? n_max : EXAMPLE_MAX_ITERS;
+			if (*end || v < 1 || v > max) {
 				fprintf(stderr, "%s: bad value '%s' for %s (1..%ld)\n", argv[0],
-					argv[i + 1], argv[i], argv[i][1] == 'n' ? n_max : 1000000L);
+					argv[i + 1], argv[i], max);
 				exit(2);
 			}
 			if (argv[i][1] == 'n')

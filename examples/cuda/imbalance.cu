@@ -34,7 +34,7 @@ __global__ void imbalanced(unsigned *out)
 
 int main(int argc, char **argv)
 {
-	struct example_opts o = example_parse(argc, argv, 1024, 1 << 20, "blocks");
+	struct example_opts o = example_parse(argc, argv, 1024, 65536, "blocks");
 	size_t threads = (size_t)o.n * THREADS, bytes = threads * sizeof(unsigned);
 	unsigned *out = (unsigned *)malloc(bytes), *ref = (unsigned *)malloc(bytes), *dout;
 	unsigned long long work = 0;

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <lz4.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,6 @@
 
 /* Layout facts (docs/fatbin.md). */
 enum {
-	FB_WRAPPER_SIZE = 24,     /* magic, version, data pointer, filename/fatbins */
 	FB_HEADER_SIZE = 16,      /* magic u32, version u16, header size u16, fat size u64 */
 	FB_ENTRY_MIN_HEADER = 64, /* the fields read below all lie in the first 64 bytes */
 	FB_ENTRY_MAX_HEADER = 4096,
@@ -57,6 +57,27 @@ static uint64_t fb_u64(const uint8_t *p)
 	uint64_t v;
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+/* One ZSTD context, made on first use and kept: creating one (ZSTD_decompress
+ * does so per call) costs ~100x more than decompressing a kernel's PTX.
+ * Module loads are rare, so a lock around it costs nothing. */
+static pthread_mutex_t fb_zstd_lock = PTHREAD_MUTEX_INITIALIZER;
+static ZSTD_DCtx *fb_zstd_ctx;
+
+static size_t fb_zstd_decompress(void *dst, size_t dst_size, const void *src, size_t src_size)
+{
+	size_t got;
+
+	pthread_mutex_lock(&fb_zstd_lock);
+	if (!fb_zstd_ctx)
+		fb_zstd_ctx = ZSTD_createDCtx();
+	if (fb_zstd_ctx)
+		got = ZSTD_decompressDCtx(fb_zstd_ctx, dst, dst_size, src, src_size);
+	else
+		got = ZSTD_decompress(dst, dst_size, src, src_size);
+	pthread_mutex_unlock(&fb_zstd_lock);
+	return got;
 }
 
 const char *fatbin_kind_name(unsigned kind, char *buf, size_t size)
@@ -115,9 +136,13 @@ int fatbin_iter_init(struct fatbin_iter *it, const void *image, size_t len, stru
 	if (len != FATBIN_LEN_UNKNOWN && len < 4)
 		return err_set(e, EINVAL, "fatbin offset 0x0: image of %zu bytes is too short for a magic", len);
 	if (fb_u32(p) == FATBIN_WRAPPER_MAGIC) {
-		if (len != FATBIN_LEN_UNKNOWN && len < FB_WRAPPER_SIZE)
-			return err_set(e, EINVAL, "fatbin wrapper truncated (%zu bytes, need %d)", len,
-				       FB_WRAPPER_SIZE);
+		/* A wrapper holds a pointer, meaningful only in the process that
+		 * made it; in bytes of known length (a file, a section) following
+		 * it would read anywhere. */
+		if (len != FATBIN_LEN_UNKNOWN)
+			return err_set(e, EINVAL,
+				       "fatbin offset 0x0: a wrapper (magic 0x%08x) in %zu bytes: its pointer is only valid in process (length unknown)",
+				       FATBIN_WRAPPER_MAGIC, len);
 		unsigned version = fb_u32(p + 4);
 		/* 1: a plain fatbin; 2: relocatable device code linked by nvlink.
 		 * Both point to a fatbin at data. */
@@ -299,7 +324,7 @@ int fatbin_entry_contents(const struct fatbin_entry *ent, uint8_t **out, size_t 
 				       ent->offset, ent->index, fatbin_kind_name(ent->kind, kb, sizeof(kb)),
 				       ent->arch, framed, usize);
 		}
-		size_t got = ZSTD_decompress(buf, usize, ent->payload, ent->payload_size);
+		size_t got = fb_zstd_decompress(buf, usize, ent->payload, ent->payload_size);
 		if (ZSTD_isError(got)) {
 			free(buf);
 			return err_set(e, EINVAL, "fatbin offset 0x%zx: entry %u (%s sm_%u): ZSTD payload: %s",

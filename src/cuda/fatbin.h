@@ -81,9 +81,11 @@ struct fatbin_iter {
 	int single;          /* read one fatbin only (length unknown) */
 };
 
-/* Start iterating: image is a wrapper (magic 0x466243b1, whose data pointer
- * is followed: the length there comes from the fatbin's header) or the
- * fatbin bytes (len bytes readable, or FATBIN_LEN_UNKNOWN).  0 or -errno. */
+/* Start iterating: image is the fatbin bytes (len bytes readable, or
+ * FATBIN_LEN_UNKNOWN) or, with FATBIN_LEN_UNKNOWN only, a wrapper (magic
+ * 0x466243b1) whose data pointer is followed: a wrapper in bytes of known
+ * length (a file) holds a pointer of another process and is an error.  With
+ * the length unknown, the fatbin's header gives it.  0 or -errno. */
 int fatbin_iter_init(struct fatbin_iter *it, const void *image, size_t len, struct err *e);
 
 /* The next entry: 1 with *ent filled, 0 at the end, or -errno.  The entry's

@@ -95,6 +95,11 @@ static void test_test_run(void **state)
 		 data);
 	expect(0, args, "\"r0\":5,\"runs\":5");
 	expect(0, args, "{\"key\":\"02000000\",\"value\":\"0500000000000000\"}");
+	snprintf(args, sizeof(args),
+		 "test-run " PROGS "/array_count.bpf.o count_launch --data %s --repeat 7 --backend jit",
+		 data);
+	expect(0, args, "count_launch: r0 = 7 (0x7), 7 runs");
+	expect(2, "test-run a b --backend gpu", "--backend: 'gpu' is not interp or jit");
 	/* The ring buffer's records (rax = 4: two events and markers), .bss. */
 	regs[14] = 0;
 	regs[10] = 4;
@@ -106,6 +111,16 @@ static void test_test_run(void **state)
 	expect(0, args, "record 2 (16 bytes): 02 00 00 00 00 00 00 00 04 00");
 	expect(0, args, "record 3 (4 bytes): 04 00 ed fe\n");
 	expect(0, args, "map .bss (array):\n    key 00 00 00 00: 02 00 00 00 00 00 00 00");
+	/* Per-CPU maps: the slots that hold something. */
+	uint64_t rec[2] = {1000, 1};
+	fd = open(data, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, rec, sizeof(rec)), sizeof(rec));
+	close(fd);
+	snprintf(args, sizeof(args), "test-run " PROGS "/percpu_hash.bpf.o memcpy_bytes --data %s --repeat 3",
+		 data);
+	expect(0, args, "memcpy_bytes: r0 = 3000 (0xbb8), 3 runs");
+	expect(0, args, "map bytes_by_kind (percpu_hash):\n    key 01 00 00 00:\n      cpu ");
+	expect(0, args, ": b8 0b 00 00 00 00 00 00\n");
 	unlink(data);
 	/* Without data the ctx is empty: reading a register is out of bounds. */
 	expect(1, "test-run " PROGS "/ringbuf.bpf.o memcpy_ret", "prog 'memcpy_ret': ");

@@ -368,9 +368,118 @@ static void test_wrapper(void **state)
 	wrapper.data = NULL;
 	assert_int_equal(fatbin_iter_init(&it, &wrapper, FATBIN_LEN_UNKNOWN, &e), -EINVAL);
 	assert_string_equal(e.msg, "fatbin wrapper: data pointer is NULL");
-	assert_int_equal(fatbin_iter_init(&it, &wrapper, 20, &e), -EINVAL);
-	assert_string_equal(e.msg, "fatbin wrapper truncated (20 bytes, need 24)");
+	/* Bytes of known length (a file) with a wrapper: its pointer is not ours. */
+	assert_int_equal(fatbin_iter_init(&it, &wrapper, sizeof(wrapper), &e), -EINVAL);
+	assert_string_equal(e.msg, "fatbin offset 0x0: a wrapper (magic 0x466243b1) in 24 bytes: its pointer is only valid in process (length unknown)");
 	free(fb), free(seg);
+}
+
+/* Wrapper i of BIN's .nvFatBinSegment: its version, and a copy of the
+ * section its data pointer points into (*sec, freed by the caller) with
+ * *at the fatbin it points at.  Link-time addresses stand in for run-time
+ * ones: the section's address plus the offset. */
+static int wrapper_target(const char *bin, unsigned i, const char *const *sections, uint8_t **sec,
+			  const uint8_t **at, uint32_t *version)
+{
+	size_t seg_len, len;
+	uint64_t seg_addr, addr, data;
+	uint8_t *seg = elf_section(bin, ".nvFatBinSegment", &seg_len, &seg_addr);
+	uint32_t magic;
+
+	assert_non_null(seg);
+	assert_true(seg_len >= 24 * (i + 1));
+	memcpy(&magic, seg + 24 * i, 4);
+	memcpy(version, seg + 24 * i + 4, 4);
+	memcpy(&data, seg + 24 * i + 8, 8);
+	free(seg);
+	assert_int_equal(magic, FATBIN_WRAPPER_MAGIC);
+	for (int k = 0; sections[k]; k++) {
+		*sec = elf_section(bin, sections[k], &len, &addr);
+		if (*sec && data >= addr && data < addr + len) {
+			*at = *sec + (data - addr);
+			return k;
+		}
+		free(*sec);
+	}
+	fail_msg("wrapper %u of %s points into no known section", i, bin);
+	return -1;
+}
+
+/* -rdc=true: the version-2 wrapper's fatbin (.nv_fatbin, linked by nvlink)
+ * has no PTX; the version-1 wrapper's (__nv_relfatbin) has it, with the
+ * ptxas option --compile-only in a 96-byte entry header. */
+static void test_rdc(void **state)
+{
+	static const char *const sections[] = {".nv_fatbin", "__nv_relfatbin", NULL};
+	const char *bin = EX_DIR "/vecadd_rdc";
+	struct fatbin_entry ent;
+	struct err e = {{0}};
+	uint8_t *sec;
+	const uint8_t *at;
+	uint32_t version;
+	char *ptx;
+	size_t ptx_len;
+
+	if (access(bin, R_OK))
+		skip();
+	struct {
+		uint32_t magic, version;
+		const void *data;
+		void *more;
+	} wrapper = {FATBIN_WRAPPER_MAGIC, 0, NULL, NULL};
+
+	assert_int_equal(wrapper_target(bin, 0, sections, &sec, &at, &version), 0);
+	assert_int_equal(version, 2);
+	wrapper.version = version;
+	wrapper.data = at;
+	assert_int_equal(fatbin_best_ptx(&wrapper, FATBIN_LEN_UNKNOWN, 90, &ptx, &ptx_len, &ent, &e), -ENOENT);
+	assert_string_equal(e.msg, "fatbin: no PTX for sm_90 (1 entries; PTX present: none)");
+	free(sec);
+
+	assert_int_equal(wrapper_target(bin, 1, sections, &sec, &at, &version), 1);
+	assert_int_equal(version, 1);
+	wrapper.version = version;
+	wrapper.data = at;
+	assert_int_equal(fatbin_best_ptx(&wrapper, FATBIN_LEN_UNKNOWN, 90, &ptx, &ptx_len, &ent, &e), 0);
+	assert_int_equal(ent.header_size, 96);
+	assert_int_equal(ent.arch, 75);
+	assert_true(ent.options_len >= strlen("--compile-only"));
+	assert_memory_equal(ent.options, "--compile-only", strlen("--compile-only"));
+	assert_non_null(strstr(ptx, ".entry vecadd("));
+	free(ptx);
+	free(sec);
+}
+
+/* -G: entries name their source file (the header grows by the name's
+ * length); the PTX carries its ptxas options; the debug ELF is compressed. */
+static void test_debug(void **state)
+{
+	size_t len;
+	uint8_t *fb = example_fatbin("vecadd_debug", &len);
+	struct fatbin_iter it;
+	struct fatbin_entry ent;
+	struct err e = {{0}};
+	const char *src = "examples/cuda/vecadd.cu";
+	unsigned named = 0, ptx = 0;
+
+	if (!fb)
+		skip();
+	assert_int_equal(fatbin_iter_init(&it, fb, len, &e), 0);
+	while (fatbin_iter_next(&it, &ent, &e) == 1) {
+		if (!(ent.flags & FATBIN_FLAG_DEBUG))
+			continue;
+		assert_non_null(memmem(ent.name, ent.name_len, src, strlen(src)));
+		assert_true(ent.header_size >= 64 + strlen(src));
+		assert_true(ent.flags & FATBIN_FLAG_ZSTD);
+		if (ent.kind == FATBIN_KIND_PTX) {
+			assert_non_null(memmem(ent.options, ent.options_len, "-g ", 3));
+			ptx++;
+		}
+		named++;
+	}
+	assert_true(named >= 2);
+	assert_int_equal(ptx, 1);
+	free(fb);
 }
 
 /* ---- corrupt fatbins -------------------------------------------------------- */
@@ -486,7 +595,6 @@ static void test_corrupt_zstd(void **state)
 	assert_int_equal(l.ptx_hsize, 80);
 	size_t p = l.ptx;
 	unsigned i = l.ptx_index;
-	uint32_t csize = get32(fb + p + 16);
 	uint64_t usize = get64(fb + p + 56), fat2 = get64(fb + l.fatbin2 + 8);
 	assert_int_equal(fb_first_error(fb, len, NULL), 0);
 
@@ -538,7 +646,6 @@ static void test_corrupt_zstd(void **state)
 	expect_error(fb, len, len, p_opts, &l, want);
 	snprintf(want, sizeof(want), "fatbin offset 0x%zx: entry %u: options (offset 72, 9 bytes) outside the entry header (80 bytes)", p, i);
 	expect_error(fb, len, len, p_opts_str, &l, want);
-	(void)csize;
 
 	/* The first fatbin (cudart's) has no PTX. */
 	struct err e;
@@ -604,6 +711,8 @@ int main(void)
 		cmocka_unit_test(test_best_ptx_multi),
 		cmocka_unit_test(test_ptx_runs_on),
 		cmocka_unit_test(test_wrapper),
+		cmocka_unit_test(test_rdc),
+		cmocka_unit_test(test_debug),
 		cmocka_unit_test(test_corrupt_zstd),
 		cmocka_unit_test(test_corrupt_lz4),
 		cmocka_unit_test(test_unknown_length),
