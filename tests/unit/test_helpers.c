@@ -39,10 +39,10 @@ static void test_every_id_has_a_prototype(void **state)
 	} while (0);
 	HELPER_IDS(CHECK_ID)
 #undef CHECK_ID
-	/* HELPER_F_GPU says what the device runtime implements. */
+	/* A helper marked for the GPU exists in the device runtime. */
 #define CHECK_GPU(name_, id_, str_)                                            \
-	if (!!(helper_proto_find(id_)->flags & HELPER_F_GPU) != (ptx_helper_find(id_) != NULL)) \
-		fail_msg("helper %s: HELPER_F_GPU disagrees with the device runtime", str_);
+	if ((helper_proto_find(id_)->flags & HELPER_F_GPU) && !ptx_helper_find(id_)) \
+		fail_msg("helper %s: HELPER_F_GPU, but the device runtime lacks it", str_);
 	HELPER_IDS(CHECK_GPU)
 #undef CHECK_GPU
 	assert_null(helper_proto_find(0));
