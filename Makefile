@@ -58,7 +58,7 @@ CLI       := $(BUILD)/gpuext
 AGENT     := $(BUILD)/libgpuext-agent.so
 
 # The GPU batch (tests/gpu/run.sh): programs built here, run on a GPU machine.
-GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c
+GPU_COMMON:= tests/gpu/gpu_common.c tests/unit/ptx_conf.c tests/unit/testutil.c tests/unit/ptx_corpus.c
 GPU_SRCS  := $(filter-out $(GPU_COMMON),$(wildcard tests/gpu/*.c)) $(wildcard bench/gpu_*.c)
 GPU_BINS  := $(addprefix $(BUILD)/gpu/,$(basename $(notdir $(GPU_SRCS))))
 
@@ -204,6 +204,12 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
+# The verifier's fuzzer mutates programs of the generator (fuzz/progen.c).
+$(FUZZ_BUILD)/fuzz_verifier: fuzz/fuzz_verifier.c fuzz/progen.c fuzz/progen.h $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ifuzz -fsanitize=fuzzer,address,undefined -o $@ \
+		fuzz/fuzz_verifier.c fuzz/progen.c $(FUZZ_OBJS) $(LDLIBS)
+
 test-bins: $(TEST_BINS) $(CLI) $(if $(AGENT_SRCS),$(AGENT))
 test-plain: all $(TEST_BINS)
 	@tests/run.sh build
@@ -243,3 +249,14 @@ jit-bench: $(JIT_BENCH)
 	$(JIT_BENCH)
 test-bins: $(JIT_DIFF)
 .PHONY: jit-bench
+
+# The verifier corpora against the Linux verifier (needs root and libbpf;
+# issue 3, Must show 4): build/tests/verifier_kernel_diff, run from the root.
+VFY_KDIFF := $(BUILD)/tests/verifier_kernel_diff
+$(VFY_KDIFF): tests/verifier/kernel_diff.c $(TEST_LIB_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka -lbpf $(LDLIBS)
+verifier-kernel-diff: $(VFY_KDIFF)
+	$(VFY_KDIFF)
+.PHONY: verifier-kernel-diff
+test-bins: $(VFY_KDIFF)

@@ -45,9 +45,10 @@ const struct bench_engine *bench_gpuext_interp(void);
 const struct bench_engine *bench_gpuext_jit(void);
 
 /*
- * The bytecode of section `section` of the ELF object at path: a malloc'd
- * array in *insns, its length in *cnt.  Returns 0, or -1 with a message
- * naming the file and section.
+ * The bytecode of the program in section `section` of the object at path,
+ * through gpuext's object loader (bench_prog.c): a malloc'd array in *insns,
+ * its length in *cnt.  Returns 0, or -1 with a message naming the file and
+ * section.
  */
 int bench_load_prog(const char *path, const char *section, struct isa_insn **insns,
 		    size_t *cnt, char *err, size_t err_len);

@@ -13,7 +13,7 @@ BENCH_CLANG    ?= clang
 BENCH_DIR      := build/bench
 BENCH_BIN      := $(BENCH_DIR)/cpu_bench
 BENCH_ARGS     ?=
-BENCH_SRCS     := $(wildcard bench/*.c)
+BENCH_SRCS     := bench/cpu_bench.c $(wildcard bench/bench_*.c)
 BENCH_NATIVE   := $(patsubst bench/native/%.c,$(BENCH_DIR)/native/%.o,$(wildcard bench/native/*.c))
 BENCH_PROGS    := $(patsubst %.bpf.c,build/bpf/%.bpf.o,$(wildcard bench/progs/*.bpf.c))
 BENCH_CFLAGS   := -DBENCH_GPUEXT_REV='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' \
@@ -48,3 +48,13 @@ bench-check: $(BENCH_BIN) $(BENCH_PROGS)
 
 .PHONY: bench-check FORCE
 FORCE:
+
+# Verification time of the shipped and test programs and of loop-heavy
+# programs near the complexity budget (issue 3, Must show 5).
+VFY_BENCH := $(BENCH_DIR)/verifier_bench
+$(VFY_BENCH): bench/verifier/verifier_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+verifier-bench: $(VFY_BENCH) bpf
+	$(VFY_BENCH) build/bpf
+.PHONY: verifier-bench

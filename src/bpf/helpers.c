@@ -155,7 +155,11 @@ static uint64_t helper_ringbuf_query(uint64_t map, uint64_t flags, uint64_t r3, 
 	return map_ringbuf_query(MAP(map), flags);
 }
 
-/* Implementation, return, arguments, flags of each helper in HELPER_IDS. */
+/*
+ * Implementation, return, arguments, flags of each helper in HELPER_IDS.
+ * GPU marks the helpers the device runtime implements too (its own table,
+ * src/ptx/ptx_helpers.c; test_helpers checks that the two agree).
+ */
 #define HOST HELPER_F_HOST
 #define GPU HELPER_F_GPU
 #define LEAK HELPER_F_PKT_LEAK
@@ -189,13 +193,13 @@ static uint64_t helper_ringbuf_query(uint64_t map, uint64_t flags, uint64_t r3, 
 	{ARG_CONST_MAP_PTR, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO, ARG_SCALAR}, \
 	HOST | GPU | LEAK
 #define HELPER_SIG_RINGBUF_RESERVE helper_ringbuf_reserve, RET_PTR_TO_RINGBUF_REC_OR_NULL, \
-	{ARG_CONST_MAP_PTR, ARG_CONST_ALLOC_SIZE, ARG_SCALAR}, HOST
+	{ARG_CONST_MAP_PTR, ARG_CONST_ALLOC_SIZE, ARG_SCALAR}, HOST | GPU
 #define HELPER_SIG_RINGBUF_SUBMIT helper_ringbuf_submit, RET_VOID, \
-	{ARG_PTR_TO_RINGBUF_REC, ARG_SCALAR}, HOST | LEAK
+	{ARG_PTR_TO_RINGBUF_REC, ARG_SCALAR}, HOST | GPU | LEAK
 #define HELPER_SIG_RINGBUF_DISCARD helper_ringbuf_discard, RET_VOID, \
-	{ARG_PTR_TO_RINGBUF_REC, ARG_SCALAR}, HOST
+	{ARG_PTR_TO_RINGBUF_REC, ARG_SCALAR}, HOST | GPU
 #define HELPER_SIG_RINGBUF_QUERY helper_ringbuf_query, RET_INTEGER, \
-	{ARG_CONST_MAP_PTR, ARG_SCALAR}, HOST
+	{ARG_CONST_MAP_PTR, ARG_SCALAR}, HOST | GPU
 /* snprintf's data array may be NULL with size 0 (ARG_PTR_TO_MEM: the
  * verifier accepts a NULL pointer when the size may be 0). */
 #define HELPER_SIG_SNPRINTF helper_snprintf, RET_INTEGER, \

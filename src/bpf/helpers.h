@@ -94,6 +94,13 @@ struct helper_proto {
 
 /* The prototype of helper id, or NULL if there is none. */
 const struct helper_proto *helper_proto_find(uint32_t id);
+/*
+ * The same for a program that runs on the GPU: the helpers the device
+ * runtime implements (standard ids and HELPER_GPU_FIRST..LAST, with
+ * HELPER_F_GPU), else the host prototype.  Defined with the device runtime's
+ * table in src/ptx/ptx_helpers.c; the verifier's GPU profile uses it.
+ */
+const struct helper_proto *helper_proto_find_gpu(uint32_t id);
 
 /*
  * A table of implementations a backend calls through.  Normally the

@@ -24,8 +24,10 @@
  * and a fresh 512-byte eBPF stack below r10 = rbp.  EXIT restores them and
  * returns, in any function.  A frame is JIT_FRAME bytes, so frame k's stack
  * pointer is r12 - k * JIT_FRAME, and a local call checks the depth with one
- * compare against r12; past ISA_MAX_CALL_DEPTH it stores the calling
- * instruction's index in state->fault_insn and unwinds to the trampoline.
+ * compare against r12.  A run-time fault (a call past ISA_MAX_CALL_DEPTH
+ * frames, callx to a helper that does not exist) stores the instruction's
+ * index, the kind of fault and a value in *state and unwinds to the
+ * trampoline, which returns to jit_run to report it.
  * The native stack stays 16-byte aligned at every helper call.
  *
  * Layout is decided in passes (as Linux's x86 JIT does): the first pass uses
@@ -37,6 +39,7 @@
 #include "jit.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +62,15 @@ static const int8_t reg_map[ISA_NR_REGS] = {
 	X64_RBX, X64_R13, X64_R14, X64_R15, X64_RBP,
 };
 
-/* Shared with the generated code, which writes fault_insn at offset 0. */
+enum jit_fault { JIT_FAULT_DEPTH = 1, JIT_FAULT_HELPER = 2 };
+
+/* Shared with the generated code, which writes it at these offsets. */
 struct jit_state {
-	int32_t fault_insn; /* -1, or the local call that went too deep */
+	int32_t fault_insn;   /* 0: -1, or the instruction that faulted */
+	int32_t fault_kind;   /* 4: enum jit_fault */
+	uint64_t fault_value; /* 8: the helper id of a bad callx */
 };
+_Static_assert(offsetof(struct jit_state, fault_value) == 8, "layout used by the code");
 
 typedef uint64_t (*jit_entry_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
 				 struct jit_state *);
@@ -132,12 +140,28 @@ static void emit_trampoline(struct jit_ctx *c)
 		x64_pop(b, saved[k]);
 	x64_ret(b);
 
-	/* eax = index of the local call that exceeded the depth. */
+	/* A fault: eax = instruction, r10d = kind, r9 = value (emit_fault). */
 	c->abort_off = b->len;
 	x64_mov_rr(b, X64_W, X64_RSP, X64_R12);
 	x64_rm(b, X64_W, 0x8b, X64_R11, X64_RSP, 0);
 	x64_rm(b, 0, 0x89, X64_RAX, X64_R11, 0);
+	x64_rm(b, 0, 0x89, X64_R10, X64_R11, 4);
+	x64_rm(b, X64_W, 0x89, X64_R9, X64_R11, 8);
 	x64_jmp(b, c->exit_off, 1);
+}
+
+static void emit_fault(struct x64_buf *b, size_t abort_off, size_t i, enum jit_fault kind)
+{
+	x64_mov_ri32(b, X64_RAX, (uint32_t)i);
+	x64_mov_ri32(b, X64_R10, kind);
+	x64_jmp(b, abort_off, 0);
+}
+
+static size_t fault_size(size_t i, enum jit_fault kind)
+{
+	struct x64_buf m = {NULL, 0};
+	emit_fault(&m, 0, i, kind);
+	return m.len;
 }
 
 static void emit_prologue(struct x64_buf *b)
@@ -575,7 +599,10 @@ static int emit_jmp(struct jit_ctx *c, size_t i, struct isa_insn in)
 		else
 			x64_alu_rr(b, w, X64_TEST, dst, src);
 	} else {
-		if (ISA_SRC(in.code) == ISA_K)
+		/* test r, r sets the flags of cmp r, 0 for every condition, shorter. */
+		if (ISA_SRC(in.code) == ISA_K && in.imm == 0)
+			x64_alu_rr(b, w, X64_TEST, dst, dst);
+		else if (ISA_SRC(in.code) == ISA_K)
 			x64_alu_ri(b, w, X64_CMP, dst, in.imm);
 		else
 			x64_alu_rr(b, w, X64_CMP, dst, src);
@@ -604,16 +631,45 @@ static int emit_call(struct jit_ctx *c, size_t i, struct isa_insn in)
 		x64_rm(b, X64_W, 0x8d, X64_R11, X64_R12,
 		       -(int32_t)JIT_FRAME * (ISA_MAX_CALL_DEPTH - 1));
 		x64_alu_rr(b, X64_W, X64_CMP, X64_RSP, X64_R11);
-		x64_jcc(b, X64_CC_AE, b->len + 2 + 5 + 5, 1);
-		x64_byte(b, 0xb8); /* mov eax, imm32: 5 bytes, as counted above */
-		x64_imm32(b, (uint32_t)i);
-		x64_jmp(b, c->abort_off, 0);
+		x64_jcc(b, X64_CC_AE, b->len + 2 + fault_size(i, JIT_FAULT_DEPTH), 1);
+		emit_fault(b, c->abort_off, i, JIT_FAULT_DEPTH);
 		x64_call_rel(b, c->prev.func[t]);
 		return 0;
 	}
 	default:
 		return insn_err(c, i, "call with src=%d (kfunc) is not supported", in.src);
 	}
+}
+
+/* r11 = helpers->fn[r9], then call it; jz to skip bytes past the call if NULL. */
+static void emit_callx_lookup(struct x64_buf *b, const struct helper_table *h, size_t skip)
+{
+	x64_mov_ri64(b, X64_R11, (uintptr_t)h->fn);
+	x64_mov_rr(b, X64_W, X64_R10, X64_R9);
+	x64_shift_ri(b, X64_W, 4, X64_R10, 3);
+	x64_alu_rr(b, X64_W, X64_ADD, X64_R11, X64_R10);
+	x64_rm(b, X64_W, 0x8b, X64_R11, X64_R11, 0);
+	x64_alu_rr(b, X64_W, X64_TEST, X64_R11, X64_R11);
+	x64_jcc(b, X64_CC_E, b->len + 2 + 3 + skip, 1);
+	x64_rr(b, 0, 0xff, 2, X64_R11); /* call r11: 3 bytes */
+}
+
+/*
+ * callx dst (uBPF's extension, as the interpreter runs it): call the helper
+ * whose id is in dst, looked up at run time; an id without a helper faults.
+ */
+static void emit_callx(struct jit_ctx *c, size_t i, struct isa_insn in)
+{
+	struct x64_buf *b = &c->b, m = {NULL, 0};
+	size_t fault = fault_size(i, JIT_FAULT_HELPER);
+
+	emit_callx_lookup(&m, c->helpers, 2);
+	x64_mov_rr(b, X64_W, X64_R9, reg_map[in.dst]);
+	x64_alu_ri(b, X64_W, X64_CMP, X64_R9, HELPER_TABLE_SIZE);
+	x64_jcc(b, X64_CC_AE, b->len + 2 + m.len + 2, 1);
+	emit_callx_lookup(b, c->helpers, 2);
+	x64_jmp(b, b->len + 2 + fault, 1);
+	emit_fault(b, c->abort_off, i, JIT_FAULT_HELPER);
 }
 
 /* ---- one instruction ---------------------------------------------------- */
@@ -693,7 +749,8 @@ static int emit_insn(struct jit_ctx *c, size_t i)
 	case ISA_OPC_JMP_CALL:
 		return emit_call(c, i, in);
 	case ISA_OPC_JMP_CALLX:
-		return insn_err(c, i, "callx is not supported by the JIT");
+		emit_callx(c, i, in);
+		return 0;
 	case ISA_OPC_JMP_EXIT:
 		emit_exit(b);
 		return 0;
@@ -930,9 +987,13 @@ int jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0
 	jit_entry_fn fn = (jit_entry_fn)img->mem.base;
 	uint64_t ret = fn(opts->args[0], opts->args[1], opts->args[2], opts->args[3],
 			  opts->args[4], &state);
-	if (state.fault_insn >= 0)
+	if (state.fault_kind == JIT_FAULT_DEPTH)
 		return err_set(e, E2BIG, "jit: prog '%s': insn %d: call depth exceeds %d frames",
 			       PROG_NAME(p), state.fault_insn, ISA_MAX_CALL_DEPTH);
+	if (state.fault_kind == JIT_FAULT_HELPER)
+		return err_set(e, ENOENT, "jit: prog '%s': insn %d: callx: unknown helper %llu",
+			       PROG_NAME(p), state.fault_insn,
+			       (unsigned long long)state.fault_value);
 	*r0 = ret;
 	return 0;
 }

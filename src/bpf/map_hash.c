@@ -5,7 +5,7 @@
  * Design.  Everything is preallocated in the storage block and linked by
  * 32-bit element indices, so the block works at any address in any process:
  *
- *   ctl      free-list head, live-entry count, LRU clock hand
+ *   ctl      live-entry count, LRU hand and clock, free-list heads
  *   buckets  n_buckets (a power of 2 >= max_entries) x {lock, head}
  *   elems    max_entries + HASH_SPARE elements: header, key, value(s)
  *
@@ -27,9 +27,12 @@
  * since a slot belongs to one CPU.  The spare elements exist for these
  * replacements: a full map can still replace values.
  *
- * The free list is a lock-free stack (Treiber) whose head carries a tag
- * that changes on every push and pop, so a pop that raced with a pop and
- * push of the same element fails its compare-and-swap (no ABA).
+ * Free elements sit on HASH_FREE_LISTS lock-free stacks (Treiber), one
+ * cache line each; a thread pushes to and pops from the list of its CPU and
+ * takes from the others only when its own is empty (Linux's pcpu_freelist),
+ * so updates on different CPUs do not contend on one head.  A head carries
+ * a tag that changes on every push and pop, so a pop that raced with a pop
+ * and push of the same element fails its compare-and-swap (no ABA).
  *
  * LRU: a logical clock in ctl advances on every insert; lookups and
  * updates stamp the element with it (a store only when the stamp changes,
@@ -53,15 +56,19 @@ enum {
 	HASH_PERCPU_MAX_VALUE = 32768,
 	HASH_LRU_SAMPLE = 16,        /* live elements an eviction compares */
 	HASH_LRU_WINDOW = 32,        /* elements the hand claims at once */
+	HASH_FREE_LISTS = 16,        /* a power of 2; a thread uses list cpu % 16 */
 };
 #define HASH_NULLS 0x80000000u
 #define HASH_NIL 0xffffffffu /* empty free list */
 
 struct hash_ctl {
-	_Atomic uint64_t free_head; /* tag << 32 | element index (HASH_NIL: empty) */
 	_Atomic uint32_t count;     /* live entries */
 	_Atomic uint32_t lru_hand;  /* next element an eviction samples */
 	_Atomic uint32_t lru_tick;  /* logical clock: inserts so far */
+	/* Free lists, one cache line each: tag << 32 | element (HASH_NIL: empty). */
+	struct {
+		_Alignas(MAP_ALIGN) _Atomic uint64_t head;
+	} free[HASH_FREE_LISTS];
 };
 
 struct hash_bucket {
@@ -206,14 +213,24 @@ static void hash_format(struct map *map)
 
 	for (uint32_t b = 0; b < v.l.n_buckets; b++)
 		atomic_init(&v.buckets[b].head, HASH_NULLS | b);
+	/* Element i starts on list i % HASH_FREE_LISTS. */
 	for (uint32_t i = 0; i < v.l.n_elems; i++)
-		atomic_init(&hash_elem(&v, i)->free_next, i + 1 < v.l.n_elems ? i + 1 : HASH_NIL);
-	atomic_init(&v.ctl->free_head, 0); /* tag 0, element 0 */
+		atomic_init(&hash_elem(&v, i)->free_next,
+			    i + HASH_FREE_LISTS < v.l.n_elems ? i + HASH_FREE_LISTS : HASH_NIL);
+	for (uint32_t l = 0; l < HASH_FREE_LISTS; l++)
+		atomic_init(&v.ctl->free[l].head, l < v.l.n_elems ? l : HASH_NIL); /* tag 0 */
 }
 
-static uint32_t hash_free_pop(const struct hash_view *v)
+/* The calling CPU's free list: updates on different CPUs do not meet. */
+static uint32_t hash_free_list_of_cpu(void)
 {
-	uint64_t old = atomic_load_explicit(&v->ctl->free_head, memory_order_acquire);
+	int cpu = sched_getcpu();
+	return cpu < 0 ? 0 : (uint32_t)cpu & (HASH_FREE_LISTS - 1);
+}
+
+static uint32_t hash_free_pop_list(const struct hash_view *v, _Atomic uint64_t *head)
+{
+	uint64_t old = atomic_load_explicit(head, memory_order_acquire);
 	uint64_t new;
 
 	do {
@@ -225,23 +242,36 @@ static uint32_t hash_free_pop(const struct hash_view *v)
 		uint32_t next = atomic_load_explicit(&hash_elem(v, idx)->free_next,
 						     memory_order_relaxed);
 		new = ((old >> 32) + 1) << 32 | next;
-	} while (!atomic_compare_exchange_weak_explicit(&v->ctl->free_head, &old, new,
-							memory_order_acq_rel,
+	} while (!atomic_compare_exchange_weak_explicit(head, &old, new, memory_order_acq_rel,
 							memory_order_acquire));
 	return (uint32_t)old;
 }
 
+/* From the own CPU's list, else from the others (Linux's pcpu_freelist). */
+static uint32_t hash_free_pop(const struct hash_view *v)
+{
+	uint32_t own = hash_free_list_of_cpu();
+
+	for (uint32_t i = 0; i < HASH_FREE_LISTS; i++) {
+		uint32_t idx = hash_free_pop_list(v, &v->ctl->free[(own + i) &
+								   (HASH_FREE_LISTS - 1)].head);
+		if (idx != HASH_NIL)
+			return idx;
+	}
+	return HASH_NIL;
+}
+
 static void hash_free_push(const struct hash_view *v, uint32_t idx)
 {
-	uint64_t old = atomic_load_explicit(&v->ctl->free_head, memory_order_relaxed);
+	_Atomic uint64_t *head = &v->ctl->free[hash_free_list_of_cpu()].head;
+	uint64_t old = atomic_load_explicit(head, memory_order_relaxed);
 	uint64_t new;
 
 	do {
 		atomic_store_explicit(&hash_elem(v, idx)->free_next, (uint32_t)old,
 				      memory_order_relaxed);
 		new = ((old >> 32) + 1) << 32 | idx;
-	} while (!atomic_compare_exchange_weak_explicit(&v->ctl->free_head, &old, new,
-							memory_order_release,
+	} while (!atomic_compare_exchange_weak_explicit(head, &old, new, memory_order_release,
 							memory_order_relaxed));
 }
 
@@ -377,9 +407,11 @@ static uint32_t hash_alloc_filled(const struct hash_view *v, uint32_t h, const v
 	}
 	struct hash_elem *el = hash_elem(v, idx);
 	atomic_store_explicit(&el->hash, h, memory_order_relaxed);
-	atomic_store_explicit(&el->atime,
-			      atomic_fetch_add_explicit(&v->ctl->lru_tick, 1, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	if (hash_is_lru(def))
+		atomic_store_explicit(&el->atime,
+				      atomic_fetch_add_explicit(&v->ctl->lru_tick, 1,
+								memory_order_relaxed) + 1,
+				      memory_order_relaxed);
 	memcpy(hash_key(v, el), key, def->key_size);
 	if (!hash_is_percpu(def)) {
 		memcpy(hash_value(v, el, 0), value, def->value_size);

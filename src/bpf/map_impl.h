@@ -28,7 +28,7 @@ enum {
 };
 
 #define MAP_MAGIC 0x70616d7478657067ull /* "gpextmap" */
-#define MAP_LAYOUT_VERSION 1u
+#define MAP_LAYOUT_VERSION 2u
 
 struct map_hdr {
 	uint64_t magic;

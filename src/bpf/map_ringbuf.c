@@ -2,9 +2,9 @@
 /*
  * map_ringbuf.c - ring buffers with Linux's BPF_MAP_TYPE_RINGBUF semantics.
  *
- * Area: producer lock, producer position, consumer position and dropped
- * counter, each on its own cache line (producers and the consumer write
- * different lines), then the data area of max_entries bytes (a power of 2).
+ * Area: the producers' line (lock, producer position), the consumer
+ * position, the dropped counter, then the data area of max_entries bytes
+ * (a power of 2).
  * Positions grow forever; a position's byte is at pos & (size - 1).
  *
  * Every record starts with Linux's 8-byte header: a 32-bit length with the
@@ -15,7 +15,7 @@
  *
  * Producers (any thread of any process sharing the storage) serialise on the
  * spinlock only to move the producer position and write the header, as in
- * Linux; they fill and submit their records without it, and submit is one
+ * Linux (they reread the consumer position only when the buffer looks full); they fill and submit their records without it, and submit is one
  * atomic store that clears BUSY (and may set DISCARD) with release order.
  * The one consumer reads the producer position with acquire order, stops at
  * the first BUSY record (records are consumed in order), and publishes its
@@ -45,9 +45,18 @@ enum { RB_NO_WAKEUP = 1, RB_FORCE_WAKEUP = 2 };
 /* What query returns. */
 enum { RB_AVAIL_DATA = 0, RB_RING_SIZE = 1, RB_CONS_POS = 2, RB_PROD_POS = 3 };
 
+/*
+ * What producers write shares one line (lock, producer position, the
+ * consumer position they last saw), so a reservation moves one contended
+ * line between cores, not three; the consumer's position and the dropped
+ * counter have lines of their own.
+ */
 struct rb_ctl {
 	_Alignas(MAP_ALIGN) _Atomic uint32_t lock;
-	_Alignas(MAP_ALIGN) _Atomic uint64_t producer_pos;
+	_Atomic uint64_t producer_pos;
+	/* The consumer position producers last read, under the lock: they read
+	 * the consumer's line again only when the buffer looks full. */
+	uint64_t consumer_seen;
 	_Alignas(MAP_ALIGN) _Atomic uint64_t consumer_pos;
 	_Alignas(MAP_ALIGN) _Atomic uint64_t dropped;
 };
@@ -109,13 +118,15 @@ void *map_ringbuf_reserve(struct map *map, uint64_t size, uint64_t flags)
 		return NULL;
 	}
 	map_lock(&ctl->lock);
-	uint64_t cons = atomic_load_explicit(&ctl->consumer_pos, memory_order_acquire);
 	uint64_t prod = atomic_load_explicit(&ctl->producer_pos, memory_order_relaxed);
 	uint64_t pad = (prod & (ring - 1)) + total > ring ? ring - (prod & (ring - 1)) : 0;
-	if (prod + pad + total - cons > ring) {
-		map_unlock(&ctl->lock);
-		rb_drop(map);
-		return NULL;
+	if (prod + pad + total - ctl->consumer_seen > ring) {
+		ctl->consumer_seen = atomic_load_explicit(&ctl->consumer_pos, memory_order_acquire);
+		if (prod + pad + total - ctl->consumer_seen > ring) {
+			map_unlock(&ctl->lock);
+			rb_drop(map);
+			return NULL;
+		}
 	}
 	if (pad) {
 		struct rb_hdr *ph = rb_hdr_at(map, prod);

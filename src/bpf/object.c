@@ -85,10 +85,17 @@ static int obj_section_bytes(struct obj_loader *l, size_t sec, const uint8_t **d
 	return err;
 }
 
+/* A map whose definition map_def_check() accepts, so `prog show` never lists
+ * one that object_create_maps() would refuse. */
 static int obj_add_map(struct obj_loader *l, const struct map_def *def,
 		       const struct obj_map_src *src, const void *init, size_t init_len)
 {
 	struct object *obj = l->obj;
+	int err = map_def_check(def, l->e);
+	if (err) {
+		err_prefix(l->e, "%s: ", obj->name);
+		return err;
+	}
 	struct object_map *m = realloc(obj->maps, (obj->map_cnt + 1) * sizeof(*m));
 	if (!m)
 		return err_set(l->e, ENOMEM, "%s: out of memory", obj->name);
@@ -101,6 +108,33 @@ static int obj_add_map(struct obj_loader *l, const struct map_def *def,
 	obj->maps[obj->map_cnt++] = (struct object_map){
 		.def = *def, .init = init, .init_len = init_len, .map = NULL};
 	return 0;
+}
+
+/*
+ * Offset of the data symbol called name in section sec.  clang leaves the
+ * variable offsets of a DATASEC at 0 (the linker would fix them through
+ * .rel.BTF), so, like libbpf, the symbol table is what places a variable.
+ */
+static int obj_symbol_offset(struct obj_loader *l, size_t sec, const char *name,
+			     uint64_t *off)
+{
+	for (size_t i = 1; i < l->elf.sym_cnt; i++) {
+		Elf64_Sym sym;
+		const char *sname;
+		int err = elf_symbol(&l->elf, i, &sym, l->e);
+		if (err)
+			return err;
+		if (sym.st_shndx != sec || ELF64_ST_TYPE(sym.st_info) == STT_SECTION)
+			continue;
+		if ((err = elf_symbol_name(&l->elf, &sym, &sname, l->e)))
+			return err;
+		if (!strcmp(sname, name)) {
+			*off = sym.st_value;
+			return 0;
+		}
+	}
+	return err_set(l->e, ENOENT, "%s: map '%s': no symbol for it in section %zu (%s)",
+		       l->obj->name, name, sec, elf_section_name(&l->elf, sec));
 }
 
 /* SEC(".maps"): one map per variable of the BTF DATASEC, named by the var. */
@@ -120,23 +154,12 @@ static int obj_collect_btf_maps(struct obj_loader *l, size_t sec)
 	for (uint32_t i = 0; i < BTF_INFO_VLEN(t->info); i++) {
 		struct btf_var_secinfo vi;
 		struct map_def def;
+		uint64_t off = 0;
 		memcpy(&vi, (const struct btf_var_secinfo *)(t + 1) + i, sizeof(vi));
 		int err = btf_map_def(btf, vi.type, &def, l->e);
+		err = err ? err : obj_symbol_offset(l, sec, def.name, &off);
 		if (err)
 			return err;
-		/* clang before 15 leaves every DATASEC offset 0 (libbpf fixes them
-		 * up from the symbol table): the map's ELF symbol is authoritative. */
-		uint64_t off = vi.offset;
-		const char *vname = btf_type_name(btf, vi.type);
-		for (size_t k = 1; vname && k < l->elf.sym_cnt; k++) {
-			Elf64_Sym sym;
-			const char *sname;
-			if (elf_symbol(&l->elf, k, &sym, NULL) || sym.st_shndx != sec ||
-			    elf_symbol_name(&l->elf, &sym, &sname, NULL) || strcmp(sname, vname))
-				continue;
-			off = sym.st_value;
-			break;
-		}
 		struct obj_map_src src = {.sec = sec, .off = off, .is_data = 0};
 		err = obj_add_map(l, &def, &src, NULL, 0);
 		if (err)

@@ -35,6 +35,7 @@ struct vfy_explored {
 	struct vfy_explored *parent; /* stored state this one's path came through */
 	struct vfy_explored *next;   /* same instruction */
 	uint32_t branches;           /* paths still being explored below this one */
+	uint64_t hash;               /* vfy_state_hash of st */
 };
 
 struct vfy_pending {
@@ -98,19 +99,22 @@ static void explored_free(struct vfy_explored *x)
 static int is_state_visited(struct vfy_env *env, struct vfy_path *path, uint32_t insn)
 {
 	struct vfy_explored **victim = NULL;
+	uint64_t hash = vfy_state_hash(env, env->cur);
 	unsigned n = 0;
 
 	for (struct vfy_explored **link = &env->explored[insn], *x; (x = *link);
 	     link = &x->next, n++) {
-		if (x->branches == 0)
-			victim = link; /* the oldest completed one, at the end */
-		if (!vfy_states_equal(x->st, env->cur, false))
-			continue;
 		if (x->branches == 0) {
-			env->stats.pruned++;
-			return 1;
+			victim = link; /* the oldest completed one, at the end */
+			if (vfy_states_equal(env, x->st, env->cur, false)) {
+				env->stats.pruned++;
+				return 1;
+			}
+			continue;
 		}
-		if (vfy_states_equal(x->st, env->cur, true))
+		/* Still being explored: only an identical state (a loop that makes
+		 * no progress) matters here. */
+		if (x->hash == hash && vfy_states_equal(env, x->st, env->cur, true))
 			return vfy_reject(env, EACCES,
 					  "infinite loop: the program returns here in the same state "
 					  "without making progress");
@@ -130,6 +134,7 @@ static int is_state_visited(struct vfy_env *env, struct vfy_path *path, uint32_t
 	}
 	x->parent = path->parent;
 	x->branches = 1;
+	x->hash = hash;
 	x->next = env->explored[insn];
 	env->explored[insn] = x;
 	path->parent = x;
@@ -199,7 +204,12 @@ static int check_ptr_alu(struct vfy_env *env, uint32_t dreg, struct vfy_reg *dst
 			return vfy_reject(env, EACCES, "%s pointer %s pointer prohibited%s", rn(dreg),
 					  alu_name(op),
 					  op == ISA_ALU_SUB ? " (they point into different regions)" : "");
-		mark_reg_unknown(dst);
+		/* The distance of two known offsets into one region is known. */
+		if (vfy_bounds_is_const(&dst->b) && vfy_bounds_is_const(&src->b))
+			mark_reg_const(dst, (uint64_t)((int64_t)dst->off - src->off) +
+						    dst->b.var.value - src->b.var.value);
+		else
+			mark_reg_unknown(dst);
 		return 0;
 	}
 	if (op != ISA_ALU_ADD && !(op == ISA_ALU_SUB && dptr))
@@ -555,10 +565,11 @@ static int check_ld_imm64(struct vfy_env *env, const struct isa_insn *insn)
 			dst->type = REG_CONST_MAP;
 			return 0;
 		}
-		if (d->type != MAP_TYPE_ARRAY || (uint32_t)hi->imm >= d->value_size)
+		if (d->type != MAP_TYPE_ARRAY || d->max_entries != 1 ||
+		    (uint32_t)hi->imm >= d->value_size)
 			return vfy_reject(env, EINVAL,
-					  "direct value access to map '%s' at offset %u: needs an "
-					  "array map and an offset below its value size %u",
+					  "direct value access to map '%s' at offset %u: needs a "
+					  "one-element array map and an offset below its value size %u",
 					  d->name, (uint32_t)hi->imm, d->value_size);
 		dst->type = REG_PTR_MAP_VALUE;
 		dst->off = hi->imm;
@@ -719,7 +730,9 @@ int verifier_check(struct prog *p, const struct vfy_opts *opts, struct vfy_stats
 		env.opts.insn_limit = gpu ? VFY_GPU_INSN_LIMIT : VFY_HOST_INSN_LIMIT;
 	if (!env.opts.stack_limit)
 		env.opts.stack_limit = gpu ? VFY_GPU_STACK_LIMIT : VFY_HOST_STACK_LIMIT;
-	env.proto = env.opts.helper_proto ? env.opts.helper_proto : default_proto;
+	env.proto = env.opts.helper_proto ? env.opts.helper_proto
+		    : gpu		   ? helper_proto_find_gpu
+					   : default_proto;
 	if (env.opts.log_buf && env.opts.log_size)
 		env.opts.log_buf[0] = '\0';
 	p->verified = 0;
@@ -737,7 +750,7 @@ int verifier_check(struct prog *p, const struct vfy_opts *opts, struct vfy_stats
 		err = vfy_bug(&env, "out of memory");
 		goto out;
 	}
-	if ((err = vfy_cfg_check(&env)) || (err = do_check(&env)) ||
+	if ((err = vfy_cfg_check(&env)) || (err = vfy_live_compute(&env)) || (err = do_check(&env)) ||
 	    (err = vfy_check_stack_depth(&env)))
 		goto out;
 	p->verified = 1;

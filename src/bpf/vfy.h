@@ -95,6 +95,7 @@ struct vfy_subprog {
 enum {
 	INSN_PRUNE = 1u << 0,   /* worth storing/comparing states here */
 	INSN_SEEN = 1u << 1,    /* reached by exploration */
+	INSN_LDDW_HI = 1u << 2, /* second slot of an lddw */
 };
 
 struct vfy_explored; /* a stored state (verifier.c) */
@@ -107,6 +108,7 @@ struct vfy_env {
 	const struct helper_proto *(*proto)(uint32_t id);
 
 	uint8_t *insn_flags;
+	uint16_t *live, *precise; /* register masks per insn (vfy_live.c) */
 	uint32_t *insn_subprog;
 	struct vfy_subprog *subprogs;
 	uint32_t nsubprogs;
@@ -128,6 +130,9 @@ int vfy_cfg_check(struct vfy_env *env);
 int vfy_check_stack_depth(struct vfy_env *env);
 void vfy_cfg_free(struct vfy_env *env);
 uint32_t vfy_subprog_of(const struct vfy_env *env, uint32_t insn);
+
+/* vfy_live.c */
+int vfy_live_compute(struct vfy_env *env);
 
 /* vfy_state.c */
 struct vfy_state *vfy_state_new(void);
@@ -156,8 +161,14 @@ static inline bool vfy_reg_is_null_const(const struct vfy_reg *r)
 }
 /* Calls fn on every register and spilled register of every frame. */
 void vfy_for_each_reg(struct vfy_state *s, void (*fn)(struct vfy_reg *r, void *arg), void *arg);
-/* Is every behaviour of cur covered by old (old explored safely)? exact: equal. */
-bool vfy_states_equal(const struct vfy_state *old, const struct vfy_state *cur, bool exact);
+/*
+ * Is every behaviour of cur at the current instruction covered by old (old
+ * explored safely)?  exact: equal in everything that matters there.
+ */
+bool vfy_states_equal(const struct vfy_env *env, const struct vfy_state *old,
+		      const struct vfy_state *cur, bool exact);
+/* Equal for states vfy_states_equal(exact) calls equal (a quick filter). */
+uint64_t vfy_state_hash(const struct vfy_env *env, const struct vfy_state *s);
 const char *vfy_reg_type_name(enum vfy_reg_type t);
 
 /* vfy_mem.c */

@@ -105,6 +105,8 @@ static int check_jumps(struct vfy_env *env)
 		uint32_t last = sp->start;
 		for (uint32_t i = sp->start; i < sp->end; i += is_lddw(&in[i]) ? 2 : 1) {
 			last = i;
+			if (is_lddw(&in[i]) && i + 1 < sp->end)
+				env->insn_flags[i + 1] |= INSN_LDDW_HI;
 			if (is_local_call(&in[i])) {
 				uint32_t t = (uint32_t)((int64_t)i + 1 + in[i].imm);
 				if ((err = add_callee(env, sp, env->insn_subprog[t])))
@@ -260,4 +262,6 @@ void vfy_cfg_free(struct vfy_env *env)
 	free(env->subprogs);
 	free(env->insn_flags);
 	free(env->insn_subprog);
+	free(env->live);
+	free(env->precise);
 }

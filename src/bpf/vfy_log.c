@@ -55,7 +55,7 @@ void vfy_log_insn(struct vfy_env *env, uint32_t idx)
 
 	if (!vfy_log_on(env))
 		return;
-	if (l && l->insn == idx)
+	if (l && l->insn == idx && l->line)
 		vfy_log(env, "; %s:%u: %s\n", l->file ? l->file : "?", l->line,
 			l->text ? l->text : "");
 	disasm_insn(env->p->insns, env->p->insn_cnt, idx, 0, text, sizeof(text));
@@ -150,6 +150,8 @@ static int vreject_at(struct vfy_env *env, uint32_t idx, int errnum, const char 
 	if (idx < env->p->insn_cnt) {
 		disasm_insn(env->p->insns, env->p->insn_cnt, idx, 0, text, sizeof(text));
 		l = prog_line_of(env->p, idx);
+		if (l && !l->line) /* compiler-generated code has no line */
+			l = NULL;
 	}
 	if (l)
 		err_set(env->e, errnum, "insn %u: `%s`: %s (%s:%u%s%s)", idx, text, what,

@@ -191,7 +191,8 @@ static bool stacksafe(const struct vfy_frame *old, const struct vfy_frame *cur, 
 	return true;
 }
 
-bool vfy_states_equal(const struct vfy_state *old, const struct vfy_state *cur, bool exact)
+bool vfy_states_equal(const struct vfy_env *env, const struct vfy_state *old,
+		      const struct vfy_state *cur, bool exact)
 {
 	struct idmap m = {.n = 0};
 
@@ -201,9 +202,19 @@ bool vfy_states_equal(const struct vfy_state *old, const struct vfy_state *cur, 
 		const struct vfy_frame *of = old->frames[f], *cf = cur->frames[f];
 		if (of->callsite != cf->callsite)
 			return false;
-		for (int i = 0; i < ISA_NR_REGS; i++)
-			if (!regsafe(&of->regs[i], &cf->regs[i], &m, exact))
+		/* A caller's registers matter as they do where the call returns. */
+		uint32_t at = f == cur->curframe ? env->insn_idx : cur->frames[f + 1]->callsite + 1;
+		uint16_t live = env->live[at], precise = env->precise[at];
+		for (int i = 0; i < ISA_NR_REGS; i++) {
+			const struct vfy_reg *o = &of->regs[i], *c = &cf->regs[i];
+			if (i != ISA_REG_FP && !(live & (1u << i)))
+				continue;
+			if (i != ISA_REG_FP && !(precise & (1u << i)) && o->type == REG_SCALAR &&
+			    c->type == REG_SCALAR)
+				continue;
+			if (!regsafe(o, c, &m, exact))
 				return false;
+		}
 		if (!stacksafe(of, cf, &m, exact))
 			return false;
 	}
@@ -211,4 +222,61 @@ bool vfy_states_equal(const struct vfy_state *old, const struct vfy_state *cur, 
 		if (!check_ids(&m, old->refs[i].id, cur->refs[i].id))
 			return false;
 	return true;
+}
+
+/* A multiplicative hash over words (and a tail of bytes); the state's
+ * hash covers what regsafe(exact) compares (ids excluded). */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, c + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t hash_reg(uint64_t h, const struct vfy_reg *r, bool value)
+{
+	h = hash_bytes(h, &r->type, sizeof(r->type));
+	if (r->type == REG_NOT_INIT || r->type == REG_RELEASED || !value)
+		return h;
+	if (r->type != REG_SCALAR) {
+		h = hash_bytes(h, &r->off, sizeof(r->off));
+		h = hash_bytes(h, &r->map, sizeof(r->map));
+		h = hash_bytes(h, &r->size, sizeof(r->size));
+		h = hash_bytes(h, &r->frameno, sizeof(r->frameno));
+	}
+	return hash_bytes(h, &r->b, sizeof(r->b));
+}
+
+uint64_t vfy_state_hash(const struct vfy_env *env, const struct vfy_state *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = hash_bytes(h, &s->curframe, sizeof(s->curframe));
+	h = hash_bytes(h, &s->nrefs, sizeof(s->nrefs));
+	for (uint32_t f = 0; f <= s->curframe; f++) {
+		const struct vfy_frame *fr = s->frames[f];
+		uint32_t at = f == s->curframe ? env->insn_idx : s->frames[f + 1]->callsite + 1;
+		uint16_t live = env->live[at], precise = env->precise[at];
+		h = hash_bytes(h, &fr->callsite, sizeof(fr->callsite));
+		for (int i = 0; i < ISA_NR_REGS; i++) {
+			const struct vfy_reg *r = &fr->regs[i];
+			if (i != ISA_REG_FP && !(live & (1u << i)))
+				continue;
+			bool value = i == ISA_REG_FP || (precise & (1u << i)) || r->type != REG_SCALAR;
+			h = hash_reg(h, r, value);
+		}
+		h = hash_bytes(h, fr->stype, sizeof(fr->stype));
+		for (int i = 0; i < VFY_SLOTS; i++)
+			if (fr->stype[i * 8] == SLOT_SPILL)
+				h = hash_reg(h, &fr->spill[i], true);
+	}
+	return h;
 }

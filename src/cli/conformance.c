@@ -25,9 +25,9 @@ static int conf_jit_run(const struct prog *p, const struct prog_run_opts *opts, 
 /* The backends a case can run on (the first is the default): add a row for
  * a new one. */
 static const struct conf_backend conf_backends[] = {
-	{"jit", conf_jit_run, 0},
+	{"jit", conf_jit_run, 1},
 	{"interp", interp_run, 1},
-	{"ptx", ptx_rt_conformance_run, 0}, /* needs a GPU */
+	{"ptx", ptx_rt_conformance_run, 1}, /* needs a GPU */
 };
 
 static const char conformance_usage[] =

@@ -28,7 +28,7 @@ static const struct cli_cmd cli_cmds[] = {
 	 "verify programs and print OK or the error, with statistics"},
 	{"prog", do_prog, "show|dump|verify FILE [SECTION|NAME]",
 	 "list an object's programs and maps, or disassemble with source lines"},
-	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N]",
+	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N] [--backend B]",
 	 "run a program on given data; print r0 and the maps"},
 };
 

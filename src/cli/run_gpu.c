@@ -12,7 +12,6 @@
 #include "bpf/object.h"
 #include "bpf/verifier.h"
 #include "cli.h"
-#include "ptx/ptx_helpers.h"
 #include "ptx/ptx_rt.h"
 
 static const char run_gpu_usage[] =
@@ -132,8 +131,7 @@ int do_run_gpu(int argc, char **argv)
 		static char log[16384];
 		struct vfy_opts vo = {.profile = VFY_PROFILE_GPU, .log_level = VFY_LOG_PATH,
 				      .log_buf = log, .log_size = sizeof(log),
-				      .mem_size = (uint32_t)data_len,
-				      .helper_proto = ptx_helper_proto_find};
+				      .mem_size = (uint32_t)data_len};
 		if (verifier_check(p, &vo, NULL, &e)) {
 			fputs(log, stderr);
 			cli_error("%s: %s", path, e.msg);

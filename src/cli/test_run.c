@@ -12,18 +12,33 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpf/jit.h"
 #include "bpf/object.h"
+#include "bpf/verifier.h"
 #include "cli.h"
 
 static const char test_run_usage[] =
 	"Usage: gpuext [-j] test-run FILE SECTION|NAME [--data FILE] [--repeat N]\n"
+	"                            [--backend interp|jit]\n"
 	"\n"
-	"Run one program of FILE with the interpreter, bounds-checked.  r1 points\n"
-	"to a copy of the data FILE (the program's ctx or memory; empty without\n"
-	"--data), r2 holds its length.  Prints r0, the time per run and the non-empty contents of\n"
-	"every map (keys and values in hex; ring buffers: the records).\n"
+	"Run one program of FILE on the host.  r1 points to a copy of the data FILE\n"
+	"(the program's ctx or memory; empty without --data), r2 holds its length.\n"
+	"The JIT runs only what the verifier accepts, with the data zero-padded to\n"
+	"at least the largest ctx record; the interpreter checks every memory access\n"
+	"against the data, the stack and the maps.  Prints r0, the time per run and\n"
+	"the non-empty contents of every map (keys and values in hex; ring buffers:\n"
+	"the records).\n"
 	"  --data FILE   bytes to pass to the program\n"
-	"  --repeat N    run N times (maps keep their contents between runs)\n";
+	"  --repeat N    run N times (maps keep their contents between runs)\n"
+	"  --backend B   jit (default) or interp\n";
+
+/*
+ * Bytes the JIT's ctx buffer has at least, zero past the data: every ctx
+ * record the verifier lets a program read (pt_regs, launch and CUPTI
+ * records, struct_ops arguments) is smaller, so a verified program never
+ * reads past the buffer even when --data is shorter than its ctx.
+ */
+enum { TEST_RUN_JIT_CTX_MIN = 4096 };
 
 static int test_run_read(const char *path, uint8_t **buf, size_t *len)
 {
@@ -87,6 +102,20 @@ static int test_run_rb_record(void *arg, const void *data, size_t size)
 	return 0;
 }
 
+/* "map NAME (TYPE):" or the start of its JSON object. */
+static void test_run_map_header(const struct map_def *d, int *first_map)
+{
+	if (!cli_json) {
+		printf("map %s (%s):\n", d->name, cli_map_type_name(d->type));
+		return;
+	}
+	printf("%s{\"name\":", *first_map ? "" : ",");
+	cli_json_str(stdout, d->name);
+	printf(",\"type\":\"%s\",\"%s\":[", cli_map_type_name(d->type),
+	       d->type == MAP_TYPE_RINGBUF ? "records" : "entries");
+	*first_map = 0;
+}
+
 /* Entries of one map whose value is not all zero (for arrays), or all. */
 static int test_run_print_map(struct object_map *m, int *first_map)
 {
@@ -94,12 +123,9 @@ static int test_run_print_map(struct object_map *m, int *first_map)
 	struct test_run_rb rb = {0};
 
 	if (d->type == MAP_TYPE_RINGBUF) {
-		printf(cli_json ? "%s{\"name\":\"%s\",\"type\":\"ringbuf\",\"records\":["
-				: "%smap %s (ringbuf):\n",
-		       cli_json ? (*first_map ? "" : ",") : "", d->name);
+		test_run_map_header(d, first_map);
 		int n = map_ringbuf_consume(m->map, test_run_rb_record, &rb);
 		printf(cli_json ? "]}" : "");
-		*first_map = 0;
 		return n < 0 ? n : 0;
 	}
 	unsigned cpus = map_nr_cpus(m->map);
@@ -117,23 +143,26 @@ static int test_run_print_map(struct object_map *m, int *first_map)
 		if (is_array && test_run_zero(val, (size_t)cpus * slot))
 			continue;
 		if (!printed++)
-			printf(cli_json ? "%s{\"name\":\"%s\",\"type\":\"%s\",\"entries\":["
-					: "%smap %s (%s):\n",
-			       cli_json ? (*first_map ? "" : ",") : "", d->name,
-			       cli_map_type_name(d->type));
-		*first_map = 0;
+			test_run_map_header(d, first_map);
 		printf(cli_json ? "%s{\"key\":\"" : "%s    key ", printed > 1 && cli_json ? "," : "");
 		test_run_hex(key, d->key_size);
-		for (unsigned c = 0; c < cpus; c++) {
-			if (cpus > 1 && test_run_zero(val + c * slot, d->value_size))
-				continue;
-			if (cpus > 1)
-				printf(cli_json ? "\",\"cpu%u\":\"" : "\n      cpu %u: ", c);
-			else
-				printf(cli_json ? "\",\"value\":\"" : ": ");
-			test_run_hex(val + c * slot, d->value_size);
+		if (cpus == 1) {
+			printf(cli_json ? "\",\"value\":\"" : ": ");
+			test_run_hex(val, d->value_size);
+			printf(cli_json ? "\"}" : "\n");
+			continue;
 		}
-		printf(cli_json ? "\"}" : "\n");
+		/* Per-CPU: the slots of the CPUs that hold something. */
+		printf(cli_json ? "\",\"cpus\":[" : ":\n");
+		for (unsigned c = 0, n = 0; c < cpus; c++) {
+			if (test_run_zero(val + c * slot, d->value_size))
+				continue;
+			printf(cli_json ? "%s{\"cpu\":%u,\"value\":\"" : "%s      cpu %u: ",
+			       cli_json && n++ ? "," : "", c);
+			test_run_hex(val + c * slot, d->value_size);
+			printf(cli_json ? "\"}" : "\n");
+		}
+		printf(cli_json ? "]}" : "");
 	}
 	if (printed && cli_json)
 		printf("]}");
@@ -147,6 +176,7 @@ int do_test_run(int argc, char **argv)
 {
 	const char *path = NULL, *name = NULL, *data_path = NULL;
 	long repeat = 1;
+	enum prog_backend backend = PROG_BACKEND_JIT;
 	uint8_t *data = NULL;
 	size_t len = 0;
 	struct object *obj = NULL;
@@ -166,6 +196,14 @@ int do_test_run(int argc, char **argv)
 				cli_error("--repeat: '%s' is not a count from 1 to 1e9", argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+			i++;
+			if (!strcmp(argv[i], "interp"))
+				backend = PROG_BACKEND_INTERP;
+			else if (strcmp(argv[i], "jit")) {
+				cli_error("--backend: '%s' is not interp or jit", argv[i]);
+				return 2;
+			}
 		} else if (argv[i][0] == '-') {
 			cli_error("test-run: unknown or incomplete option '%s' (see --help)", argv[i]);
 			return 2;
@@ -179,7 +217,8 @@ int do_test_run(int argc, char **argv)
 		}
 	}
 	if (!name) {
-		cli_error("usage: gpuext test-run FILE SECTION|NAME [--data FILE] [--repeat N]");
+		cli_error("usage: gpuext test-run FILE SECTION|NAME [--data FILE] [--repeat N] "
+			  "[--backend interp|jit]");
 		return 2;
 	}
 	if (data_path && test_run_read(data_path, &data, &len))
@@ -199,12 +238,20 @@ int do_test_run(int argc, char **argv)
 		cli_error("%s", e.msg);
 		goto out;
 	}
+	/* The JIT trusts its input: only a verified program gets compiled. */
+	if (backend == PROG_BACKEND_JIT &&
+	    (verifier_check(p, NULL, NULL, &e) || jit_compile(p, NULL, &e))) {
+		cli_error("%s: %s", path, e.msg);
+		goto out;
+	}
 	/*
 	 * Each run sees the same input: the program may write its ctx.  Runs
 	 * are bounds-checked: an unverified program reading past the data it
 	 * was given is reported, not undefined behaviour.
 	 */
-	uint8_t *ctx = malloc(len ? len : 1);
+	size_t ctx_len = backend == PROG_BACKEND_JIT && len < TEST_RUN_JIT_CTX_MIN
+				 ? TEST_RUN_JIT_CTX_MIN : len ? len : 1;
+	uint8_t *ctx = calloc(1, ctx_len);
 	uint64_t r0 = 0;
 	struct timespec t0, t1;
 	int err = ctx ? 0 : -ENOMEM;
@@ -213,7 +260,7 @@ int do_test_run(int argc, char **argv)
 		memcpy(ctx, data, len);
 		struct prog_run_opts opts = {.args = {(uintptr_t)ctx, len}, .bounds_check = 1,
 					     .mem = ctx, .mem_len = len};
-		err = prog_run(p, PROG_BACKEND_INTERP, &opts, &r0, &e);
+		err = prog_run(p, backend, &opts, &r0, &e);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	free(ctx);
@@ -222,10 +269,12 @@ int do_test_run(int argc, char **argv)
 		goto out;
 	}
 	double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)repeat;
-	if (cli_json)
-		printf("{\"prog\":\"%s\",\"r0\":%llu,\"runs\":%ld,\"ns_per_run\":%.1f,\"maps\":[",
-		       p->name, (unsigned long long)r0, repeat, ns);
-	else
+	if (cli_json) {
+		printf("{\"prog\":");
+		cli_json_str(stdout, p->name);
+		printf(",\"r0\":%llu,\"runs\":%ld,\"ns_per_run\":%.1f,\"maps\":[",
+		       (unsigned long long)r0, repeat, ns);
+	} else
 		printf("%s: r0 = %llu (0x%llx), %ld run%s, %.1f ns/run\n", p->name,
 		       (unsigned long long)r0, (unsigned long long)r0, repeat,
 		       repeat == 1 ? "" : "s", ns);

@@ -70,4 +70,22 @@ struct ptx_devmap {
 	uint64_t reserved[4];  /* the header is 128 bytes */
 };
 
+/*
+ * The hash of a key: FNV-1a, never 0.  One definition for the device (which
+ * places keys) and the host (which finds them in a snapshot).
+ */
+#ifdef __CUDACC__
+#define PTX_DEVMAP_FN static __device__ __forceinline__
+#else
+#define PTX_DEVMAP_FN static inline
+#endif
+PTX_DEVMAP_FN uint32_t ptx_devmap_hash(const void *key, uint32_t n)
+{
+	const unsigned char *k = (const unsigned char *)key;
+	uint32_t h = 2166136261u;
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ k[i]) * 16777619u;
+	return h | 1;
+}
+
 #endif /* GPUEXT_PTX_DEVMAP_H */

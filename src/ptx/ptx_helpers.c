@@ -82,3 +82,14 @@ const struct helper_proto *ptx_helper_proto_find(uint32_t id)
 	const struct ptx_helper *h = ptx_helper_find(id);
 	return h ? &h->proto : NULL;
 }
+
+/*
+ * The verifier's device profile: the device runtime's helpers, and for any
+ * other id the host prototype (which lacks HELPER_F_GPU, so the verifier
+ * says "helper NAME is not available on the GPU" rather than "unknown").
+ */
+const struct helper_proto *helper_proto_find_gpu(uint32_t id)
+{
+	const struct helper_proto *p = ptx_helper_proto_find(id);
+	return p ? p : helper_proto_find(id);
+}

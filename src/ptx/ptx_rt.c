@@ -274,6 +274,112 @@ int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struc
 	return 0;
 }
 
+/* The LIVE slot of key in a hash snapshot, or NULL (the device's probe). */
+static const unsigned char *ptx_snapshot_find(const struct ptx_devmap *h, const void *data,
+					      const void *key)
+{
+	uint32_t hash = ptx_devmap_hash(key, h->key_size);
+
+	for (uint32_t n = 0; n < h->nr_slots; n++) {
+		const unsigned char *slot = (const unsigned char *)data +
+					    (size_t)((hash + n) & (h->nr_slots - 1)) * h->slot_size;
+		uint32_t state, sh;
+		memcpy(&state, slot, 4);
+		memcpy(&sh, slot + 4, 4);
+		if (state == PTX_SLOT_EMPTY)
+			return NULL;
+		if (sh == hash && !memcmp(slot + 8, key, h->key_size))
+			return state == PTX_SLOT_LIVE ? slot : NULL;
+	}
+	return NULL;
+}
+
+/* One element into the host map: per-CPU maps get SM slot s in CPU slot s. */
+static int ptx_snapshot_put(const struct ptx_devmap *h, struct map *host, const void *key,
+			    const unsigned char *values, unsigned nr, unsigned char *buf,
+			    struct err *e)
+{
+	unsigned cpus = map_nr_cpus(host);
+	int err;
+
+	if (cpus == 1 && nr == 1) {
+		err = map_update(host, key, values, MAP_ANY);
+	} else {
+		memset(buf, 0, (size_t)cpus * h->value_stride);
+		memcpy(buf, values, (size_t)nr * h->value_stride);
+		err = map_update_all_cpus(host, key, buf, MAP_ANY);
+	}
+	return err ? err_set(e, -err, "updating the host map: error %d", err) : 0;
+}
+
+int ptx_rt_snapshot_apply(const struct ptx_devmap *h, const void *data, struct map *host,
+			  struct err *e)
+{
+	const struct map_def *hd = map_get_def(host);
+	unsigned cpus = map_nr_cpus(host);
+	const unsigned char *d = data;
+	unsigned char *buf, *key = NULL, *next = NULL;
+	int err = 0;
+
+	if (hd->key_size != h->key_size || hd->value_size != h->value_size ||
+	    hd->max_entries != h->max_entries)
+		return err_set(e, EINVAL, "map '%s': host and device definitions differ", hd->name);
+	if (h->nr_sms > cpus)
+		return err_set(e, EINVAL, "map '%s': %u SM slots do not fit %u CPU slots",
+			       hd->name, h->nr_sms, cpus);
+	buf = calloc(cpus, h->value_stride);
+	if (!buf)
+		return err_set(e, ENOMEM, "out of memory");
+	if (h->type == MAP_TYPE_ARRAY || h->type == MAP_TYPE_PERCPU_ARRAY) {
+		for (uint32_t k = 0; k < h->max_entries && !err; k++)
+			err = ptx_snapshot_put(h, host, &k,
+					       d + (size_t)k * h->nr_sms * h->value_stride,
+					       h->nr_sms, buf, e);
+		goto out;
+	}
+	/* hash: drop the keys the device no longer has, then write the live ones */
+	key = malloc(h->key_size);
+	next = malloc(h->key_size);
+	if (!key || !next) {
+		err = err_set(e, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int have = map_get_next_key(host, NULL, next) == 0; have;) {
+		memcpy(key, next, h->key_size);
+		have = map_get_next_key(host, key, next) == 0;
+		if (!ptx_snapshot_find(h, data, key))
+			map_delete(host, key);
+	}
+	for (uint32_t s = 0; s < h->nr_slots && !err; s++) {
+		const unsigned char *slot = d + (size_t)s * h->slot_size;
+		uint32_t state;
+		memcpy(&state, slot, 4);
+		if (state == PTX_SLOT_LIVE)
+			err = ptx_snapshot_put(h, host, slot + 8, slot + 8 + h->key_stride, 1, buf, e);
+	}
+out:
+	free(buf);
+	free(key);
+	free(next);
+	return err;
+}
+
+int ptx_rt_map_sync_to_host(struct ptx_rt_map *m, struct map *host, struct err *e)
+{
+	struct ptx_devmap h;
+	void *data = NULL;
+	int err;
+
+	if (m->hdr.type == MAP_TYPE_RINGBUF)
+		return err_set(e, EINVAL, "map '%s': ring buffers are consumed, not synced",
+			       m->def.name);
+	err = ptx_rt_map_fetch(m, &h, &data, e);
+	if (!err)
+		err = ptx_rt_snapshot_apply(&h, data, host, e);
+	free(data);
+	return err;
+}
+
 int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e)
 {
 	struct ptx_devmap h;

@@ -64,6 +64,18 @@ int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value,
  * SM slot), each value_size bytes, value_stride apart. fn != 0 stops. */
 typedef int (*ptx_rt_elem_fn)(void *arg, const void *key, const void *values, unsigned nr);
 int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struct err *e);
+/*
+ * The host's view as a host map: copy the device's current contents into
+ * host (same definition; per-CPU maps need at least as many CPU slots as the
+ * device has SMs: SM s goes to slot s).  Hash keys the device no longer has
+ * are deleted from host.  This is the refresh the agent does at kernel
+ * completion and `gpuext` does on demand.
+ */
+int ptx_rt_map_sync_to_host(struct ptx_rt_map *m, struct map *host, struct err *e);
+/* The same from a snapshot (header and data as copied from the device). */
+int ptx_rt_snapshot_apply(const struct ptx_devmap *h, const void *data, struct map *host,
+			  struct err *e);
+
 /* Live elements of a hash map (the device's count). */
 int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e);
 

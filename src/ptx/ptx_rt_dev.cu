@@ -86,16 +86,6 @@ static __device__ __forceinline__ int rt_equal(const void *a, const void *b, u32
 	return 1;
 }
 
-/* FNV-1a over the key; never 0, so a written slot's hash differs from an empty one. */
-static __device__ __forceinline__ u32 rt_hash(const void *key, u32 n)
-{
-	const unsigned char *k = (const unsigned char *)key;
-	u32 h = 2166136261u;
-	for (u32 i = 0; i < n; i++)
-		h = (h ^ k[i]) * 16777619u;
-	return h | 1;
-}
-
 static __device__ __forceinline__ u32 rt_load_state(const u32 *s)
 {
 	return *(const volatile u32 *)s;
@@ -159,7 +149,7 @@ RT u64 gx_rt_map_lookup(u64 map, u64 key)
 		return (u64)rt_array_elem(m, (const void *)key);
 	if (m->type != T_HASH && m->type != T_PERCPU_HASH && m->type != T_LRU_HASH)
 		return 0;
-	u32 h = rt_hash((const void *)key, m->key_size);
+	u32 h = ptx_devmap_hash((const void *)key, m->key_size);
 	unsigned char *s = rt_hash_find(m, (const void *)key, h, &empty);
 	if (!s || rt_load_state((u32 *)s) != PTX_SLOT_LIVE)
 		return 0;
@@ -186,7 +176,7 @@ static __device__ void rt_hash_publish(struct ptx_devmap *m, unsigned char *s, c
 static __device__ long long rt_hash_update(struct ptx_devmap *m, const void *key,
 					   const void *value, u64 flags)
 {
-	u32 h = rt_hash(key, m->key_size);
+	u32 h = ptx_devmap_hash(key, m->key_size);
 
 	for (;;) {
 		unsigned char *empty, *s = rt_hash_find(m, key, h, &empty);
@@ -255,7 +245,7 @@ RT u64 gx_rt_map_delete(u64 map, u64 key)
 
 	if (m->type != T_HASH && m->type != T_PERCPU_HASH && m->type != T_LRU_HASH)
 		return (u64)-EINVAL;
-	u32 h = rt_hash((const void *)key, m->key_size);
+	u32 h = ptx_devmap_hash((const void *)key, m->key_size);
 	unsigned char *s = rt_hash_find(m, (const void *)key, h, &empty);
 	if (!s || atomicCAS((u32 *)s, PTX_SLOT_LIVE, PTX_SLOT_DELETED) != PTX_SLOT_LIVE)
 		return (u64)-ENOENT;

@@ -4,9 +4,10 @@
  *
  * The version is the lowest one the target needs (and at least 7.8, which
  * the device runtime's text needs), so that older drivers can still JIT the
- * result.  Checked against CUDA 13.0's ptxas: .version 7.8 is accepted for
- * sm_75..sm_90, sm_100 and sm_120 need 8.6/8.7, and 9.0 is the newest
- * version CUDA 13.0 (driver 580) knows.
+ * result.  Measured with CUDA 13.0's ptxas: 7.8 for sm_75..sm_90, 8.0 for
+ * sm_90a, 8.6 for sm_100/101, 8.7 for sm_120, 8.8 for sm_103/121 and the
+ * family ('f') targets, 9.0 for sm_110; 9.0 is the newest version CUDA 13.0
+ * (driver 580) knows.
  */
 #include "ptx_emit.h"
 
@@ -15,18 +16,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Lowest .version CUDA 13.0's ptxas accepts per target (measured). */
 static void ptx_target_version(struct ptx_target *t)
 {
-	t->isa_major = 7;
-	t->isa_minor = 8;
-	if (t->sm >= 100) {
-		t->isa_major = 8;
-		t->isa_minor = t->sm >= 120 ? 7 : 6;
-	}
-	if (t->suffix == 'f' || t->sm > 121) {
-		t->isa_major = 9;
-		t->isa_minor = 0;
-	}
+	unsigned v = 78;                      /* sm_75 .. sm_90 */
+
+	if (t->sm == 90 && t->suffix == 'a')
+		v = 80;
+	else if (t->sm == 100 || t->sm == 101)
+		v = 86;
+	else if (t->sm == 120)
+		v = 87;
+	else if (t->sm > 90 && t->sm < 110)   /* sm_103 */
+		v = 88;
+	else if (t->sm > 120)                 /* sm_121 */
+		v = 88;
+	else if (t->sm >= 110 && t->sm < 120) /* sm_110 */
+		v = 90;
+	if (t->suffix == 'f' && v < 88)       /* family targets came with 8.8 */
+		v = 88;
+	t->isa_major = v / 10;
+	t->isa_minor = v % 10;
 }
 
 int ptx_target_parse(const char *name, struct ptx_target *t, struct err *e)

@@ -61,6 +61,21 @@ static void test_prog_dump_interleaves_source(void **state)
 	expect(0, "prog dump " PROGS "/strings.bpf.o", "; .rodata.str1.1");
 }
 
+static void test_prog_dump_jited(void **state)
+{
+	/* --jited: the x86-64 code, bytes then (objdump permitting) instructions;
+	 * map references need the maps, which it creates. */
+	char *out = gpuext(0, "prog dump --jited " PROGS "/array_count.bpf.o count_launch");
+	assert_non_null(strstr(out, "count_launch (section uprobe/cuLaunchKernel"));
+	assert_non_null(strstr(out, "x86-64 code, "));
+	assert_non_null(strstr(out, "     0: 55 53 41 54")); /* push rbp; push rbx; push r12 */
+	if (!system("objdump --version >/dev/null 2>&1"))
+		assert_non_null(strstr(out, "push   rbp"));
+	free(out);
+	expect(0, "prog dump " PROGS "/subprogs.bpf.o --jited", "JIT-compiled:");
+	expect(2, "prog dump --jited", "usage: gpuext prog dump [--jited] FILE");
+}
+
 static void test_prog_errors(void **state)
 {
 	expect(1, "prog dump " PROGS "/subprogs.bpf.o zzz", "no program named or in section 'zzz'");
@@ -68,7 +83,7 @@ static void test_prog_errors(void **state)
 	expect(1, "prog show tests/bad_elf/cases.txt", "tests/bad_elf/cases.txt: not an ELF file");
 	expect(2, "prog frob x", "unknown prog command 'frob'");
 	expect(2, "prog show", "usage: gpuext prog show FILE");
-	expect(0, "prog --help", "prog dump FILE [SECTION|NAME]");
+	expect(0, "prog --help", "prog dump [--jited] FILE [SECTION|NAME]");
 	expect(0, "prog show --help", "Usage: gpuext prog show FILE");
 	expect(0, "test-run --help", "--repeat N");
 	expect(2, "test-run x", "usage: gpuext test-run");
@@ -95,6 +110,11 @@ static void test_test_run(void **state)
 		 data);
 	expect(0, args, "\"r0\":5,\"runs\":5");
 	expect(0, args, "{\"key\":\"02000000\",\"value\":\"0500000000000000\"}");
+	snprintf(args, sizeof(args),
+		 "test-run " PROGS "/array_count.bpf.o count_launch --data %s --repeat 7 --backend jit",
+		 data);
+	expect(0, args, "count_launch: r0 = 7 (0x7), 7 runs");
+	expect(2, "test-run a b --backend gpu", "--backend: 'gpu' is not interp or jit");
 	/* The ring buffer's records (rax = 4: two events and markers), .bss. */
 	regs[14] = 0;
 	regs[10] = 4;
@@ -106,9 +126,22 @@ static void test_test_run(void **state)
 	expect(0, args, "record 2 (16 bytes): 02 00 00 00 00 00 00 00 04 00");
 	expect(0, args, "record 3 (4 bytes): 04 00 ed fe\n");
 	expect(0, args, "map .bss (array):\n    key 00 00 00 00: 02 00 00 00 00 00 00 00");
+	/* Per-CPU maps: the slots that hold something. */
+	uint64_t rec[2] = {1000, 1};
+	fd = open(data, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, rec, sizeof(rec)), sizeof(rec));
+	close(fd);
+	snprintf(args, sizeof(args), "test-run " PROGS "/percpu_hash.bpf.o memcpy_bytes --data %s --repeat 3",
+		 data);
+	expect(0, args, "memcpy_bytes: r0 = 3000 (0xbb8), 3 runs");
+	expect(0, args, "map bytes_by_kind (percpu_hash):\n    key 01 00 00 00:\n      cpu ");
+	expect(0, args, ": b8 0b 00 00 00 00 00 00\n");
 	unlink(data);
-	/* Without data the ctx is empty: reading a register is out of bounds. */
-	expect(1, "test-run " PROGS "/ringbuf.bpf.o memcpy_ret", "prog 'memcpy_ret': ");
+	/* Without data the ctx is empty: the interpreter finds reading a register
+	 * out of bounds; the JIT (the default) reads the zero padding. */
+	expect(1, "test-run " PROGS "/ringbuf.bpf.o memcpy_ret --backend interp",
+	       "prog 'memcpy_ret': ");
+	expect(0, "test-run " PROGS "/ringbuf.bpf.o memcpy_ret", "memcpy_ret: r0 = ");
 	expect(1, "test-run " PROGS "/ringbuf.bpf.o nope", "no program named or in section 'nope'");
 }
 
@@ -117,6 +150,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prog_show),
 		cmocka_unit_test(test_prog_dump_interleaves_source),
+		cmocka_unit_test(test_prog_dump_jited),
 		cmocka_unit_test(test_prog_errors),
 		cmocka_unit_test(test_test_run),
 	};

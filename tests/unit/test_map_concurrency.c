@@ -170,6 +170,7 @@ struct consumer {
 	uint64_t next_seq[PROCS][THREADS];
 	uint64_t consumed, bad;
 	_Atomic int stop;
+	int slow; /* pause between batches, so that producers must drop */
 };
 
 static int consume_one(void *arg, const void *data, size_t size)
@@ -201,9 +202,12 @@ static void *consumer_main(void *p)
 {
 	struct consumer *c = p;
 
-	while (!atomic_load(&c->stop))
+	while (!atomic_load(&c->stop)) {
 		if (map_ringbuf_consume(c->s->ring, consume_one, c) == 0)
 			sched_yield();
+		if (c->slow)
+			usleep(1000);
+	}
 	while (map_ringbuf_consume(c->s->ring, consume_one, c) > 0)
 		;
 	return NULL;
@@ -253,13 +257,14 @@ static int child_main(struct setup *parent, uint32_t proc)
 	return run_process(&s, proc);
 }
 
-static void run_all(struct setup *s, struct consumer *c)
+static void run_all(struct setup *s, struct consumer *c, int slow_consumer)
 {
 	pid_t pids[PROCS];
 	pthread_t ct;
 
 	memset(c, 0, sizeof(*c));
 	c->s = s;
+	c->slow = slow_consumer;
 	for (uint32_t p = 0; p < PROCS; p++) {
 		pids[p] = fork();
 		assert_true(pids[p] >= 0);
@@ -293,7 +298,7 @@ static void test_two_processes_exact_totals(void **state)
 	struct consumer c;
 
 	setup_shared(&s, 1 << 16, 1);
-	run_all(&s, &c);
+	run_all(&s, &c, 0);
 
 	/* Hash: every atomic add landed. */
 	for (uint64_t k = 0; k < HOT_KEYS; k++) {
@@ -337,7 +342,7 @@ static void test_small_ring_counts_drops_exactly(void **state)
 	struct consumer c;
 
 	setup_shared(&s, 4096, 0);
-	run_all(&s, &c);
+	run_all(&s, &c, 1);
 	uint64_t dropped = map_ringbuf_dropped(s.ring);
 	assert_int_equal(c.bad, 0);
 	assert_int_equal(c.consumed, atomic_load(&s.sh->produced));

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every test program (tests/progs) loaded, its maps created, run by the
- * interpreter on given input (with bounds checking on), and its r0 and map
- * contents checked exactly.  Objects from clang and, where installed,
- * clang-19 are both run.
+ * Every test program (tests/progs) loaded, its maps created, verified, run
+ * on given input, and its r0 and map contents checked exactly.  Each test
+ * runs four times: objects from clang and (where installed) clang-19, each
+ * on the interpreter (with bounds checking on) and on the x86-64 JIT.
  */
 #include "testutil.h"
 
@@ -13,10 +13,21 @@
 #include <unistd.h>
 
 #include "bpf/helpers.h"
+#include "bpf/jit.h"
 #include "bpf/object.h"
+#include "bpf/verifier.h"
 
 static const char *const obj_dirs[] = {TEST_BPF_DIR "/tests/progs",
 				       "build/bpf-clang19/tests/progs"};
+
+static enum prog_backend backend;
+
+/* Both compilers' objects (d) on both backends. */
+#define FOR_EACH_VARIANT(d)                                                     \
+	for (size_t v_ = 0, d = 0; v_ < 4; d = ++v_ / 2)                        \
+		if ((backend = v_ % 2 ? PROG_BACKEND_JIT : PROG_BACKEND_INTERP), 1)
+
+enum { RAW_MEM = 64 };
 
 /* x86-64 struct pt_regs as uprobe programs see it (21 registers). */
 enum { REG_RSI = 13, REG_RDI = 14, REG_RAX = 10, NR_REGS = 21 };
@@ -32,6 +43,14 @@ static struct object *load(size_t dir, const char *file)
 		return NULL;
 	if (object_open(path, &obj, &e) || object_create_maps(obj, &e))
 		fail_msg("%s: %s", path, e.msg);
+	for (size_t i = 0; i < obj->prog_cnt; i++) {
+		/* Raw programs get RAW_MEM bytes (run_raw). */
+		struct vfy_opts vo = {.profile = VFY_PROFILE_AUTO, .mem_size = RAW_MEM};
+		if (verifier_check(obj->progs[i], &vo, NULL, &e))
+			fail_msg("%s: verifier: %s", path, e.msg);
+		if (backend == PROG_BACKEND_JIT && jit_compile(obj->progs[i], NULL, &e))
+			fail_msg("%s: JIT: %s", path, e.msg);
+	}
 	return obj;
 }
 
@@ -44,12 +63,14 @@ static int32_t run(struct object *obj, const char *name, const void *ctx, size_t
 	struct err e = {{0}};
 
 	assert_non_null(p);
+	assert_true(backend == PROG_BACKEND_INTERP || p->jit);
 	assert_true(len <= sizeof(buf));
 	memcpy(buf, ctx, len);
 	struct prog_run_opts opts = {
 		.args = {(uintptr_t)buf, len}, .bounds_check = 1, .mem = buf, .mem_len = len};
-	if (prog_run(p, PROG_BACKEND_INTERP, &opts, &r0, &e))
-		fail_msg("%s: prog '%s': %s", obj->name, name, e.msg);
+	if (prog_run(p, backend, &opts, &r0, &e))
+		fail_msg("%s (%s): %s", obj->name, backend == PROG_BACKEND_JIT ? "jit" : "interp",
+			 e.msg);
 	return (int32_t)r0;
 }
 
@@ -105,7 +126,7 @@ static uint64_t percpu_sum(struct map *m, const void *key, size_t value_size, si
 
 static void test_array(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "array_count");
 		if (!obj)
 			continue;
@@ -121,7 +142,7 @@ static void test_array(void **state)
 
 static void test_percpu_array(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "percpu_array");
 		if (!obj)
 			continue;
@@ -139,7 +160,7 @@ static void test_percpu_array(void **state)
 
 static void test_hash(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "hash_count");
 		if (!obj)
 			continue;
@@ -156,7 +177,7 @@ static void test_hash(void **state)
 
 static void test_percpu_hash(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "percpu_hash");
 		if (!obj)
 			continue;
@@ -176,7 +197,7 @@ static void test_percpu_hash(void **state)
 
 static void test_lru_hash(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "lru_hash");
 		if (!obj)
 			continue;
@@ -215,7 +236,7 @@ static int rb_collect(void *arg, const void *data, size_t size)
 
 static void test_ringbuf(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "ringbuf");
 		if (!obj)
 			continue;
@@ -244,7 +265,7 @@ static void test_ringbuf(void **state)
 
 static void test_legacy_maps(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "legacy_maps");
 		if (!obj)
 			continue;
@@ -263,7 +284,7 @@ static void test_legacy_maps(void **state)
 
 static void test_global_data(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "global_data");
 		if (!obj)
 			continue;
@@ -306,7 +327,7 @@ static void trace_write(void *arg, const char *line, size_t len)
 
 static void test_strings(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "strings");
 		if (!obj)
 			continue;
@@ -326,7 +347,7 @@ static void test_strings(void **state)
 
 static void test_subprograms(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "subprogs");
 		if (!obj)
 			continue;
@@ -349,7 +370,7 @@ static int cmp_u8(const void *a, const void *b)
 
 static void test_loops(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "loops");
 		if (!obj)
 			continue;
@@ -368,7 +389,7 @@ static void test_loops(void **state)
 
 static void test_atomics(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "atomics");
 		if (!obj)
 			continue;
@@ -394,9 +415,44 @@ static void test_atomics(void **state)
 	}
 }
 
+static void test_btf_maps_raw_program(void **state)
+{
+	FOR_EACH_VARIANT(d) {
+		struct object *obj = load(d, "btf_maps");
+		if (!obj)
+			continue;
+		uint8_t mem[RAW_MEM] = "gpuext-btf-maps-test-0123456789";
+		assert_int_equal(run(obj, "raw/copy", mem, sizeof(mem)), RAW_MEM);
+		assert_int_equal(run(obj, "copy_name", mem, 23), -1); /* too short */
+		uint64_t len = RAW_MEM;
+		uint8_t v16[16], v24[24];
+		assert_int_equal(map_lookup_copy(map_of(obj, "by_len"), &len, v16), 0);
+		assert_memory_equal(v16, mem, 16);
+		assert_int_equal(count_keys(map_of(obj, "by_len"), 8), 1);
+		uint32_t slot = RAW_MEM & 3, zero = 0;
+		assert_int_equal(map_lookup_copy(map_of(obj, "names"), &slot, v24), 0);
+		assert_memory_equal(v24, mem, 24);
+		/* slots[0][1].text[0] was incremented once, on some CPU. */
+		assert_int_equal(percpu_sum(map_of(obj, "slots"), &zero, 32, 16), 1);
+		object_free(obj);
+	}
+}
+
+static void test_core_read(void **state)
+{
+	FOR_EACH_VARIANT(d) {
+		struct object *obj = load(d, "core_read");
+		if (!obj)
+			continue;
+		/* rdi + sizeof(rdi) + (rsi exists): the compiled layout stands. */
+		assert_int_equal(run_regs(obj, "core_read", REG_RDI, 10), 10 + 8 + 1);
+		object_free(obj);
+	}
+}
+
 static void test_multi(void **state)
 {
-	for (size_t d = 0; d < 2; d++) {
+	FOR_EACH_VARIANT(d) {
 		struct object *obj = load(d, "multi");
 		if (!obj)
 			continue;
@@ -420,6 +476,8 @@ int main(void)
 		cmocka_unit_test(test_legacy_maps), cmocka_unit_test(test_global_data),
 		cmocka_unit_test(test_strings),     cmocka_unit_test(test_subprograms),
 		cmocka_unit_test(test_loops),       cmocka_unit_test(test_atomics),
+		cmocka_unit_test(test_btf_maps_raw_program),
+		cmocka_unit_test(test_core_read),
 		cmocka_unit_test(test_multi),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -310,6 +310,48 @@ static void test_ring_exact_drops(void **state)
 	free(t);
 }
 
+/* The host's view: a device hash snapshot applied to a host map. */
+static void test_snapshot_to_host_map(void **state)
+{
+	struct ptx_devmap *m = hash_new(64);
+	struct map_def def = {.type = MAP_TYPE_HASH, .key_size = 4, .value_size = 8,
+			      .max_entries = 64, .name = "h"};
+	struct map *host;
+	uint64_t v, got;
+
+	assert_int_equal(map_create(&def, &host, NULL), 0);
+	for (uint32_t k = 0; k < 40; k++) {
+		v = 1000 + k;
+		assert_int_equal(gx_rt_map_update((u64)m, (u64)&k, (u64)&v, 0), 0);
+	}
+	uint32_t gone = 7, stale = 99;
+	v = 5;
+	assert_int_equal(map_update(host, &stale, &v, MAP_ANY), 0); /* not on the device */
+	assert_int_equal(gx_rt_map_delete((u64)m, (u64)&gone), 0);
+	assert_int_equal(ptx_rt_snapshot_apply(m, (void *)(uintptr_t)m->data, host, NULL), 0);
+	for (uint32_t k = 0; k < 40; k++) {
+		if (k == gone) {
+			assert_int_not_equal(map_lookup_copy(host, &k, &got), 0);
+			continue;
+		}
+		assert_int_equal(map_lookup_copy(host, &k, &got), 0);
+		assert_int_equal(got, 1000 + k);
+	}
+	assert_int_not_equal(map_lookup_copy(host, &stale, &got), 0);
+	/* a definition that differs is refused */
+	struct map_def other = def;
+	struct map *bad;
+	struct err e = {{0}};
+	other.max_entries = 65;
+	assert_int_equal(map_create(&other, &bad, NULL), 0);
+	assert_true(ptx_rt_snapshot_apply(m, (void *)(uintptr_t)m->data, bad, &e) < 0);
+	assert_non_null(strstr(e.msg, "definitions differ"));
+	map_free(bad);
+	map_free(host);
+	free((void *)(uintptr_t)m->data);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_hash_concurrent_full),
 		cmocka_unit_test(test_ring_concurrent),
 		cmocka_unit_test(test_ring_exact_drops),
+		cmocka_unit_test(test_snapshot_to_host_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_inject.c - a parsed module back into text, with probe calls in one
+ * kernel (see ptx_inject.h for what goes where).
+ *
+ * Every addition is guarded by the instruction's own predicate (a call
+ * may be predicated), so `@%p ret;` gets `@%p call EXIT;` and a predicated
+ * load is probed only by the lanes that load.  A mem probe sits in a
+ * scope of its own (its .param variables live there) and computes the
+ * address into one .b64 register declared at the top of the kernel:
+ * registers of a nested scope stay visible inside the probe's scope, so
+ * the address expression means what it means to the instruction.
+ *
+ * Left as they are: .param/.local/.shared/.const accesses (not global
+ * memory), the asynchronous and bulk copies (cp.async, cp.async.bulk,
+ * st.async/red.async: they move data between shared and global memory
+ * outside the thread's own loads and stores), and functions the kernel
+ * calls (only the kernel's own statements are instrumented).
+ */
+#include "ptx_parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_buf.h"
+
+struct ptx_inject {
+	const struct ptx_module *m;
+	const struct ptx_inject_opts *o;
+	const struct ptx_func *f;
+	char pfx[64]; /* fresh name prefix, without '%' */
+	struct ptx_buf b;
+	struct err *e;
+	size_t mem_probes, exit_probes;
+};
+
+/* A prefix that occurs nowhere in the module or in the extra code. */
+static void ptx_inject_prefix(struct ptx_inject *in)
+{
+	size_t n = strlen("gxi");
+	memcpy(in->pfx, "gxi", n + 1);
+	while (n + 1 < sizeof(in->pfx) &&
+	       (memmem(in->m->text, in->m->len, in->pfx, n) ||
+		(in->o->extra && strstr(in->o->extra, in->pfx)))) {
+		in->pfx[n++] = 'x';
+		in->pfx[n] = 0;
+	}
+}
+
+static int ptx_inject_tok_eq(const struct ptx_module *m, uint32_t t, const char *s, size_t n)
+{
+	return m->toks[t].len == n && !memcmp(m->text + m->toks[t].off, s, n);
+}
+
+/* Width in bits of a .b8/.u32/.f16x2/... type name (without the dot). */
+static unsigned ptx_inject_type_bits(const char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} types[] = {
+		{"b8", 8},      {"u8", 8},      {"s8", 8},      {"b16", 16},     {"u16", 16},
+		{"s16", 16},    {"f16", 16},    {"bf16", 16},   {"b32", 32},     {"u32", 32},
+		{"s32", 32},    {"f32", 32},    {"f16x2", 32},  {"bf16x2", 32},  {"tf32", 32},
+		{"b64", 64},    {"u64", 64},    {"s64", 64},    {"f64", 64},     {"b128", 128},
+		{"e4m3x2", 16}, {"e5m2x2", 16}, {"f32x2", 64},  {"u16x2", 32},   {"s16x2", 32},
+	};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i].name) == n && !memcmp(types[i].name, s, n))
+			return types[i].bits;
+	return 0;
+}
+
+/* State space of variable `name` declared at module level or in the
+ * kernel: ".global", ".shared", ...; NULL when not declared there. */
+static const char *ptx_inject_var_space(const struct ptx_inject *in, const char *name,
+					size_t len)
+{
+	static const char *const spaces[] = {".global", ".shared", ".const", ".local", ".param",
+					     ".tex"};
+	const struct ptx_module *m = in->m;
+
+	for (size_t i = 0; i < m->nstmt; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		if (s->kind == PTX_STMT_FUNC_HEAD && i != in->f->head) {
+			for (size_t f = 0; f < m->nfunc; f++)
+				if (m->funcs[f].head == i)
+					i = m->funcs[f].end;
+			continue;
+		}
+		if (s->kind != PTX_STMT_DIRECTIVE && s->kind != PTX_STMT_DECL)
+			continue;
+		const char *space = NULL;
+		for (uint32_t t = s->tok; t < s->tok + s->ntok; t++) {
+			const struct ptx_tok *k = &m->toks[t];
+			for (size_t j = 0; !space && j < sizeof(spaces) / sizeof(spaces[0]); j++)
+				if (ptx_inject_tok_eq(m, t, spaces[j], strlen(spaces[j])))
+					space = spaces[j];
+			if (k->kind == PTX_TOK_PUNCT)
+				break;
+			if (k->kind == PTX_TOK_NAME) {
+				if (space && ptx_inject_tok_eq(m, t, name, len))
+					return space;
+				break;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The operand text of token t. */
+#define TOKF(m, t) (int)(m)->toks[t].len, (m)->text + (m)->toks[t].off
+
+static void ptx_inject_guard(struct ptx_inject *in, const struct ptx_stmt *s)
+{
+	const struct ptx_module *m = in->m;
+	if (s->guard >= 0)
+		ptx_buf_printf(&in->b, "@%s%.*s ", s->negate ? "!" : "", TOKF(m, (uint32_t)s->guard));
+}
+
+/*
+ * Classify instruction s: 1 and size/kind when it is a global or generic
+ * load, store, atomic or reduction; 0 when it is not one; <0 on an error.
+ * *generic is set for accesses without a state space.
+ */
+static int ptx_inject_mem_op(struct ptx_inject *in, const struct ptx_stmt *s, unsigned *size,
+			     enum ptx_mem_kind *kind, int *generic)
+{
+	const struct ptx_module *m = in->m;
+	const struct ptx_tok *k = &m->toks[s->opcode];
+	const char *op = m->text + k->off, *end = op + k->len, *p;
+	size_t oplen = (size_t)((p = memchr(op, '.', k->len)) ? p - op : k->len);
+	unsigned bits = 0, vec = 1;
+	int global = 0;
+
+	if (oplen == 2 && !memcmp(op, "ld", 2))
+		*kind = PTX_MEM_LOAD;
+	else if (oplen == 3 && !memcmp(op, "ldu", 3))
+		*kind = PTX_MEM_LOAD;
+	else if (oplen == 2 && !memcmp(op, "st", 2))
+		*kind = PTX_MEM_STORE;
+	else if ((oplen == 4 && !memcmp(op, "atom", 4)) || (oplen == 3 && !memcmp(op, "red", 3)))
+		*kind = PTX_MEM_ATOMIC;
+	else
+		return 0;
+	for (p = op + oplen; p < end;) {
+		const char *part = ++p, *q = part;
+		while (q < end && *q != '.')
+			q++;
+		size_t n = (size_t)(q - part);
+		const char *colon = memchr(part, ':', n);
+		size_t base = colon ? (size_t)(colon - part) : n;
+#define IS(lit) (base == sizeof(lit) - 1 && !memcmp(part, lit, base))
+		if (IS("shared") || IS("local") || IS("param") || IS("const") || IS("tex") ||
+		    IS("async") || IS("bulk"))
+			return 0;
+		if (IS("global"))
+			global = 1;
+		else if (n == 2 && part[0] == 'v' && (part[1] == '2' || part[1] == '4' || part[1] == '8'))
+			vec = (unsigned)(part[1] - '0');
+		else if (ptx_inject_type_bits(part, n))
+			bits = ptx_inject_type_bits(part, n);
+#undef IS
+		p = q;
+	}
+	if (!bits)
+		return err_set(in->e, EINVAL, "line %u: memory instruction '%.*s' without a type "
+			       "the injector knows", s->line, TOKF(m, s->opcode));
+	*size = bits / 8 * vec;
+	*generic = !global;
+	return 1;
+}
+
+/* `call SYM, (addr, size, kind);` before memory instruction s. */
+static int ptx_inject_mem(struct ptx_inject *in, const struct ptx_stmt *s)
+{
+	const struct ptx_module *m = in->m;
+	const struct ptx_opnd *addr = NULL;
+	enum ptx_mem_kind kind = PTX_MEM_LOAD;
+	unsigned size = 0;
+	int generic = 0, r = ptx_inject_mem_op(in, s, &size, &kind, &generic);
+
+	if (r <= 0)
+		return r;
+	for (uint32_t i = 0; i < s->nopnd && !addr; i++)
+		if (m->opnds[s->opnd + i].kind == PTX_OPND_ADDR)
+			addr = &m->opnds[s->opnd + i];
+	if (!addr)
+		return err_set(in->e, EINVAL, "line %u: '%.*s' has no address operand", s->line,
+			       TOKF(m, s->opcode));
+	/* [base], [base+off], [base+-off], [base-off], [imm] */
+	uint32_t t = addr->tok + 1, last = addr->tok + addr->ntok - 1;
+	uint32_t base = t, off = 0;
+	int neg = 0;
+	if (t < last && t + 1 < last && (ptx_parse_tok_is(m, t + 1, "+") ||
+					 ptx_parse_tok_is(m, t + 1, "-"))) {
+		neg = ptx_parse_tok_is(m, t + 1, "-");
+		off = t + 2;
+		if (ptx_parse_tok_is(m, off, "-")) {
+			neg = !neg;
+			off++;
+		}
+		if (off + 1 != last || m->toks[off].kind != PTX_TOK_NUMBER)
+			off = 0, base = last; /* not understood: reported below */
+	} else if (t + 1 != last) {
+		base = last;
+	}
+	if (base == last || !ptx_parse_tok_is(m, last, "]"))
+		return err_set(in->e, EINVAL, "line %u: address operand of '%.*s' not understood",
+			       s->line, TOKF(m, s->opcode));
+	const struct ptx_tok *bk = &m->toks[base];
+	const char *bname = m->text + bk->off;
+	const char *space = NULL;
+	if (bk->kind == PTX_TOK_NAME) {
+		space = ptx_inject_var_space(in, bname, bk->len);
+		if (generic && (!space || strcmp(space, ".global")))
+			return 0; /* a generic access to a non-global variable */
+	} else if (bk->kind != PTX_TOK_REG && bk->kind != PTX_TOK_NUMBER) {
+		return err_set(in->e, EINVAL, "line %u: address operand of '%.*s' not understood",
+			       s->line, TOKF(m, s->opcode));
+	}
+	const char *P = in->pfx;
+	ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_a;\n\t.param .b32 %s_s;\n"
+			       "\t.param .b32 %s_k;\n\t", P, P, P);
+	ptx_inject_guard(in, s);
+	ptx_buf_printf(&in->b, "mov.u64 %%%s_a, %.*s;\n", P, TOKF(m, base));
+	if (bk->kind == PTX_TOK_NAME && generic) {
+		ptx_buf_printf(&in->b, "\t");
+		ptx_inject_guard(in, s);
+		ptx_buf_printf(&in->b, "cvta.global.u64 %%%s_a, %%%s_a;\n", P, P);
+	}
+	if (off) {
+		ptx_buf_printf(&in->b, "\t");
+		ptx_inject_guard(in, s);
+		ptx_buf_printf(&in->b, "%s.s64 %%%s_a, %%%s_a, %.*s;\n", neg ? "sub" : "add", P, P,
+			       TOKF(m, off));
+	}
+	ptx_buf_printf(&in->b, "\tst.param.b64 [%s_a], %%%s_a;\n\tst.param.b32 [%s_s], %u;\n"
+			       "\tst.param.b32 [%s_k], %d;\n\t", P, P, P, size, P, (int)kind);
+	ptx_inject_guard(in, s);
+	ptx_buf_printf(&in->b, "call %s, (%s_a, %s_s, %s_k);\n\t}\n", in->o->mem_sym, P, P, P);
+	in->mem_probes++;
+	return 0;
+}
+
+static int ptx_inject_is_exit(const struct ptx_module *m, const struct ptx_stmt *s)
+{
+	const struct ptx_tok *k = &m->toks[s->opcode];
+	const char *op = m->text + k->off;
+	size_t n = k->len;
+	const char *dot = memchr(op, '.', n);
+	if (dot)
+		n = (size_t)(dot - op);
+	return (n == 3 && !memcmp(op, "ret", 3)) || (n == 4 && !memcmp(op, "exit", 4));
+}
+
+/* The kernel, from its header to its closing brace, with the probes. */
+static int ptx_inject_kernel(struct ptx_inject *in)
+{
+	const struct ptx_module *m = in->m;
+	const struct ptx_inject_opts *o = in->o;
+	int entry_done = !o->entry_sym;
+
+	ptx_parse_print_stmt(m, &m->stmts[in->f->head], &in->b);
+	if (o->mem_sym)
+		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
+	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		if (!entry_done && s->kind != PTX_STMT_DECL) {
+			ptx_buf_printf(&in->b, "\tcall %s;\n", o->entry_sym);
+			entry_done = 1;
+		}
+		if (s->kind == PTX_STMT_INSN && o->exit_sym && ptx_inject_is_exit(m, s)) {
+			ptx_buf_printf(&in->b, "\t");
+			ptx_inject_guard(in, s);
+			ptx_buf_printf(&in->b, "call %s;\n", o->exit_sym);
+			in->exit_probes++;
+		}
+		if (s->kind == PTX_STMT_INSN && o->mem_sym) {
+			int err = ptx_inject_mem(in, s);
+			if (err)
+				return err;
+		}
+		ptx_parse_print_stmt(m, s, &in->b);
+	}
+	return 0;
+}
+
+static int ptx_inject_is_header(const struct ptx_module *m, const struct ptx_stmt *s)
+{
+	return s->kind == PTX_STMT_DIRECTIVE && (ptx_parse_tok_is(m, s->tok, ".version") ||
+						 ptx_parse_tok_is(m, s->tok, ".target") ||
+						 ptx_parse_tok_is(m, s->tok, ".address_size"));
+}
+
+int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char **out,
+	       size_t *out_len, struct err *e)
+{
+	struct ptx_inject in = {.m = m, .o = o, .e = e};
+	int err = 0, extra_done = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < m->nfunc && !in.f; i++) {
+		const struct ptx_tok *k = &m->toks[m->funcs[i].name];
+		if (m->funcs[i].entry && o->kernel && strlen(o->kernel) == k->len &&
+		    !memcmp(m->text + k->off, o->kernel, k->len))
+			in.f = &m->funcs[i];
+	}
+	if (!in.f)
+		return err_set(e, ENOENT, "kernel '%s' is not defined in the module",
+			       o->kernel ? o->kernel : "(null)");
+	ptx_inject_prefix(&in);
+	for (size_t i = 0; i < m->nstmt && !err; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		if (!extra_done && !ptx_inject_is_header(m, s)) {
+			if (o->extra)
+				ptx_buf_printf(&in.b, "\n%s\n", o->extra);
+			extra_done = 1;
+		}
+		if ((int)i == m->version_stmt &&
+		    (o->min_version_major > m->ver_major ||
+		     (o->min_version_major == m->ver_major && o->min_version_minor > m->ver_minor))) {
+			ptx_buf_printf(&in.b, ".version %u.%u\n", o->min_version_major,
+				       o->min_version_minor);
+			continue;
+		}
+		if (i == in.f->head) {
+			err = ptx_inject_kernel(&in);
+			i = in.f->end;
+			continue;
+		}
+		ptx_parse_print_stmt(m, s, &in.b);
+	}
+	if (!extra_done && o->extra)
+		ptx_buf_printf(&in.b, "\n%s\n", o->extra);
+	if (err) {
+		ptx_buf_free(&in.b);
+		return err;
+	}
+	*out = ptx_buf_take(&in.b, out_len);
+	if (!*out)
+		return err_set(e, ENOMEM, "out of memory writing the instrumented PTX");
+	return 0;
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probe injection: every kernel of every corpus file instrumented with
+ * entry, exit and mem probes (real translated eBPF programs, the device
+ * runtime) is accepted by the real ptxas for sm_75 (where the module's
+ * target allows) and sm_90; the number of probe calls equals what an
+ * independent line scan of the original counts; predicates, sizes, kinds,
+ * placement, fresh names and the .version are checked on small kernels.
+ * Semantics on a GPU: tests/gpu/inject_check.c.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx/ptx_emit.h"
+#include "ptx/ptx_inject.h"
+#include "ptx_corpus.h"
+
+#define ENT "gx_ent_probe"
+#define EXT "gx_ext_probe"
+#define MEM "gx_mem_probe"
+
+static size_t count_str(const char *text, const char *s)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, s)); p += strlen(s))
+		n++;
+	return n;
+}
+
+static char *inject(const char *text, const char *kernel, const char *extra, struct err *e,
+		    int *rc)
+{
+	struct ptx_module *m;
+	struct ptx_target t;
+	char *out = NULL;
+	size_t len;
+
+	if ((*rc = ptx_parse(text, strlen(text), &m, e)))
+		return NULL;
+	struct ptx_inject_opts o = {.kernel = kernel, .entry_sym = ENT, .exit_sym = EXT,
+				    .mem_sym = MEM, .extra = extra};
+	if (!ptx_target_parse(ptx_module_target(m), &t, NULL)) {
+		o.min_version_major = t.isa_major;
+		o.min_version_minor = t.isa_minor;
+	}
+	*rc = ptx_inject(m, &o, &out, &len, e);
+	if (!*rc)
+		assert_int_equal(strlen(out), len);
+	ptx_module_free(m);
+	return out;
+}
+
+static char *inject_ok(const char *text, const char *kernel, const char *extra)
+{
+	struct err e = {{0}};
+	int rc;
+	char *out = inject(text, kernel, extra, &e, &rc);
+	if (rc)
+		fail_msg("inject %s: %s", kernel, e.msg);
+	return out;
+}
+
+static void test_corpus_inject_ptxas(void **state)
+{
+	char **paths;
+	size_t n = ptx_corpus_list(&paths), total_mem = 0, total_kernels = 0;
+
+	assert_true(n >= 5);
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		char *text = test_read_file(paths[i], &len), *log = NULL;
+		struct ptx_module *m;
+		struct err e = {{0}};
+		assert_non_null(text);
+		if (ptx_parse(text, len, &m, &e))
+			fail_msg("%s: %s", paths[i], e.msg);
+		char target[32];
+		snprintf(target, sizeof(target), "%s", ptx_module_target(m));
+		char *extra = ptx_corpus_probes(target, NULL);
+		assert_non_null(extra);
+		/* each kernel alone: probe calls equal the independent count */
+		char *all = strdup(text);
+		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
+			const char *name = ptx_module_kernel_name(m, k);
+			size_t mem, exits;
+			ptx_corpus_count(text, name, &mem, &exits);
+			char *one = inject_ok(text, name, NULL);
+			if (count_str(one, "call " MEM ",") != mem ||
+			    count_str(one, "call " EXT ";") != exits ||
+			    count_str(one, "call " ENT ";") != 1)
+				fail_msg("%s: %s: %zu mem and %zu exit probes, expected %zu and %zu",
+					 paths[i], name, count_str(one, "call " MEM ","),
+					 count_str(one, "call " EXT ";"), mem, exits);
+			assert_true(exits >= 1);
+			total_mem += mem;
+			free(one);
+			/* every kernel of the module, one after the other, with the
+			 * probe code added once */
+			char *next = inject_ok(all, name, k == 0 ? extra : NULL);
+			free(all);
+			all = next;
+			total_kernels++;
+		}
+		/* its own target, and sm_90 where that can run the module */
+		struct ptx_target t;
+		assert_int_equal(ptx_target_parse(target, &t, NULL), 0);
+		const char *archs[2] = {target, t.sm < 90 ? "sm_90" : NULL};
+		for (int a = 0; a < 2 && archs[a]; a++) {
+			int st = ptx_corpus_ptxas(all, strlen(all), archs[a], &log);
+			if (st < 0)
+				skip();
+			if (st) {
+				FILE *f = fopen("build/ptx-inject-failed.ptx", "w");
+				if (f) {
+					fputs(all, f);
+					fclose(f);
+				}
+				fail_msg("%s: ptxas -arch=%s rejected the instrumented module "
+					 "(build/ptx-inject-failed.ptx):\n%.2000s", paths[i], archs[a],
+					 log);
+			}
+			free(log);
+		}
+		free(all);
+		free(extra);
+		free(text);
+		ptx_module_free(m);
+	}
+	assert_true(total_kernels >= 20);
+	assert_true(total_mem >= 50);
+	ptx_corpus_free_list(paths, n);
+}
+
+static const char small[] =
+	".version 7.0\n.target sm_75\n.address_size 64\n"
+	"// gxi occurs in this comment: fresh names must avoid it\n"
+	".global .align 4 .u32 gcount;\n"
+	".visible .entry k(.param .u64 k_p0, .param .u32 k_p1)\n.maxntid 128, 1, 1\n{\n"
+	"\t.reg .pred %p<3>;\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<9>;\n\t.reg .f32 %f<5>;\n"
+	"\t.shared .align 4 .b8 sm[64];\n"
+	"$L__top:\n"
+	"\tld.param.u64 %rd1, [k_p0];\n"
+	"\tld.param.u32 %r1, [k_p1];\n"
+	"\tsetp.eq.s32 %p1, %r1, 0;\n"
+	"\t@%p1 ret;\n"
+	"\tld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];\n"
+	"\t@!%p1 st.global.v2.u64 [%rd1+-8], {%rd2, %rd3};\n"
+	"\tatom.global.cas.b32 %r2, [%rd1], %r3, %r4;\n"
+	"\tred.global.add.u32 [%rd1+4], %r3;\n"
+	"\tld.shared.u32 %r5, [sm];\n"
+	"\tld.u8 %r6, [%rd2];\n"
+	"\tatom.global.add.u32 %r8, [gcount+4], 1;\n"
+	"\t{\n\t.reg .b64 inner;\n\tadd.s64 inner, %rd1, 8;\n\tldu.global.u32 %r2, [inner];\n\t}\n"
+	"\tsetp.ne.s32 %p2, %r2, 0;\n\t@%p2 bra $L__top;\n"
+	"\texit;\n}\n";
+
+static void test_placement_and_forms(void **state)
+{
+	char *out = inject_ok(small, "k", "// EXTRA CODE\n");
+	const char *body = strstr(out, ".entry k(");
+
+	/* extra after the header, version raised, fresh prefix */
+	assert_non_null(strstr(out, ".address_size 64\n\n// EXTRA CODE\n"));
+	assert_true(!strncmp(out, ".version 7.8\n", 13));
+	assert_null(strstr(out, "%gxi_"));
+	assert_non_null(strstr(out, "\t.reg .b64 %gxix_a;\n"));
+	/* entry after the declarations, before the loop label */
+	assert_non_null(strstr(body, "\t.shared .align 4 .b8 sm[64];\n\tcall " ENT ";\n$L__top:\n"));
+	assert_int_equal(count_str(out, "call " ENT ";"), 1);
+	/* exits: the predicated one keeps its predicate */
+	assert_non_null(strstr(out, "\t@%p1 call " EXT ";\n\t@%p1 ret;\n"));
+	assert_non_null(strstr(out, "\tcall " EXT ";\n\texit;\n"));
+	/* mem: address, size, kind, guard */
+	assert_non_null(strstr(out, "mov.u64 %gxix_a, %rd1;\n\tadd.s64 %gxix_a, %gxix_a, 16;\n"
+				    "\tst.param.b64 [gxix_a], %gxix_a;\n"
+				    "\tst.param.b32 [gxix_s], 16;\n\tst.param.b32 [gxix_k], 0;\n"));
+	assert_non_null(strstr(out, "@!%p1 mov.u64 %gxix_a, %rd1;\n\t@!%p1 sub.s64 %gxix_a, "
+				    "%gxix_a, 8;\n"));
+	assert_non_null(strstr(out, "st.param.b32 [gxix_s], 16;\n\tst.param.b32 [gxix_k], 1;\n"
+				    "\t@!%p1 call " MEM ", (gxix_a, gxix_s, gxix_k);\n"));
+	assert_non_null(strstr(out, "[gxix_s], 4;\n\tst.param.b32 [gxix_k], 2;\n\tcall " MEM
+				    ", (gxix_a, gxix_s, gxix_k);\n\t}\n\tatom.global.cas.b32"));
+	assert_non_null(strstr(out, "[gxix_k], 2;\n\tcall " MEM ", (gxix_a, gxix_s, gxix_k);"
+				    "\n\t}\n\tred.global.add.u32"));
+	/* a generic access */
+	assert_non_null(strstr(out, "[gxix_s], 1;\n\tst.param.b32 [gxix_k], 0;\n"));
+	/* a .global variable plus an offset; an inner scope's register */
+	assert_non_null(strstr(out, "mov.u64 %gxix_a, gcount;\n\tadd.s64 %gxix_a, %gxix_a, 4;\n"));
+	assert_non_null(strstr(out, "mov.u64 %gxix_a, inner;\n"));
+	/* .param and .shared accesses are left alone: 7 mem probes */
+	assert_int_equal(count_str(out, "call " MEM ","), 7);
+	assert_int_equal(count_str(out, "call " EXT ";"), 2);
+	free(out);
+
+	/* only what is asked for */
+	struct ptx_module *m;
+	struct err e = {{0}};
+	char *only;
+	size_t len;
+	assert_int_equal(ptx_parse(small, strlen(small), &m, &e), 0);
+	struct ptx_inject_opts o = {.kernel = "k", .exit_sym = EXT};
+	assert_int_equal(ptx_inject(m, &o, &only, &len, &e), 0);
+	assert_int_equal(count_str(only, "call "), 2);
+	assert_true(!strncmp(only, ".version 7.0\n", 13));
+	free(only);
+	ptx_module_free(m);
+}
+
+static void test_small_kernel_ptxas(void **state)
+{
+	char *extra = ptx_corpus_probes("sm_75", NULL), *log;
+	assert_non_null(extra);
+	char *out = inject_ok(small, "k", extra);
+	for (int i = 0; i < 2; i++) {
+		const char *arch = i ? "sm_90" : "sm_75";
+		int st = ptx_corpus_ptxas(out, strlen(out), arch, &log);
+		if (st < 0)
+			skip();
+		if (st)
+			fail_msg("ptxas -arch=%s:\n%.2000s\n%s", arch, log, strstr(out, ".entry k("));
+		free(log);
+	}
+	free(out);
+	free(extra);
+}
+
+static void expect_error(const char *text, const char *kernel, const char *msg)
+{
+	struct err e = {{0}};
+	int rc;
+	char *out = inject(text, kernel, NULL, &e, &rc);
+	assert_null(out);
+	assert_true(rc < 0);
+	if (!strstr(e.msg, msg))
+		fail_msg("expected '%s' in '%s'", msg, e.msg);
+}
+
+static void test_errors(void **state)
+{
+	expect_error(small, "nope", "kernel 'nope' is not defined in the module");
+	expect_error(".entry k\n{\n\tld.global %r1, [%rd1];\n\tret;\n}\n", "k",
+		     "line 3: memory instruction 'ld.global' without a type");
+	expect_error(".entry k\n{\n\tld.global.u32 %r1, [%rd1+%rd2];\n\tret;\n}\n", "k",
+		     "line 3: address operand of 'ld.global.u32' not understood");
+	expect_error(".entry k\n{\n\tst.global.u32 %r1, 4;\n\tret;\n}\n", "k",
+		     "line 3: 'st.global.u32' has no address operand");
+	/* a .func is not a kernel */
+	expect_error(".func f()\n{\n\tret;\n}\n", "f", "kernel 'f' is not defined");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus_inject_ptxas),
+		cmocka_unit_test(test_placement_and_forms),
+		cmocka_unit_test(test_small_kernel_ptxas),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
