@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ptx/ptx_emit.h"
 #include "ptx/ptx_inject.h"
@@ -251,6 +252,37 @@ static void test_errors(void **state)
 	expect_error(".func f()\n{\n\tret;\n}\n", "f", "kernel 'f' is not defined");
 }
 
+/* The GPU batch's inject_check writes the modules it would run: they
+ * assemble for sm_75 and sm_90; without a GPU it skips (77), with one it
+ * passes. */
+static void test_inject_check_batch(void **state)
+{
+	char dir[] = "/tmp/gpuext-inject-XXXXXX", cmd[1024];
+	int st, rm_st;
+
+#ifdef __SANITIZE_ADDRESS__
+	skip(); /* the batch binaries are the plain build's */
+#endif
+	if (access(PTX_CORPUS_PTXAS, X_OK))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; build/gpu/inject_check --ptx-out %s; n=0; "
+		 "for f in %s/inject_*.ptx; do n=$((n+1)); for a in sm_75 sm_90; do "
+		 PTX_CORPUS_PTXAS " -arch=$a $f -o /dev/null; done; done; test $n = 3",
+		 dir, dir);
+	char *out = test_run_cmd(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	free(test_run_cmd(cmd, &rm_st));
+	if (st)
+		fail_msg("%s", out ? out : "");
+	free(out);
+	out = test_run_cmd("build/gpu/inject_check", &st);
+	if (st != 0 && st != 77)
+		fail_msg("inject_check exit %d:\n%s", st, out ? out : "");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_placement_and_forms),
 		cmocka_unit_test(test_small_kernel_ptxas),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_inject_check_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
