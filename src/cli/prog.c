@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bpf/btf.h"
 #include "bpf/disasm.h"
 #include "bpf/jit.h"
 #include "bpf/object.h"
@@ -62,6 +63,10 @@ static void prog_show_text(const struct object *obj)
 		printf("  %-20s %-32s %-13s %-24s %zu\n", p->name, p->section,
 		       prog_type_name(p->type), p->target ? p->target : "-", p->insn_cnt);
 	}
+	size_t core = btf_ext_core_relo_cnt(obj->btf);
+	if (core)
+		printf("\nnote: %zu CO-RE relocation%s left as compiled (gpuext's contexts have "
+		       "one fixed layout)\n", core, core == 1 ? "" : "s");
 	if (!obj->map_cnt)
 		return;
 	printf("\nmaps:\n  %-20s %-13s %8s %10s %11s %s\n", "NAME", "TYPE", "KEY", "VALUE",
@@ -93,7 +98,7 @@ static void prog_show_json(const struct object *obj)
 			printf("null");
 		printf(",\"insns\":%zu}", p->insn_cnt);
 	}
-	printf("],\"maps\":[");
+	printf("],\"core_relos\":%zu,\"maps\":[", btf_ext_core_relo_cnt(obj->btf));
 	for (size_t i = 0; i < obj->map_cnt; i++) {
 		const struct map_def *d = &obj->maps[i].def;
 		printf("%s{\"name\":", i ? "," : "");
