@@ -400,6 +400,34 @@ static const char *const col_keys[MAX_ENGINES] = {"native", "gpuext_interp", "gp
 static const char *const col_names[MAX_ENGINES] = {"native", "gpuext interp", "gpuext JIT",
 						   "uBPF interp", "uBPF JIT"};
 
+/*
+ * Issue 4's targets, where both JIT columns exist: gpuext's JIT within 2x of
+ * native on the median, and no slower than uBPF's JIT on every benchmark.
+ */
+static void write_targets(FILE *f, const struct case_result *res, size_t n)
+{
+	size_t vs_native = 0, vs_ubpf = 0, slower = 0;
+
+	while (vs_native < NR_RATIOS && strcmp(ratios[vs_native].key, "gpuext_jit_vs_native"))
+		vs_native++;
+	while (vs_ubpf < NR_RATIOS && strcmp(ratios[vs_ubpf].key, "gpuext_jit_vs_ubpf_jit"))
+		vs_ubpf++;
+	double median_native = median_ratio(res, n, vs_native);
+	if (!(median_native > 0) || !(median_ratio(res, n, vs_ubpf) > 0))
+		return;
+	fprintf(f, "\nTargets: gpuext JIT / native, median %.2fx (within 2x: %s); gpuext JIT no "
+		   "slower than uBPF JIT on", median_native, median_native <= 2 ? "met" : "NOT met");
+	for (size_t i = 0; i < n; i++)
+		slower += ratio(&res[i], "gpuext_jit", "ubpf_jit") > 1;
+	fprintf(f, " %zu of %zu benchmarks", n - slower, n);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		double r = ratio(&res[i], "gpuext_jit", "ubpf_jit");
+		if (r > 1)
+			fprintf(f, "%s%s %.2fx", k++ ? ", " : " (slower: ", res[i].bc->name, r);
+	}
+	fprintf(f, "%s.\n", slower ? ")" : "");
+}
+
 static void write_markdown(FILE *f, const struct case_result *res, size_t n,
 			   const struct report_info *ri, const struct options *o)
 {
@@ -474,6 +502,7 @@ static void write_markdown(FILE *f, const struct case_result *res, size_t n,
 		}
 		fprintf(f, "\n");
 	}
+	write_targets(f, res, n);
 	fprintf(f, "\nJIT compile time (translation to machine code and mapping it executable; "
 		   "loading and decoding not counted; median of %d compiles), microseconds per "
 		   "1000 instructions; small programs are dominated by fixed costs, "

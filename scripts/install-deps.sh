@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what gpuext needs to build and test on Debian 12, if missing:
-#  - Debian packages (compilers, libraries, cmocka);
+#  - Debian packages (compilers, libraries, cmocka; libclang-rt for the
+#    libFuzzer smoke run that make test includes);
 #  - the CUDA toolkit's nvcc, ptxas and cuda.h, which the build needs (the
 #    device runtime is compiled to PTX by nvcc at build time, src/cuda uses
 #    cuda.h's types, tests run ptxas on every emitted PTX).  It is not in
@@ -10,7 +11,7 @@
 #    Skipped when $CUDA_HOME (default /usr/local/cuda) already has nvcc and
 #    cuda.h; CUDA_APT_VERSION picks the toolkit (default 13-0).
 set -eu
-pkgs=(build-essential clang clang-19 llvm pkg-config libcmocka-dev liblz4-dev libzstd-dev
+pkgs=(build-essential clang clang-19 libclang-rt-14-dev llvm pkg-config libcmocka-dev liblz4-dev libzstd-dev
       libbpf-dev libelf-dev zlib1g-dev linux-libc-dev)
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 cuda_ver=${CUDA_APT_VERSION:-13-0}

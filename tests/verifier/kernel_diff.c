@@ -171,7 +171,10 @@ static int kernel_load(const char *path, char *reason, size_t rlen, int *type_di
 		rc = 0;
 	} else {
 		int err = errno;
-		snprintf(reason, rlen, "%s", log[0] ? last_line(log) : strerror(err));
+		const char *why = log[0] ? last_line(log) : strerror(err);
+		size_t n = strnlen(why, rlen - 1);
+		memcpy(reason, why, n);
+		reason[n] = '\0';
 		*type_diff = type_difference(&c, reason);
 		rc = err == EPERM ? -2 : 1;
 	}
