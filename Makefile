@@ -249,3 +249,14 @@ jit-bench: $(JIT_BENCH)
 	$(JIT_BENCH)
 test-bins: $(JIT_DIFF)
 .PHONY: jit-bench
+
+# The verifier corpora against the Linux verifier (needs root and libbpf;
+# issue 3, Must show 4): build/tests/verifier_kernel_diff, run from the root.
+VFY_KDIFF := $(BUILD)/tests/verifier_kernel_diff
+$(VFY_KDIFF): tests/verifier/kernel_diff.c $(TEST_LIB_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka -lbpf $(LDLIBS)
+verifier-kernel-diff: $(VFY_KDIFF)
+	$(VFY_KDIFF)
+.PHONY: verifier-kernel-diff
+test-bins: $(VFY_KDIFF)

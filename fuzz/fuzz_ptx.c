@@ -3,6 +3,7 @@
  * fuzz_ptx - the PTX parser, printer and injector on any text.  Checked
  * beyond "no crash, no out-of-bounds access" (ASan/UBSan):
  *   - a rejection always has a message naming a line;
+ *   - printed and instrumented text is a C string of the length returned;
  *   - printing is a fixed point: parse(print(x)) prints print(x) again;
  *   - for every kernel, the instrumented text (entry, exit and mem probes)
  *     parses again, has the kernel, and a failure to instrument explains
@@ -56,6 +57,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		ptx_module_free(m);
 		return 0;
 	}
+	if (strlen(out) != len)
+		abort();
 	m2 = fuzz_parse(out, len, 1);
 	if (ptx_print(m2, &out2, &len2, &e) == 0) {
 		if (len2 != len || memcmp(out, out2, len)) {

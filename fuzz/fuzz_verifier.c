@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct prog p = {.name = "fuzz", .section = "", .type = PROG_TYPE_RAW, .insns = insns,
 			 .insn_cnt = cnt, .maps = maps, .map_cnt = NMAPS};
 	struct vfy_opts vo = {.mem_size = PROGEN_MEM_SIZE, .helper_proto = fuzz_proto,
-			      .insn_limit = 200000};
+			      .insn_limit = 50000};
 	struct err e = {{0}};
 	int r = verifier_check(&p, &vo, NULL, &e);
 	if (r == -EFAULT) {

@@ -27,6 +27,7 @@ struct btf_ext_sec {
 	size_t line_cnt;
 	struct btf_func *funcs;
 	size_t func_cnt;
+	size_t core_cnt;  /* CO-RE relocation records (checked, not applied) */
 };
 
 struct btf {
@@ -659,6 +660,68 @@ static int btf_ext_block(struct btf *btf, const uint8_t *p, uint32_t len, int is
 	return 0;
 }
 
+/*
+ * The CO-RE block: u32 record size, then per ELF section {u32 name offset,
+ * u32 count, count records of {insn_off, type_id, access_str_off, kind}}.
+ */
+static int btf_ext_core_block(struct btf *btf, const uint8_t *p, uint32_t len,
+			      struct err *e)
+{
+	uint32_t rec_size, hdr[2], rec[4];
+	size_t off = 4;
+
+	if (len == 0)
+		return 0;
+	if (len < 4)
+		return err_set(e, EINVAL, "%s: .BTF.ext: CO-RE block of %u bytes is truncated",
+			       btf->name, len);
+	memcpy(&rec_size, p, 4);
+	if (rec_size < sizeof(rec) || rec_size > 1024)
+		return err_set(e, EINVAL, "%s: .BTF.ext: CO-RE record size %u out of range",
+			       btf->name, rec_size);
+	while (off < len) {
+		if (len - off < 8)
+			return err_set(e, EINVAL,
+				       "%s: .BTF.ext: CO-RE section header at offset %zu truncated",
+				       btf->name, off);
+		memcpy(hdr, p + off, 8);
+		const char *name = btf_str(btf, hdr[0]);
+		if (!name)
+			return err_set(e, EINVAL,
+				       "%s: .BTF.ext: CO-RE at offset %zu: section name offset %u "
+				       "out of range (%u bytes)",
+				       btf->name, off, hdr[0], btf->str_len);
+		off += 8;
+		if ((uint64_t)hdr[1] * rec_size > len - off)
+			return err_set(e, EINVAL,
+				       "%s: .BTF.ext: CO-RE of section '%s': %u records of %u "
+				       "bytes extend past the block (%zu bytes left)",
+				       btf->name, name, hdr[1], rec_size, len - off);
+		for (uint32_t i = 0; i < hdr[1]; i++, off += rec_size) {
+			memcpy(rec, p + off, sizeof(rec));
+			if (rec[0] % 8 || rec[1] >= btf->type_cnt || !btf_str(btf, rec[2]))
+				return err_set(e, EINVAL,
+					       "%s: .BTF.ext: CO-RE record at offset %zu: bad "
+					       "instruction offset %u, type id %u or access "
+					       "string offset %u",
+					       btf->name, off, rec[0], rec[1], rec[2]);
+			/* A flavour (pt_regs___mine) asks for another layout. */
+			const char *tname = btf_type_name(btf, rec[1]);
+			if (strstr(tname, "___"))
+				return err_set(e, ENOTSUP,
+					       "%s: section '%s': instruction %u: CO-RE relocation "
+					       "against the flavoured type '%s' (gpuext applies no "
+					       "CO-RE relocations: only the compiled layout exists)",
+					       btf->name, name, rec[0] / 8, tname);
+		}
+		struct btf_ext_sec *sec = btf_ext_sec_get(btf, name);
+		if (!sec)
+			return err_set(e, ENOMEM, "%s: .BTF.ext: out of memory", btf->name);
+		sec->core_cnt += hdr[1];
+	}
+	return 0;
+}
+
 int btf_ext_parse(struct btf *btf, const void *data, size_t len, struct err *e)
 {
 	struct btf_ext_header h;
@@ -678,11 +741,6 @@ int btf_ext_parse(struct btf *btf, const void *data, size_t len, struct err *e)
 		return err_set(e, EINVAL,
 			       "%s: .BTF.ext: bad header length %u (minimum %zu, section %zu bytes)",
 			       btf->name, h.hdr_len, sizeof(h), len);
-	/*
-	 * A longer header adds CO-RE relocation records (core_relo_off/len).
-	 * They are skipped: gpuext's contexts have one fixed layout, so there
-	 * is nothing to relocate against.
-	 */
 	uint64_t body = len - h.hdr_len;
 	const uint8_t *p = (const uint8_t *)data + h.hdr_len;
 	if (!btf_range_ok(h.func_info_off, h.func_info_len, body) ||
@@ -696,6 +754,24 @@ int btf_ext_parse(struct btf *btf, const void *data, size_t len, struct err *e)
 	err = err ? err : btf_ext_block(btf, p + h.line_info_off, h.line_info_len, 1, e);
 	if (err)
 		return err;
+	/*
+	 * A longer header adds CO-RE relocation records.  They are checked and
+	 * counted, not applied: gpuext's contexts have one fixed layout, that
+	 * of the headers the program was compiled with, so the compiled
+	 * offsets stand -- except for a local "flavour" of a type, which
+	 * declares a layout of its own and is refused.
+	 */
+	if (h.hdr_len >= sizeof(h) + 8) {
+		uint32_t core[2];
+		memcpy(core, (const uint8_t *)data + sizeof(h), sizeof(core));
+		if (!btf_range_ok(core[0], core[1], body))
+			return err_set(e, EINVAL,
+				       "%s: .BTF.ext: CO-RE relocations (offset %u + %u) outside "
+				       "the section (%llu bytes after the header)",
+				       btf->name, core[0], core[1], (unsigned long long)body);
+		if ((err = btf_ext_core_block(btf, p + core[0], core[1], e)))
+			return err;
+	}
 	for (size_t i = 0; i < btf->ext_cnt; i++) {
 		struct btf_ext_sec *s = &btf->ext[i];
 		if (s->line_cnt)
@@ -728,4 +804,12 @@ void btf_ext_funcs(const struct btf *btf, const char *sec_name,
 			*funcs = btf->ext[i].funcs;
 			*cnt = btf->ext[i].func_cnt;
 		}
+}
+
+size_t btf_ext_core_relo_cnt(const struct btf *btf)
+{
+	size_t n = 0;
+	for (size_t i = 0; btf && i < btf->ext_cnt; i++)
+		n += btf->ext[i].core_cnt;
+	return n;
 }

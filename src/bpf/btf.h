@@ -11,8 +11,10 @@
  *
  * What gpuext takes from BTF: the definitions of SEC(".maps") maps, sizes of
  * types, function names, and a source line for each instruction.
- * .BTF.ext CO-RE relocation records are skipped (gpuext runs programs
- * against fixed context layouts; see btf_ext_parse).
+ * .BTF.ext CO-RE relocation records are checked and counted but not applied:
+ * gpuext runs programs against fixed context layouts, those of the headers
+ * they were compiled with (`gpuext prog show` says how many were left as
+ * compiled); a relocation against a local flavour (pt_regs___mine) is refused.
  */
 #ifndef GPUEXT_BPF_BTF_H
 #define GPUEXT_BPF_BTF_H
@@ -78,5 +80,8 @@ void btf_ext_lines(const struct btf *btf, const char *sec_name,
 		   const struct btf_line **lines, size_t *cnt);
 void btf_ext_funcs(const struct btf *btf, const char *sec_name,
 		   const struct btf_func **funcs, size_t *cnt);
+
+/* CO-RE relocation records in .BTF.ext, all sections (0 without BTF). */
+size_t btf_ext_core_relo_cnt(const struct btf *btf);
 
 #endif /* GPUEXT_BPF_BTF_H */

@@ -155,7 +155,14 @@ static uint64_t helper_ringbuf_query(uint64_t map, uint64_t flags, uint64_t r3, 
 	return map_ringbuf_query(MAP(map), flags);
 }
 
-/* Implementation, return, arguments, flags of each helper in HELPER_IDS. */
+/*
+ * Implementation, return, arguments, flags of each helper in HELPER_IDS.
+ * GPU marks helpers that GPU programs may call: each one is implemented by
+ * the device runtime too (its own table, src/ptx/ptx_helpers.c; test_helpers
+ * checks this).  The device runtime also has ringbuf_reserve/submit/
+ * discard/query, left unmarked here: the verifier's GPU profile refuses
+ * reserve on the device (tests/verifier/reject/gpu_ringbuf_reserve.txt).
+ */
 #define HOST HELPER_F_HOST
 #define GPU HELPER_F_GPU
 #define LEAK HELPER_F_PKT_LEAK

@@ -124,13 +124,16 @@ static long trace_format(char *out, size_t out_size, const char *fmt, size_t fmt
 					i += 2;
 					conv = 's';
 				} else {
+					int plain = 1;
 					if (fmt[i + 1] == 'K' || fmt[i + 1] == 'x')
-						i++;
+						i++, plain = 0;
 					else if (fmt[i + 1] && strchr("BiIhMmSsUu", fmt[i + 1]))
 						return -EINVAL; /* %pB, %pI4, ...: not supported */
 					if (pass) {
 						char hex[24];
-						snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)arg);
+						/* Linux prints a NULL %p as "(null)". */
+						snprintf(hex, sizeof(hex), plain && !arg ? "(null)" : "0x%llx",
+							 (unsigned long long)arg);
 						trace_put(&o, text_spec, hex);
 					}
 					continue;

@@ -599,7 +599,10 @@ static int emit_jmp(struct jit_ctx *c, size_t i, struct isa_insn in)
 		else
 			x64_alu_rr(b, w, X64_TEST, dst, src);
 	} else {
-		if (ISA_SRC(in.code) == ISA_K)
+		/* test r, r sets the flags of cmp r, 0 for every condition, shorter. */
+		if (ISA_SRC(in.code) == ISA_K && in.imm == 0)
+			x64_alu_rr(b, w, X64_TEST, dst, dst);
+		else if (ISA_SRC(in.code) == ISA_K)
 			x64_alu_ri(b, w, X64_CMP, dst, in.imm);
 		else
 			x64_alu_rr(b, w, X64_CMP, dst, src);

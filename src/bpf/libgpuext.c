@@ -169,6 +169,8 @@ GPUEXT_API size_t gpuext_program__insn_cnt(const struct gpuext_program *prog)
 	return prog->prog->insn_cnt;
 }
 
+enum { API_CTX_MIN = 4096 };
+
 static uint64_t api_now_ns(void)
 {
 	struct timespec ts;
@@ -213,8 +215,10 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 	if (err)
 		return err;
 	/* A private copy: the program may write its input.  Each run sees the
-	 * same input. */
-	unsigned char *buf = malloc(len ? len : 1);
+	 * same input.  Zero-padded to API_CTX_MIN: the verifier lets a program
+	 * read its whole ctx record (pt_regs, ...), all smaller than that, so
+	 * JIT-compiled code never reads past the copy of a shorter ctx_in. */
+	unsigned char *buf = calloc(1, len > API_CTX_MIN ? len : API_CTX_MIN);
 	if (!buf)
 		return -ENOMEM;
 	/* The JIT compiles once, after the maps exist. */

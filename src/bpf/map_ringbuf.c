@@ -2,9 +2,9 @@
 /*
  * map_ringbuf.c - ring buffers with Linux's BPF_MAP_TYPE_RINGBUF semantics.
  *
- * Area: producer lock, producer position, consumer position and dropped
- * counter, each on its own cache line (producers and the consumer write
- * different lines), then the data area of max_entries bytes (a power of 2).
+ * Area: the producers' line (lock, producer position), the consumer
+ * position, the dropped counter, then the data area of max_entries bytes
+ * (a power of 2).
  * Positions grow forever; a position's byte is at pos & (size - 1).
  *
  * Every record starts with Linux's 8-byte header: a 32-bit length with the
@@ -45,12 +45,18 @@ enum { RB_NO_WAKEUP = 1, RB_FORCE_WAKEUP = 2 };
 /* What query returns. */
 enum { RB_AVAIL_DATA = 0, RB_RING_SIZE = 1, RB_CONS_POS = 2, RB_PROD_POS = 3 };
 
+/*
+ * What producers write shares one line (lock, producer position, the
+ * consumer position they last saw), so a reservation moves one contended
+ * line between cores, not three; the consumer's position and the dropped
+ * counter have lines of their own.
+ */
 struct rb_ctl {
 	_Alignas(MAP_ALIGN) _Atomic uint32_t lock;
+	_Atomic uint64_t producer_pos;
 	/* The consumer position producers last read, under the lock: they read
-	 * the consumer's cache line again only when the buffer looks full. */
+	 * the consumer's line again only when the buffer looks full. */
 	uint64_t consumer_seen;
-	_Alignas(MAP_ALIGN) _Atomic uint64_t producer_pos;
 	_Alignas(MAP_ALIGN) _Atomic uint64_t consumer_pos;
 	_Alignas(MAP_ALIGN) _Atomic uint64_t dropped;
 };

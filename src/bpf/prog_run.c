@@ -2,7 +2,7 @@
 /*
  * prog_run.c - run a program on the host with one of the backends, the way
  * bpf_prog_test_run does: the caller gives r1..r5 (and memory for bounds
- * checking), gets r0.  The JIT backend runs what jit_compile() produced.
+ * checking), gets r0.
  */
 #include <errno.h>
 #include <stddef.h>

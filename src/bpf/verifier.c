@@ -565,10 +565,11 @@ static int check_ld_imm64(struct vfy_env *env, const struct isa_insn *insn)
 			dst->type = REG_CONST_MAP;
 			return 0;
 		}
-		if (d->type != MAP_TYPE_ARRAY || (uint32_t)hi->imm >= d->value_size)
+		if (d->type != MAP_TYPE_ARRAY || d->max_entries != 1 ||
+		    (uint32_t)hi->imm >= d->value_size)
 			return vfy_reject(env, EINVAL,
-					  "direct value access to map '%s' at offset %u: needs an "
-					  "array map and an offset below its value size %u",
+					  "direct value access to map '%s' at offset %u: needs a "
+					  "one-element array map and an offset below its value size %u",
 					  d->name, (uint32_t)hi->imm, d->value_size);
 		dst->type = REG_PTR_MAP_VALUE;
 		dst->off = hi->imm;

@@ -167,6 +167,26 @@ static const char *map_name(const struct vfy_env *env, uint32_t map)
 	return d && d->name[0] ? d->name : "(unnamed)";
 }
 
+/*
+ * Natural alignment (every region starts 8-byte aligned): atomics need it
+ * everywhere, the GPU for every access, and the stack always (as in Linux:
+ * spills and the device's local memory rely on it).
+ */
+static int check_align(struct vfy_env *env, uint32_t regno, const struct vfy_reg *r, int32_t off,
+		       uint32_t size, enum vfy_access kind, int64_t lo, int64_t hi)
+{
+	bool misaligned = (((int64_t)r->off + off) & (size - 1)) || !tnum_is_aligned(r->b.var, size);
+	if (misaligned && (kind == ACCESS_ATOMIC || env->profile == VFY_PROFILE_GPU ||
+			   r->type == REG_PTR_STACK))
+		return vfy_reject(env, EACCES,
+				  "%s misaligned %s access: offset %lld%s is not a multiple of %u",
+				  regname(regno),
+				  kind == ACCESS_ATOMIC ? "atomic" :
+				  r->type == REG_PTR_STACK ? "stack" : "device memory",
+				  (long long)lo, lo == hi ? "" : " (or more)", size);
+	return 0;
+}
+
 int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t size,
 		     enum vfy_access kind, bool sign_extend, const struct vfy_reg *value,
 		     struct vfy_reg *loaded)
@@ -180,13 +200,6 @@ int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t 
 	int64_t lo = (int64_t)r->off + off + r->b.smin;
 	int64_t hi = (int64_t)r->off + off + r->b.smax;
 
-	/* Atomics need natural alignment (every region starts 8-byte aligned). */
-	if (kind == ACCESS_ATOMIC &&
-	    ((((int64_t)r->off + off) & (size - 1)) || !tnum_is_aligned(r->b.var, size)))
-		return vfy_reject(env, EACCES,
-				  "%s misaligned atomic access: offset %lld%s is not a multiple of %u",
-				  regname(regno), (long long)lo, lo == hi ? "" : " (or more)", size);
-
 	switch (r->type) {
 	case REG_PTR_STACK:
 		if (lo < -ISA_STACK_SIZE || hi + size > 0)
@@ -195,6 +208,8 @@ int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t 
 					  "stack is fp-%d..fp-1",
 					  regname(regno), (long long)lo, lo == hi ? "" : " (or more)", size,
 					  ISA_STACK_SIZE);
+		if ((err = check_align(env, regno, r, off, size, kind, lo, hi)))
+			return err;
 		mark_depth(env, r, lo);
 		if (kind == ACCESS_ATOMIC) {
 			if ((err = check_stack_read(env, regno, r, lo, hi, size, false, NULL)))
@@ -257,6 +272,8 @@ int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t 
 	default:
 		return vfy_bug(env, "%s: unexpected register type %d", regname(regno), r->type);
 	}
+	if ((err = check_align(env, regno, r, off, size, kind, lo, hi)))
+		return err;
 	if (kind == ACCESS_READ && loaded)
 		mark_reg_scalar(loaded,
 				sign_extend ? vfy_bounds_sized_signed(size) : vfy_bounds_sized(size));

@@ -27,7 +27,7 @@ static int conf_jit_run(const struct prog *p, const struct prog_run_opts *opts, 
 static const struct conf_backend conf_backends[] = {
 	{"jit", conf_jit_run, 1},
 	{"interp", interp_run, 1},
-	{"ptx", ptx_rt_conformance_run, 0}, /* needs a GPU */
+	{"ptx", ptx_rt_conformance_run, 1}, /* needs a GPU */
 };
 
 static const char conformance_usage[] =

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bpf/btf.h"
 #include "bpf/disasm.h"
+#include "bpf/jit.h"
 #include "bpf/object.h"
 #include "cli.h"
 
@@ -61,6 +63,10 @@ static void prog_show_text(const struct object *obj)
 		printf("  %-20s %-32s %-13s %-24s %zu\n", p->name, p->section,
 		       prog_type_name(p->type), p->target ? p->target : "-", p->insn_cnt);
 	}
+	size_t core = btf_ext_core_relo_cnt(obj->btf);
+	if (core)
+		printf("\nnote: %zu CO-RE relocation%s left as compiled (gpuext's contexts have "
+		       "one fixed layout)\n", core, core == 1 ? "" : "s");
 	if (!obj->map_cnt)
 		return;
 	printf("\nmaps:\n  %-20s %-13s %8s %10s %11s %s\n", "NAME", "TYPE", "KEY", "VALUE",
@@ -92,7 +98,7 @@ static void prog_show_json(const struct object *obj)
 			printf("null");
 		printf(",\"insns\":%zu}", p->insn_cnt);
 	}
-	printf("],\"maps\":[");
+	printf("],\"core_relos\":%zu,\"maps\":[", btf_ext_core_relo_cnt(obj->btf));
 	for (size_t i = 0; i < obj->map_cnt; i++) {
 		const struct map_def *d = &obj->maps[i].def;
 		printf("%s{\"name\":", i ? "," : "");
@@ -153,36 +159,69 @@ static void prog_dump_one(const struct object *obj, const struct prog *p)
 	}
 }
 
+/*
+ * The JIT's machine code for p.  Map references are compiled to the
+ * addresses of the maps, so the maps are created first; compiling runs
+ * nothing, so the program need not be verified to be shown.
+ */
+static int prog_dump_jited(struct object *obj, struct prog *p)
+{
+	struct err e = {{0}};
+	size_t len;
+
+	if ((p->map_cnt && object_create_maps(obj, &e)) || jit_compile(p, NULL, &e)) {
+		cli_error("%s", e.msg);
+		return 1;
+	}
+	printf("%s (section %s, %zu insns) JIT-compiled:\n", p->name, p->section, p->insn_cnt);
+	const uint8_t *code = jit_code(p, &len);
+	cli_jit_dump(stdout, code, len);
+	return 0;
+}
+
 static int do_prog_dump(int argc, char **argv)
 {
+	const char *args[2] = {NULL, NULL};
 	struct object *obj;
-	int found = 0;
+	int found = 0, nargs = 0, jited = 0, rc = 0;
 
-	if (argc != 2 && argc != 3) {
-		cli_error("usage: gpuext prog dump FILE [SECTION|NAME]");
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--jited"))
+			jited = 1;
+		else if (nargs < 2 && argv[i][0] != '-')
+			args[nargs++] = argv[i];
+		else
+			nargs = 3;
+	}
+	if (nargs < 1 || nargs > 2) {
+		cli_error("usage: gpuext prog dump [--jited] FILE [SECTION|NAME]");
 		return 2;
 	}
-	if (cli_open_object(argv[1], &obj))
+	if (cli_open_object(args[0], &obj))
 		return 1;
-	for (size_t i = 0; i < obj->prog_cnt; i++) {
-		const struct prog *p = obj->progs[i];
-		if (argc == 3 && strcmp(p->name, argv[2]) && strcmp(p->section, argv[2]))
+	for (size_t i = 0; i < obj->prog_cnt && !rc; i++) {
+		struct prog *p = obj->progs[i];
+		if (args[1] && strcmp(p->name, args[1]) && strcmp(p->section, args[1]))
 			continue;
 		if (found++)
 			printf("\n");
-		prog_dump_one(obj, p);
+		if (jited)
+			rc = prog_dump_jited(obj, p);
+		else
+			prog_dump_one(obj, p);
 	}
 	if (!found)
-		cli_error("%s: no program named or in section '%s'", argv[1], argv[2]);
+		cli_error("%s: no program named or in section '%s'", args[0], args[1]);
 	object_free(obj);
-	return found ? 0 : 1;
+	return found && !rc ? 0 : 1;
 }
 
 static const struct cli_cmd prog_cmds[] = {
 	{"show", do_prog_show, "FILE",
 	 "programs (name, section, type, target, instructions), maps, license"},
-	{"dump", do_prog_dump, "FILE [SECTION|NAME]",
-	 "disassembly with the source lines from BTF"},
+	{"dump", do_prog_dump, "[--jited] FILE [SECTION|NAME]",
+	 "disassembly with the source lines from BTF; --jited: the JIT's x86-64 code "
+	 "(bytes, and objdump's disassembly if installed)"},
 	{"verify", do_verify, "[--gpu] [--log-all] FILE [SECTION|NAME]...",
 	 "run the verifier (same as `gpuext verify`)"},
 };

@@ -23,12 +23,22 @@ static const char test_run_usage[] =
 	"\n"
 	"Run one program of FILE on the host.  r1 points to a copy of the data FILE\n"
 	"(the program's ctx or memory; empty without --data), r2 holds its length.\n"
-	"The interpreter checks every memory access against the data, the stack and\n"
-	"the maps; the JIT runs only what the verifier accepts.  Prints r0, the time per run and the non-empty contents of\n"
-	"every map (keys and values in hex; ring buffers: the records).\n"
+	"The JIT runs only what the verifier accepts, with the data zero-padded to\n"
+	"at least the largest ctx record; the interpreter checks every memory access\n"
+	"against the data, the stack and the maps.  Prints r0, the time per run and\n"
+	"the non-empty contents of every map (keys and values in hex; ring buffers:\n"
+	"the records).\n"
 	"  --data FILE   bytes to pass to the program\n"
 	"  --repeat N    run N times (maps keep their contents between runs)\n"
-	"  --backend B   interp (default) or jit\n";
+	"  --backend B   jit (default) or interp\n";
+
+/*
+ * Bytes the JIT's ctx buffer has at least, zero past the data: every ctx
+ * record the verifier lets a program read (pt_regs, launch and CUPTI
+ * records, struct_ops arguments) is smaller, so a verified program never
+ * reads past the buffer even when --data is shorter than its ctx.
+ */
+enum { TEST_RUN_JIT_CTX_MIN = 4096 };
 
 static int test_run_read(const char *path, uint8_t **buf, size_t *len)
 {
@@ -166,7 +176,7 @@ int do_test_run(int argc, char **argv)
 {
 	const char *path = NULL, *name = NULL, *data_path = NULL;
 	long repeat = 1;
-	enum prog_backend backend = PROG_BACKEND_INTERP;
+	enum prog_backend backend = PROG_BACKEND_JIT;
 	uint8_t *data = NULL;
 	size_t len = 0;
 	struct object *obj = NULL;
@@ -188,9 +198,9 @@ int do_test_run(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
 			i++;
-			if (!strcmp(argv[i], "jit"))
-				backend = PROG_BACKEND_JIT;
-			else if (strcmp(argv[i], "interp")) {
+			if (!strcmp(argv[i], "interp"))
+				backend = PROG_BACKEND_INTERP;
+			else if (strcmp(argv[i], "jit")) {
 				cli_error("--backend: '%s' is not interp or jit", argv[i]);
 				return 2;
 			}
@@ -239,7 +249,9 @@ int do_test_run(int argc, char **argv)
 	 * are bounds-checked: an unverified program reading past the data it
 	 * was given is reported, not undefined behaviour.
 	 */
-	uint8_t *ctx = malloc(len ? len : 1);
+	size_t ctx_len = backend == PROG_BACKEND_JIT && len < TEST_RUN_JIT_CTX_MIN
+				 ? TEST_RUN_JIT_CTX_MIN : len ? len : 1;
+	uint8_t *ctx = calloc(1, ctx_len);
 	uint64_t r0 = 0;
 	struct timespec t0, t1;
 	int err = ctx ? 0 : -ENOMEM;

@@ -36,6 +36,9 @@ enum {
 	FB_ENTRY_NAME_LEN = 36,  /* u32 */
 	FB_ENTRY_FLAGS = 40,     /* u64 */
 	FB_ENTRY_USIZE = 56,     /* u64: uncompressed bytes (compressed entries) */
+	/* An LZ4 block yields at most ~255 bytes per input byte (a match length
+	 * grows by 255 per extra byte). */
+	FB_LZ4_MAX_RATIO = 255,
 };
 
 static uint16_t fb_u16(const uint8_t *p)
@@ -310,20 +313,26 @@ int fatbin_entry_contents(const struct fatbin_entry *ent, uint8_t **out, size_t 
 
 	*out = NULL;
 	*out_len = 0;
+	/* Sizes the payload cannot produce are refused before allocating. */
+	if (ent->flags & FATBIN_FLAG_ZSTD) {
+		unsigned long long framed = ZSTD_getFrameContentSize(ent->payload, ent->payload_size);
+		if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != ZSTD_CONTENTSIZE_ERROR &&
+		    framed != usize)
+			return err_set(e, EINVAL,
+				       "fatbin offset 0x%zx: entry %u (%s sm_%u): ZSTD frame holds 0x%llx bytes, the header says 0x%zx",
+				       ent->offset, ent->index, fatbin_kind_name(ent->kind, kb, sizeof(kb)),
+				       ent->arch, framed, usize);
+	} else if (ent->flags & FATBIN_FLAG_LZ4 && usize / FB_LZ4_MAX_RATIO > ent->payload_size) {
+		return err_set(e, EINVAL,
+			       "fatbin offset 0x%zx: entry %u (%s sm_%u): LZ4 payload of 0x%zx bytes cannot hold the header's 0x%zx bytes (%d:1 at most)",
+			       ent->offset, ent->index, fatbin_kind_name(ent->kind, kb, sizeof(kb)), ent->arch,
+			       ent->payload_size, usize, FB_LZ4_MAX_RATIO);
+	}
 	buf = malloc(usize + 1);
 	if (!buf)
 		return err_set(e, ENOMEM, "fatbin offset 0x%zx: entry %u: out of memory for 0x%zx bytes",
 			       ent->offset, ent->index, usize);
 	if (ent->flags & FATBIN_FLAG_ZSTD) {
-		unsigned long long framed = ZSTD_getFrameContentSize(ent->payload, ent->payload_size);
-		if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != ZSTD_CONTENTSIZE_ERROR &&
-		    framed != usize) {
-			free(buf);
-			return err_set(e, EINVAL,
-				       "fatbin offset 0x%zx: entry %u (%s sm_%u): ZSTD frame holds 0x%llx bytes, the header says 0x%zx",
-				       ent->offset, ent->index, fatbin_kind_name(ent->kind, kb, sizeof(kb)),
-				       ent->arch, framed, usize);
-		}
 		size_t got = fb_zstd_decompress(buf, usize, ent->payload, ent->payload_size);
 		if (ZSTD_isError(got)) {
 			free(buf);

@@ -17,7 +17,9 @@
  *   - atomics on the stack: atom on a generic address in the local window
  *     is undefined in PTX, and the stack is thread-private anyway, so the
  *     address is tested with isspacep.local and a plain load-modify-store
- *     is done there.
+ *     is done there;
+ *   - misaligned loads and stores, which eBPF allows and a GPU faults on,
+ *     go byte by byte (ptx_emit_mem).
  */
 #include "ptx_emit.h"
 
@@ -29,7 +31,7 @@
 #include "bpf/disasm.h"
 #include "ptx_helpers.h"
 
-/* Instruction i of the program and its position. */
+/* One eBPF function (the entry or a bpf-to-bpf callee): its instructions. */
 struct ptx_fn {
 	size_t start, end; /* [start, end) */
 };
@@ -466,6 +468,38 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 	return 0;
 }
 
+/*
+ * callx (uBPF's, not RFC 9669): the helper whose id is in dst.  A compare
+ * chain over the device runtime's helpers; an id it lacks gives r0 =
+ * -ENOENT, since a GPU program cannot be stopped half-way (the verifier
+ * refuses callx, so only unverified runs such as conformance cases get here).
+ */
+static int ptx_emit_callx(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			  struct err *e)
+{
+	struct ptx_buf *b = c->b;
+	uint32_t ids[HELPER_GPU_LAST + 1];
+	size_t n = 0;
+
+	for (uint32_t id = 1; id <= HELPER_GPU_LAST; id++)
+		if (ptx_helper_find(id))
+			ids[n++] = id;
+	for (size_t k = 0; k < n; k++)
+		ptx_buf_printf(b, "\tsetp.eq.u64 %%p0, %%r%u, %u;\n\t@%%p0 bra Lx%zu_%u;\n", in->dst,
+			       ids[k], i, ids[k]);
+	ptx_buf_printf(b, "\tmov.b64 %%r0, %d;\n\tbra Lxe%zu;\n", -ENOENT, i);
+	for (size_t k = 0; k < n; k++) {
+		struct isa_insn call = {ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, (int32_t)ids[k]};
+		ptx_buf_printf(b, "Lx%zu_%u:\n", i, ids[k]);
+		int err = ptx_emit_helper_call(c, i, &call, e);
+		if (err)
+			return err;
+		ptx_buf_printf(b, "\tbra Lxe%zu;\n", i);
+	}
+	ptx_buf_printf(b, "Lxe%zu:\n", i);
+	return 0;
+}
+
 static int ptx_emit_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 			 struct err *e)
 {
@@ -663,7 +697,7 @@ static int ptx_emit_insn(struct ptx_ctx *c, size_t i, struct err *e)
 	case ISA_OPC_JMP_CALL:
 		return ptx_emit_call(c, i, in, e);
 	case ISA_OPC_JMP_CALLX:
-		return err_set(e, ENOTSUP, "insn %zu: callx is not supported on the GPU", i);
+		return ptx_emit_callx(c, i, in, e);
 	case ISA_OPC_JMP_EXIT:
 		ptx_buf_printf(b, "\tst.param.b64 [rv], %%r0;\n\tret;\n");
 		return 0;
@@ -776,6 +810,8 @@ int ptx_emit_needs_runtime(const struct prog *p, const struct ptx_emit_opts *o)
 {
 	for (size_t i = 0; i < p->insn_cnt; i++) {
 		const struct isa_insn *in = &p->insns[i];
+		if (in->code == ISA_OPC_JMP_CALLX)
+			return 1;
 		if (in->code != ISA_OPC_JMP_CALL || in->src != ISA_CALL_HELPER)
 			continue;
 		if (!(o && o->conformance_helpers && in->imm == HELPER_KTIME_GET_NS))

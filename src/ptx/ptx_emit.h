@@ -76,8 +76,8 @@ void ptx_emit_header(struct ptx_buf *b, const struct ptx_target *t);
 void ptx_emit_runtime(struct ptx_buf *b);
 
 /*
- * Append the functions of p.  Rejects what cannot run on the GPU (callx,
- * kfuncs, helpers the device runtime lacks, jumps leaving a function) with
+ * Append the functions of p.  Rejects what cannot run on the GPU (kfuncs,
+ * helpers the device runtime lacks, jumps leaving a function) with
  * a message naming the instruction.  The symbol used is written to
  * sym_out (at least 128 bytes) when not NULL.
  */

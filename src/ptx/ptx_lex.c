@@ -112,8 +112,11 @@ int ptx_lex(const char *text, size_t len, struct ptx_tok **out, size_t *cnt, str
 		} else if (c == '"') {
 			t->kind = PTX_TOK_STRING;
 			i++;
-			while (i < len && text[i] != '"' && text[i] != '\n')
-				i += text[i] == '\\' && i + 1 < len ? 2 : 1;
+			/* a string ends on its line; an escape never takes a
+			 * newline or a NUL into it */
+			while (i < len && text[i] != '"' && text[i] != '\n' && text[i] != '\0')
+				i += text[i] == '\\' && i + 1 < len && text[i + 1] != '\n' &&
+					     text[i + 1] != '\0' ? 2 : 1;
 			if (i >= len || text[i] != '"') {
 				free(toks);
 				return err_set(e, EINVAL, "line %u: unterminated string", line);

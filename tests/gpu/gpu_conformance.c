@@ -4,9 +4,10 @@
  *
  * All cases are translated into one module (one JIT by the driver); each
  * case's standalone kernel then runs once on a device copy of its memory,
- * and r0 is compared with the case's result (the interpreter's).  callx is
- * not RFC 9669 and is reported as skipped.  Exit 0 all passed, 1 any
- * failed, 77 no GPU; with --ptx-out FILE only the module is written.
+ * and r0 is compared with the case's result (the interpreter's), callx (not
+ * RFC 9669) included.  A case the translator refuses is reported as skipped.
+ * Exit 0 all passed, 1 any failed, 77 no GPU; with --ptx-out FILE only the
+ * module is written.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ static double now_s(void)
 }
 
 /* Symbol of case i; 0 if translated. */
-static char *build_module(const struct ptx_target *t, struct ptx_conf_case *cases, int n,
+static char *build_module(const struct ptx_target *t, struct conf_case *cases, int n,
 			  char *ok)
 {
 	struct ptx_buf b = {0};
@@ -52,7 +53,7 @@ static char *build_module(const struct ptx_target *t, struct ptx_conf_case *case
 
 int main(int argc, char **argv)
 {
-	struct ptx_conf_case *cases;
+	struct conf_case *cases;
 	struct ptx_rt *rt;
 	struct ptx_target t;
 	struct err e = {{0}};

@@ -8,14 +8,15 @@
 # exits non-zero if anything failed.  Each step has a time limit; the whole
 # batch takes well under 5 minutes.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 CASES=${1:-}
-OUT=${OUT:-build/gpu-out}
-mkdir -p "$OUT"
 if [ -z "$CASES" ] || [ ! -d "$CASES" ]; then
 	echo "usage: tests/gpu/run.sh CASES_DIR (the conformance cases folder)" >&2
 	exit 2
 fi
+CASES=$(cd "$CASES" && pwd)
+OUT=${OUT:-build/gpu-out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+cd "$(dirname "$0")/../.." || exit 1
 
 {
 	date -u
@@ -42,6 +43,12 @@ step() { # step NAME LIMIT_S CMD...
 	esac
 	names+=("$name") results+=("$r ($(( $(date +%s) - start ))s)")
 }
+
+# The PTX every step loads, kept for reading when something fails.
+mkdir -p "$OUT/ptx"
+build/gpu/gpu_conformance --ptx-out "$OUT/ptx/conformance.ptx" "$CASES" > /dev/null
+build/gpu/gpu_contention --ptx-out "$OUT/ptx"
+build/gpu/gpu_probe_bench --ptx-out "$OUT/ptx"
 
 step conformance 120 build/gpu/gpu_conformance "$CASES"
 grep -E '^(FAIL|SKIP) ' "$OUT/conformance.log" > "$OUT/conformance-failures.txt"

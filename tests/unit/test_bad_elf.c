@@ -157,7 +157,7 @@ static const struct field btftype_fields[] = {
 static const struct field btfext_fields[] = {
 	{"magic", 0, 2}, {"version", 2, 1}, {"hdr_len", 4, 4}, {"func_info_off", 8, 4},
 	{"func_info_len", 12, 4}, {"line_info_off", 16, 4}, {"line_info_len", 20, 4},
-	{NULL, 0, 0}};
+	{"core_relo_off", 24, 4}, {"core_relo_len", 28, 4}, {NULL, 0, 0}};
 static const struct field data_fields[] = {{"u8", 0, 1}, {"u32", 0, 4}, {"u64", 0, 8},
 					   {NULL, 0, 0}};
 

@@ -61,6 +61,21 @@ static void test_prog_dump_interleaves_source(void **state)
 	expect(0, "prog dump " PROGS "/strings.bpf.o", "; .rodata.str1.1");
 }
 
+static void test_prog_dump_jited(void **state)
+{
+	/* --jited: the x86-64 code, bytes then (objdump permitting) instructions;
+	 * map references need the maps, which it creates. */
+	char *out = gpuext(0, "prog dump --jited " PROGS "/array_count.bpf.o count_launch");
+	assert_non_null(strstr(out, "count_launch (section uprobe/cuLaunchKernel"));
+	assert_non_null(strstr(out, "x86-64 code, "));
+	assert_non_null(strstr(out, "     0: 55 53 41 54")); /* push rbp; push rbx; push r12 */
+	if (!system("objdump --version >/dev/null 2>&1"))
+		assert_non_null(strstr(out, "push   rbp"));
+	free(out);
+	expect(0, "prog dump " PROGS "/subprogs.bpf.o --jited", "JIT-compiled:");
+	expect(2, "prog dump --jited", "usage: gpuext prog dump [--jited] FILE");
+}
+
 static void test_prog_errors(void **state)
 {
 	expect(1, "prog dump " PROGS "/subprogs.bpf.o zzz", "no program named or in section 'zzz'");
@@ -68,7 +83,7 @@ static void test_prog_errors(void **state)
 	expect(1, "prog show tests/bad_elf/cases.txt", "tests/bad_elf/cases.txt: not an ELF file");
 	expect(2, "prog frob x", "unknown prog command 'frob'");
 	expect(2, "prog show", "usage: gpuext prog show FILE");
-	expect(0, "prog --help", "prog dump FILE [SECTION|NAME]");
+	expect(0, "prog --help", "prog dump [--jited] FILE [SECTION|NAME]");
 	expect(0, "prog show --help", "Usage: gpuext prog show FILE");
 	expect(0, "test-run --help", "--repeat N");
 	expect(2, "test-run x", "usage: gpuext test-run");
@@ -122,8 +137,11 @@ static void test_test_run(void **state)
 	expect(0, args, "map bytes_by_kind (percpu_hash):\n    key 01 00 00 00:\n      cpu ");
 	expect(0, args, ": b8 0b 00 00 00 00 00 00\n");
 	unlink(data);
-	/* Without data the ctx is empty: reading a register is out of bounds. */
-	expect(1, "test-run " PROGS "/ringbuf.bpf.o memcpy_ret", "prog 'memcpy_ret': ");
+	/* Without data the ctx is empty: the interpreter finds reading a register
+	 * out of bounds; the JIT (the default) reads the zero padding. */
+	expect(1, "test-run " PROGS "/ringbuf.bpf.o memcpy_ret --backend interp",
+	       "prog 'memcpy_ret': ");
+	expect(0, "test-run " PROGS "/ringbuf.bpf.o memcpy_ret", "memcpy_ret: r0 = ");
 	expect(1, "test-run " PROGS "/ringbuf.bpf.o nope", "no program named or in section 'nope'");
 }
 
@@ -132,6 +150,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prog_show),
 		cmocka_unit_test(test_prog_dump_interleaves_source),
+		cmocka_unit_test(test_prog_dump_jited),
 		cmocka_unit_test(test_prog_errors),
 		cmocka_unit_test(test_test_run),
 	};

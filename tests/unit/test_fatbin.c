@@ -570,6 +570,7 @@ static void p_csize_zero(uint8_t *b, const struct fb_layout *l) { put32(b + l->p
 static void p_csize_short(uint8_t *b, const struct fb_layout *l) { put32(b + l->ptx + 16, get32(b + l->ptx + 16) - 16); }
 static void p_usize_up(uint8_t *b, const struct fb_layout *l) { put64(b + l->ptx + 56, get64(b + l->ptx + 56) + 1); }
 static void p_usize_down(uint8_t *b, const struct fb_layout *l) { put64(b + l->ptx + 56, get64(b + l->ptx + 56) - 1); }
+static void p_usize_16m(uint8_t *b, const struct fb_layout *l) { put64(b + l->ptx + 56, 1ull << 24); }
 static void p_usize_huge(uint8_t *b, const struct fb_layout *l) { put64(b + l->ptx + 56, 1ull << 40); }
 static void p_both(uint8_t *b, const struct fb_layout *l) { put64(b + l->ptx + 40, get64(b + l->ptx + 40) | 0xa000); }
 static void p_name(uint8_t *b, const struct fb_layout *l) { put32(b + l->ptx + 32, 78), put32(b + l->ptx + 36, 10); }
@@ -635,6 +636,8 @@ static void test_corrupt_zstd(void **state)
 	expect_error(fb, len, len, p_usize_down, &l, want);
 	snprintf(want, sizeof(want), "fatbin offset 0x%zx: entry %u: uncompressed size 0x10000000000 out of range (1 to 0x10000000)", p, i);
 	expect_error(fb, len, len, p_usize_huge, &l, want);
+	snprintf(want, sizeof(want), "fatbin offset 0x%zx: entry %u (PTX sm_75): ZSTD frame holds 0x%llx bytes, the header says 0x1000000", p, i, (unsigned long long)usize);
+	expect_error(fb, len, len, p_usize_16m, &l, want);
 	snprintf(want, sizeof(want), "fatbin offset 0x%zx: entry %u: flags 0xa011 claim both LZ4 and ZSTD", p, i);
 	expect_error(fb, len, len, p_both, &l, want);
 	snprintf(want, sizeof(want), "fatbin offset 0x%zx: entry %u (PTX sm_75): ZSTD payload: Unknown frame descriptor", p, i);
@@ -676,6 +679,8 @@ static void test_corrupt_lz4(void **state)
 	expect_error(fb, len, len, p_usize_down, &l, want);
 	snprintf(want, sizeof(want), "fatbin offset 0x%zx: entry %u (PTX sm_75): LZ4 payload is corrupt or larger than the header's 0x%llx bytes", p, i, (unsigned long long)usize);
 	expect_error(fb, len, len, p_csize_short, &l, want);
+	snprintf(want, sizeof(want), "fatbin offset 0x%zx: entry %u (PTX sm_75): LZ4 payload of 0x%x bytes cannot hold the header's 0x1000000 bytes (255:1 at most)", p, i, get32(fb + p + 16));
+	expect_error(fb, len, len, p_usize_16m, &l, want);
 	free(fb);
 }
 

@@ -14,6 +14,7 @@
 
 #include "bpf/helpers.h"
 #include "bpf/map.h"
+#include "ptx/ptx_helpers.h"
 
 #define U(p) ((uint64_t)(uintptr_t)(p))
 
@@ -38,6 +39,12 @@ static void test_every_id_has_a_prototype(void **state)
 	} while (0);
 	HELPER_IDS(CHECK_ID)
 #undef CHECK_ID
+	/* A helper marked for the GPU exists in the device runtime. */
+#define CHECK_GPU(name_, id_, str_)                                            \
+	if ((helper_proto_find(id_)->flags & HELPER_F_GPU) && !ptx_helper_find(id_)) \
+		fail_msg("helper %s: HELPER_F_GPU, but the device runtime lacks it", str_);
+	HELPER_IDS(CHECK_GPU)
+#undef CHECK_GPU
 	assert_null(helper_proto_find(0));
 	assert_null(helper_proto_find(9));
 	assert_null(helper_table_default()->fn[9]);
@@ -99,6 +106,7 @@ static void test_printk_conversions(void **state)
 		      (uint64_t)-1, (uint64_t)-1);
 	EXPECT_PRINTK("-2 3 abcdef0123", "%lld %llu %llx", (uint64_t)-2, 3, 0xabcdef0123ull);
 	EXPECT_PRINTK("p=0x1234 px=0xff", "p=%p px=%px", 0x1234, 0xff, 0);
+	EXPECT_PRINTK("(null) 0x0 0x0", "%p %px %pK", 0, 0, 0);
 	EXPECT_PRINTK("s=hello c=Z", "s=%s c=%c", U("hello"), 'Z', 0);
 	EXPECT_PRINTK("[   42][42   ][00042]", "[%5d][%-5u][%05x]", 42, 42, 0x42);
 	EXPECT_PRINTK("[+5][ 5]", "[%+d][% d]", 5, 5, 0);

@@ -16,6 +16,7 @@
 #include "bpf/conformance.h"
 #include "bpf/helpers.h"
 #include "bpf/jit.h"
+#include "bpf/map.h"
 #include "bpf/prog.h"
 
 #define I(c, d, s, o, i) ((struct isa_insn){.code = (c), .dst = (d), .src = (s), .off = (o), .imm = (i)})
@@ -630,6 +631,35 @@ static void test_map_fd_pointer_and_code_bytes(void **state)
 	assert_int_equal(jit_run(&p, NULL, &r0, &e), -EINVAL);
 }
 
+static void test_map_value_access(void **state)
+{
+	/* LD_IMM64 MAP_VALUE = the array's value + offset: store, atomic add, load */
+	struct map_def def = {.type = MAP_TYPE_ARRAY, .key_size = 4, .value_size = 32,
+			      .max_entries = 1, .name = "data"};
+	struct map *map;
+	struct err e = {{0}};
+	assert_int_equal(map_create(&def, &map, &e), 0);
+	struct map *maps[1] = {map};
+	struct isa_insn insns[] = {
+		I(0x18, 1, ISA_PSEUDO_MAP_VALUE, 0, 0), I(0, 0, 0, 0, 8),
+		I(ISA_OPC_ST_DW, 1, 0, 0, 40),
+		I(ISA_OPC_ALU64_MOV_K, 2, 0, 0, 2),
+		I(ISA_OPC_ATOMIC_DW, 1, 2, 0, ISA_ATOMIC_ADD),
+		I(ISA_OPC_LDX_DW, 0, 1, 0, 0),
+		EXIT,
+	};
+	struct prog p = {.name = "m", .insns = insns, .insn_cnt = 7, .maps = maps, .map_cnt = 1};
+	uint64_t r0 = 0;
+	assert_int_equal(jit_compile(&p, NULL, &e), 0);
+	assert_int_equal(prog_run(&p, PROG_BACKEND_JIT, NULL, &r0, &e), 0);
+	assert_int_equal(r0, 42);
+	uint64_t v;
+	memcpy(&v, (uint8_t *)map_array_base(map) + 8, 8);
+	assert_int_equal(v, 42);
+	jit_free(&p);
+	map_free(map);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -647,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_long_and_short_jumps),
 		cmocka_unit_test(test_compile_errors),
 		cmocka_unit_test(test_map_fd_pointer_and_code_bytes),
+		cmocka_unit_test(test_map_value_access),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -438,6 +438,18 @@ static void test_btf_maps_raw_program(void **state)
 	}
 }
 
+static void test_core_read(void **state)
+{
+	FOR_EACH_VARIANT(d) {
+		struct object *obj = load(d, "core_read");
+		if (!obj)
+			continue;
+		/* rdi + sizeof(rdi) + (rsi exists): the compiled layout stands. */
+		assert_int_equal(run_regs(obj, "core_read", REG_RDI, 10), 10 + 8 + 1);
+		object_free(obj);
+	}
+}
+
 static void test_multi(void **state)
 {
 	FOR_EACH_VARIANT(d) {
@@ -465,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_strings),     cmocka_unit_test(test_subprograms),
 		cmocka_unit_test(test_loops),       cmocka_unit_test(test_atomics),
 		cmocka_unit_test(test_btf_maps_raw_program),
+		cmocka_unit_test(test_core_read),
 		cmocka_unit_test(test_multi),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

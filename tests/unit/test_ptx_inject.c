@@ -13,8 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bpf/object.h"
 #include "ptx/ptx_emit.h"
+#include "ptx/ptx_wrap.h"
 #include "ptx/ptx_inject.h"
 #include "ptx_corpus.h"
 
@@ -104,7 +107,10 @@ static void test_corpus_inject_ptxas(void **state)
 			all = next;
 			total_kernels++;
 		}
-		const char *archs[2] = {target, strcmp(target, "sm_90") < 0 ? "sm_90" : NULL};
+		/* its own target, and sm_90 where that can run the module */
+		struct ptx_target t;
+		assert_int_equal(ptx_target_parse(target, &t, NULL), 0);
+		const char *archs[2] = {target, t.sm < 90 ? "sm_90" : NULL};
 		for (int a = 0; a < 2 && archs[a]; a++) {
 			int st = ptx_corpus_ptxas(all, strlen(all), archs[a], &log);
 			if (st < 0)
@@ -248,6 +254,109 @@ static void test_errors(void **state)
 	expect_error(".func f()\n{\n\tret;\n}\n", "f", "kernel 'f' is not defined");
 }
 
+/*
+ * The GPU programs of clang-compiled objects (gpu/entry, gpu/exit, gpu/mem
+ * sections: maps, global data, subprograms) as the probes of the corpus's
+ * Triton-style and nvcc kernels, in warp and thread mode: ptxas accepts it.
+ */
+static void test_clang_programs_as_probes(void **state)
+{
+	static const char *const objs[] = {"build/bpf/examples/gpu_warp_count.bpf.o",
+					   "build/bpf/tests/progs/global_data.bpf.o",
+					   "build/bpf/tests/progs/subprogs.bpf.o"};
+	static const char *const modules[] = {PTX_CORPUS_DIR "/triton_style.ptx",
+					      PTX_CORPUS_DIR "/checked.compute_75.ptx"};
+	char syms[3][160] = {"", "", ""};
+	struct ptx_buf b = {0};
+	int n = 0;
+
+	ptx_emit_runtime(&b);
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		struct object *obj;
+		struct err e = {{0}};
+		if (object_open(objs[i], &obj, &e))
+			fail_msg("%s", e.msg);
+		for (size_t k = 0; k < obj->prog_cnt; k++) {
+			struct prog *p = obj->progs[k];
+			if (!prog_type_is_gpu(p->type))
+				continue;
+			char sym[128], name[32];
+			snprintf(name, sizeof(name), "gx_p%d", n++);
+			struct ptx_emit_opts o = {.symbol = name};
+			if (ptx_emit_prog(&b, p, &o, sym, &e))
+				fail_msg("%s: %s", objs[i], e.msg);
+			enum ptx_probe_kind kind = p->type == PROG_TYPE_GPU_MEM ? PTX_PROBE_MEM
+						   : p->type == PROG_TYPE_GPU_EXIT ? PTX_PROBE_EXIT
+										  : PTX_PROBE_ENTRY;
+			ptx_emit_probe(&b, sym, kind, n % 2 ? PTX_MODE_WARP : PTX_MODE_THREAD);
+			snprintf(syms[kind], sizeof(syms[kind]), "%s_probe", sym);
+		}
+		object_free(obj);
+	}
+	assert_true(n >= 4);
+	for (int k = 0; k < 3; k++)
+		assert_true(syms[k][0]);
+	char *extra = ptx_buf_take(&b, NULL);
+	assert_non_null(extra);
+	for (size_t i = 0; i < sizeof(modules) / sizeof(modules[0]); i++) {
+		char *text = test_read_file(modules[i], NULL), *log;
+		struct ptx_module *m;
+		struct err e = {{0}};
+		assert_non_null(text);
+		assert_int_equal(ptx_parse(text, strlen(text), &m, &e), 0);
+		struct ptx_inject_opts o = {.kernel = ptx_module_kernel_name(m, 0),
+					    .entry_sym = syms[PTX_PROBE_ENTRY],
+					    .exit_sym = syms[PTX_PROBE_EXIT],
+					    .mem_sym = syms[PTX_PROBE_MEM], .extra = extra,
+					    .min_version_major = 7, .min_version_minor = 8};
+		char *out;
+		size_t len;
+		if (ptx_inject(m, &o, &out, &len, &e))
+			fail_msg("%s: %s", modules[i], e.msg);
+		int st = ptx_corpus_ptxas(out, len, "sm_90a", &log);
+		if (st < 0)
+			skip();
+		if (st)
+			fail_msg("%s: ptxas:\n%.2000s", modules[i], log);
+		free(log);
+		free(out);
+		free(text);
+		ptx_module_free(m);
+	}
+	free(extra);
+}
+
+/* The GPU batch's inject_check writes the modules it would run: they
+ * assemble for sm_75 and sm_90; without a GPU it skips (77), with one it
+ * passes. */
+static void test_inject_check_batch(void **state)
+{
+	char dir[] = "/tmp/gpuext-inject-XXXXXX", cmd[1024];
+	int st, rm_st;
+
+#ifdef __SANITIZE_ADDRESS__
+	skip(); /* the batch binaries are the plain build's */
+#endif
+	if (access(PTX_CORPUS_PTXAS, X_OK))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; build/gpu/inject_check --ptx-out %s; n=0; "
+		 "for f in %s/inject_*.ptx; do n=$((n+1)); for a in sm_75 sm_90; do "
+		 PTX_CORPUS_PTXAS " -arch=$a $f -o /dev/null; done; done; test $n = 3",
+		 dir, dir);
+	char *out = test_run_cmd(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	free(test_run_cmd(cmd, &rm_st));
+	if (st)
+		fail_msg("%s", out ? out : "");
+	free(out);
+	out = test_run_cmd("build/gpu/inject_check", &st);
+	if (st != 0 && st != 77)
+		fail_msg("inject_check exit %d:\n%s", st, out ? out : "");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +364,8 @@ int main(void)
 		cmocka_unit_test(test_placement_and_forms),
 		cmocka_unit_test(test_small_kernel_ptxas),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_clang_programs_as_probes),
+		cmocka_unit_test(test_inject_check_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,6 +146,13 @@ static void test_errors_name_the_line(void **state)
 	expect_error(".version 8.0\n{ ret; }\n", "line 2: '{' outside a function");
 	char nul[] = ".version 8.0\n.target sm_90\x01\n";
 	expect_error(nul, "line 2: unexpected byte 0x01");
+	/* an escape in a string takes neither a newline nor a NUL into it */
+	expect_error(".file 1 \"a\\\nb\"\n", "line 1: unterminated string");
+	struct ptx_module *m;
+	struct err e = {{0}};
+	static const char zero[] = ".file 1 \"a\\\0b\"\n";
+	assert_true(ptx_parse(zero, sizeof(zero) - 1, &m, &e) < 0);
+	assert_non_null(strstr(e.msg, "line 1: unterminated string"));
 }
 
 /* Opcodes with "::" modifiers, vector operands, address forms, calls,

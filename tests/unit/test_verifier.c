@@ -181,6 +181,33 @@ static void test_clang_program_source_line(void **state)
 	free(out);
 }
 
+/* Must show 4: the corpora against the Linux verifier, where it can load programs. */
+static void test_kernel_differential(void **state)
+{
+#ifdef __SANITIZE_ADDRESS__
+	const char *bin = "build/san/tests/verifier_kernel_diff";
+#else
+	const char *bin = "build/tests/verifier_kernel_diff";
+#endif
+	char cmd[256];
+	int st;
+	snprintf(cmd, sizeof(cmd), "%s 2>&1", bin);
+	char *out = test_run_cmd(cmd, &st);
+	assert_non_null(out);
+	if (st == 2) { /* not root, or no BPF here */
+		printf("%s", out);
+		free(out);
+		skip();
+	}
+	const char *summary = strstr(out, " cases: ");
+	if (st != 0 || !summary)
+		fail_msg("%s", out);
+	while (summary > out && summary[-1] != '\n')
+		summary--;
+	printf("kernel differential: %s", summary);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_log_failing_path),
 		cmocka_unit_test(test_gpu_profile),
 		cmocka_unit_test(test_clang_program_source_line),
+		cmocka_unit_test(test_kernel_differential),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,3 +127,22 @@ extern "C" __global__ void inline_asm(unsigned *out)
 	out[threadIdx.x] = v + (unsigned)(t & 0);
 	asm volatile("st.global.wb.u32 [%0+4], %1;" ::"l"(out + threadIdx.x * 2), "r"(v));
 }
+
+#include <cstdio>
+
+// printf (vprintf extern, $str globals), cache-hinted and volatile
+// accesses, block-scope atomics, dynamic shared memory.
+extern "C" __global__ void hints_printf(float *x, volatile int *flag, unsigned *cnt)
+{
+	extern __shared__ float dyn[];
+	unsigned t = threadIdx.x;
+	dyn[t] = __ldcs(&x[t]) + __ldlu(&x[t + 32]) + __ldcg(&x[t + 64]);
+	__syncthreads();
+	__stcs(&x[t], dyn[(t + 1) % blockDim.x]);
+	__stwt(&x[t + 32], 1.0f);
+	atomicAdd_block(cnt, 1u);
+	atomicAdd_system(cnt + 1, 1u);
+	if (flag[0] == 12345)
+		printf("thread %u sees %f\n", t, (double)x[t]);
+	flag[1] = 1;
+}
