@@ -260,3 +260,12 @@ verifier-kernel-diff: $(VFY_KDIFF)
 	$(VFY_KDIFF)
 .PHONY: verifier-kernel-diff
 test-bins: $(VFY_KDIFF)
+
+# Host map throughput under 1..16 threads (bench/maps/map_bench.c).
+MAP_BENCH := $(BUILD)/bench/map_bench
+$(MAP_BENCH): bench/maps/map_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+map-bench: $(MAP_BENCH)
+	$(MAP_BENCH)
+.PHONY: map-bench

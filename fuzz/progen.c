@@ -276,9 +276,17 @@ static void gen_helper_call(struct gen *g)
 		gen_args(g, 1);
 		emit(g, I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, PROGEN_HELPER_MIX));
 	} else {
-		emit(g, I(ISA_OPC_ALU64_MOV_X, 1, GEN_REG_MEM, 0, 0));
-		emit(g, I(ISA_OPC_ALU64_ADD_K, 1, 0, 0, rnd(g, PROGEN_DATA_SIZE / 8) * 8));
-		emit(g, I(ISA_OPC_ALU64_MOV_X, 2, rnd(g, GEN_READABLE), 0, 0));
+		/* a pointer into the memory or into this function's stack */
+		if (rnd(g, 2)) {
+			emit(g, I(ISA_OPC_ALU64_MOV_X, 1, GEN_REG_MEM, 0, 0));
+			emit(g, I(ISA_OPC_ALU64_ADD_K, 1, 0, 0, rnd(g, PROGEN_DATA_SIZE / 8) * 8));
+		} else {
+			emit(g, I(ISA_OPC_ALU64_MOV_X, 1, ISA_REG_FP, 0, 0));
+			emit(g, I(ISA_OPC_ALU64_ADD_K, 1, 0, 0,
+				  -8 * (int32_t)(1 + rnd(g, PROGEN_STACK_USED / 8))));
+		}
+		/* not r1: a stack address differs between backends, keep it out of data */
+		emit(g, I(ISA_OPC_ALU64_MOV_X, 2, 2 + rnd(g, GEN_READABLE - 2), 0, 0));
 		emit(g, I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, PROGEN_HELPER_MEMXOR));
 	}
 	gen_reinit_args(g);

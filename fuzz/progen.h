@@ -8,7 +8,8 @@
  *   r1 = PROGEN_MEM_SIZE bytes of memory (8-byte aligned), r2 = its length;
  *   helper PROGEN_HELPER_MIX(r1..r5) -> any value, pure or with state the
  *   runner compares; helper PROGEN_HELPER_MEMXOR(ptr, v) xors v into the u64
- *   at ptr (ptr points into the memory); when map_value_size > 0, map 0 is an
+ *   at ptr (ptr points into the memory or the stack, 8-byte aligned); when
+ *   map_value_size > 0, map 0 is an
  *   array map with one value of that size.
  * What it guarantees:
  *   - every instruction is valid RFC 9669 bytecode (no callx, no kfuncs);

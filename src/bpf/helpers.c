@@ -157,8 +157,11 @@ static uint64_t helper_ringbuf_query(uint64_t map, uint64_t flags, uint64_t r3, 
 
 /*
  * Implementation, return, arguments, flags of each helper in HELPER_IDS.
- * GPU marks the helpers the device runtime implements too (its own table,
- * src/ptx/ptx_helpers.c; test_helpers checks that the two agree).
+ * GPU marks helpers that GPU programs may call: each one is implemented by
+ * the device runtime too (its own table, src/ptx/ptx_helpers.c; test_helpers
+ * checks this).  The device runtime also has ringbuf_reserve/submit/
+ * discard/query, left unmarked here: the verifier's GPU profile refuses
+ * reserve on the device (tests/verifier/reject/gpu_ringbuf_reserve.txt).
  */
 #define HOST HELPER_F_HOST
 #define GPU HELPER_F_GPU
@@ -193,13 +196,13 @@ static uint64_t helper_ringbuf_query(uint64_t map, uint64_t flags, uint64_t r3, 
 	{ARG_CONST_MAP_PTR, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO, ARG_SCALAR}, \
 	HOST | GPU | LEAK
 #define HELPER_SIG_RINGBUF_RESERVE helper_ringbuf_reserve, RET_PTR_TO_RINGBUF_REC_OR_NULL, \
-	{ARG_CONST_MAP_PTR, ARG_CONST_ALLOC_SIZE, ARG_SCALAR}, HOST | GPU
+	{ARG_CONST_MAP_PTR, ARG_CONST_ALLOC_SIZE, ARG_SCALAR}, HOST
 #define HELPER_SIG_RINGBUF_SUBMIT helper_ringbuf_submit, RET_VOID, \
-	{ARG_PTR_TO_RINGBUF_REC, ARG_SCALAR}, HOST | GPU | LEAK
+	{ARG_PTR_TO_RINGBUF_REC, ARG_SCALAR}, HOST | LEAK
 #define HELPER_SIG_RINGBUF_DISCARD helper_ringbuf_discard, RET_VOID, \
-	{ARG_PTR_TO_RINGBUF_REC, ARG_SCALAR}, HOST | GPU
+	{ARG_PTR_TO_RINGBUF_REC, ARG_SCALAR}, HOST
 #define HELPER_SIG_RINGBUF_QUERY helper_ringbuf_query, RET_INTEGER, \
-	{ARG_CONST_MAP_PTR, ARG_SCALAR}, HOST | GPU
+	{ARG_CONST_MAP_PTR, ARG_SCALAR}, HOST
 /* snprintf's data array may be NULL with size 0 (ARG_PTR_TO_MEM: the
  * verifier accepts a NULL pointer when the size may be 0). */
 #define HELPER_SIG_SNPRINTF helper_snprintf, RET_INTEGER, \

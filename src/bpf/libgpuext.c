@@ -169,6 +169,8 @@ GPUEXT_API size_t gpuext_program__insn_cnt(const struct gpuext_program *prog)
 	return prog->prog->insn_cnt;
 }
 
+enum { API_CTX_MIN = 4096 };
+
 static uint64_t api_now_ns(void)
 {
 	struct timespec ts;
@@ -213,15 +215,18 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 	if (err)
 		return err;
 	/* A private copy: the program may write its input.  Each run sees the
-	 * same input. */
-	unsigned char *buf = malloc(len ? len : 1);
+	 * same input.  Zero-padded to API_CTX_MIN: the verifier lets a program
+	 * read its whole ctx record (pt_regs, ...), all smaller than that, so
+	 * JIT-compiled code never reads past the copy of a shorter ctx_in. */
+	unsigned char *buf = calloc(1, len > API_CTX_MIN ? len : API_CTX_MIN);
 	if (!buf)
 		return -ENOMEM;
 	/* The JIT compiles once, after the maps exist. */
-	if (backend == PROG_BACKEND_JIT && !prog->prog->jit && jit_compile(prog->prog, NULL, &e)) {
+	if (backend == PROG_BACKEND_JIT && !prog->prog->jit &&
+	    (err = jit_compile(prog->prog, NULL, &e))) {
 		api_warn("prog '%s': %s", name, e.msg);
 		free(buf);
-		return -EINVAL;
+		return err;
 	}
 	uint64_t r0 = 0, start = api_now_ns();
 	for (int i = 0; !err && i < repeat; i++) {

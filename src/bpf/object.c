@@ -27,7 +27,7 @@
 /* Linux's struct bpf_map_def: the SEC("maps") layout.  map_flags optional. */
 enum { LEGACY_MAP_DEF_MIN = 16, LEGACY_MAP_DEF_SIZE = 20 };
 
-struct obj_func {
+struct object_func {
 	const char *name;
 	size_t sec;      /* ELF section */
 	size_t start;    /* first instruction in the section */
@@ -36,34 +36,34 @@ struct obj_func {
 };
 
 /* Where a map comes from: a symbol of a map section, or a whole data section. */
-struct obj_map_src {
+struct object_map_src {
 	size_t sec;
 	uint64_t off;    /* symbol value in sec (maps), 0 for data sections */
 	int is_data;
 };
 
-struct obj_loader {
+struct object_loader {
 	struct object *obj;
 	struct elf_file elf;
 	struct err *e;
-	struct obj_func *funcs;
+	struct object_func *funcs;
 	size_t func_cnt;
-	struct obj_map_src *srcs; /* parallel to obj->maps */
+	struct object_map_src *srcs; /* parallel to obj->maps */
 	size_t text_sec;
 };
 
 /* A function copied into a program at dst. */
-struct obj_chunk {
-	const struct obj_func *fn;
+struct object_chunk {
+	const struct object_func *fn;
 	size_t dst;
 };
 
-static int obj_is_code_section(const Elf64_Shdr *s)
+static int object_is_code_section(const Elf64_Shdr *s)
 {
 	return s->sh_type == SHT_PROGBITS && (s->sh_flags & SHF_EXECINSTR);
 }
 
-static int obj_is_data_section(const char *name, const Elf64_Shdr *s)
+static int object_is_data_section(const char *name, const Elf64_Shdr *s)
 {
 	if (!(s->sh_flags & SHF_ALLOC) || (s->sh_flags & SHF_EXECINSTR) || s->sh_size == 0)
 		return 0;
@@ -74,7 +74,7 @@ static int obj_is_data_section(const char *name, const Elf64_Shdr *s)
 }
 
 /* The file bytes of a section that must have some (not SHT_NOBITS). */
-static int obj_section_bytes(struct obj_loader *l, size_t sec, const uint8_t **data,
+static int object_section_bytes(struct object_loader *l, size_t sec, const uint8_t **data,
 			     size_t *len)
 {
 	int err = elf_section_data(&l->elf, sec, data, len, l->e);
@@ -87,8 +87,8 @@ static int obj_section_bytes(struct obj_loader *l, size_t sec, const uint8_t **d
 
 /* A map whose definition map_def_check() accepts, so `prog show` never lists
  * one that object_create_maps() would refuse. */
-static int obj_add_map(struct obj_loader *l, const struct map_def *def,
-		       const struct obj_map_src *src, const void *init, size_t init_len)
+static int object_add_map(struct object_loader *l, const struct map_def *def,
+		       const struct object_map_src *src, const void *init, size_t init_len)
 {
 	struct object *obj = l->obj;
 	int err = map_def_check(def, l->e);
@@ -100,7 +100,7 @@ static int obj_add_map(struct obj_loader *l, const struct map_def *def,
 	if (!m)
 		return err_set(l->e, ENOMEM, "%s: out of memory", obj->name);
 	obj->maps = m;
-	struct obj_map_src *s = realloc(l->srcs, (obj->map_cnt + 1) * sizeof(*s));
+	struct object_map_src *s = realloc(l->srcs, (obj->map_cnt + 1) * sizeof(*s));
 	if (!s)
 		return err_set(l->e, ENOMEM, "%s: out of memory", obj->name);
 	l->srcs = s;
@@ -115,7 +115,7 @@ static int obj_add_map(struct obj_loader *l, const struct map_def *def,
  * variable offsets of a DATASEC at 0 (the linker would fix them through
  * .rel.BTF), so, like libbpf, the symbol table is what places a variable.
  */
-static int obj_symbol_offset(struct obj_loader *l, size_t sec, const char *name,
+static int object_symbol_offset(struct object_loader *l, size_t sec, const char *name,
 			     uint64_t *off)
 {
 	for (size_t i = 1; i < l->elf.sym_cnt; i++) {
@@ -138,7 +138,7 @@ static int obj_symbol_offset(struct obj_loader *l, size_t sec, const char *name,
 }
 
 /* SEC(".maps"): one map per variable of the BTF DATASEC, named by the var. */
-static int obj_collect_btf_maps(struct obj_loader *l, size_t sec)
+static int object_collect_btf_maps(struct object_loader *l, size_t sec)
 {
 	struct btf *btf = l->obj->btf;
 	uint32_t ds;
@@ -157,11 +157,11 @@ static int obj_collect_btf_maps(struct obj_loader *l, size_t sec)
 		uint64_t off = 0;
 		memcpy(&vi, (const struct btf_var_secinfo *)(t + 1) + i, sizeof(vi));
 		int err = btf_map_def(btf, vi.type, &def, l->e);
-		err = err ? err : obj_symbol_offset(l, sec, def.name, &off);
+		err = err ? err : object_symbol_offset(l, sec, def.name, &off);
 		if (err)
 			return err;
-		struct obj_map_src src = {.sec = sec, .off = off, .is_data = 0};
-		err = obj_add_map(l, &def, &src, NULL, 0);
+		struct object_map_src src = {.sec = sec, .off = off, .is_data = 0};
+		err = object_add_map(l, &def, &src, NULL, 0);
 		if (err)
 			return err;
 	}
@@ -169,11 +169,11 @@ static int obj_collect_btf_maps(struct obj_loader *l, size_t sec)
 }
 
 /* SEC("maps"): struct bpf_map_def at each symbol. */
-static int obj_collect_legacy_maps(struct obj_loader *l, size_t sec)
+static int object_collect_legacy_maps(struct object_loader *l, size_t sec)
 {
 	const uint8_t *data;
 	size_t len;
-	int err = obj_section_bytes(l, sec, &data, &len);
+	int err = object_section_bytes(l, sec, &data, &len);
 
 	if (err)
 		return err;
@@ -211,14 +211,14 @@ static int obj_collect_legacy_maps(struct obj_loader *l, size_t sec)
 		struct map_def def = {.type = f[0], .key_size = f[1], .value_size = f[2],
 				      .max_entries = f[3], .flags = f[4]};
 		snprintf(def.name, sizeof(def.name), "%s", name);
-		struct obj_map_src src = {.sec = sec, .off = sym.st_value, .is_data = 0};
-		if ((err = obj_add_map(l, &def, &src, NULL, 0)))
+		struct object_map_src src = {.sec = sec, .off = sym.st_value, .is_data = 0};
+		if ((err = object_add_map(l, &def, &src, NULL, 0)))
 			return err;
 	}
 }
 
 /* .data/.rodata/.bss (and .rodata.str1.1 etc.): one-element arrays. */
-static int obj_collect_data_map(struct obj_loader *l, size_t sec)
+static int object_collect_data_map(struct object_loader *l, size_t sec)
 {
 	const char *name = elf_section_name(&l->elf, sec);
 	const uint8_t *data;
@@ -234,11 +234,11 @@ static int obj_collect_data_map(struct obj_loader *l, size_t sec)
 			      .value_size = (uint32_t)len, .max_entries = 1,
 			      .flags = !strncmp(name, ".rodata", 7) ? MAP_F_RDONLY_PROG : 0};
 	snprintf(def.name, sizeof(def.name), "%s", name);
-	struct obj_map_src src = {.sec = sec, .off = 0, .is_data = 1};
-	return obj_add_map(l, &def, &src, data, data ? len : 0);
+	struct object_map_src src = {.sec = sec, .off = 0, .is_data = 1};
+	return object_add_map(l, &def, &src, data, data ? len : 0);
 }
 
-static int obj_collect_license(struct obj_loader *l, size_t sec)
+static int object_collect_license(struct object_loader *l, size_t sec)
 {
 	const uint8_t *data;
 	size_t len;
@@ -256,16 +256,16 @@ static int obj_collect_license(struct obj_loader *l, size_t sec)
 	return 0;
 }
 
-static int obj_func_cmp(const void *a, const void *b)
+static int object_func_cmp(const void *a, const void *b)
 {
-	const struct obj_func *x = a, *y = b;
+	const struct object_func *x = a, *y = b;
 	if (x->sec != y->sec)
 		return x->sec < y->sec ? -1 : 1;
 	return (x->start > y->start) - (x->start < y->start);
 }
 
 /* Every FUNC symbol of an executable section, checked against it. */
-static int obj_collect_funcs(struct obj_loader *l)
+static int object_collect_funcs(struct object_loader *l)
 {
 	int err;
 
@@ -279,7 +279,7 @@ static int obj_collect_funcs(struct obj_loader *l)
 		const Elf64_Shdr *s = elf_section(&l->elf, sym.st_shndx);
 		if ((err = elf_symbol_name(&l->elf, &sym, &name, l->e)))
 			return err;
-		if (!s || sym.st_shndx == 0 || !obj_is_code_section(s))
+		if (!s || sym.st_shndx == 0 || !object_is_code_section(s))
 			return err_set(l->e, EINVAL,
 				       "%s: function '%s' is in section %u, which holds no code",
 				       l->obj->name, name, sym.st_shndx);
@@ -292,23 +292,23 @@ static int obj_collect_funcs(struct obj_loader *l)
 				       (unsigned long long)sym.st_size, sym.st_shndx,
 				       elf_section_name(&l->elf, sym.st_shndx),
 				       (unsigned long long)s->sh_size);
-		struct obj_func *n = realloc(l->funcs, (l->func_cnt + 1) * sizeof(*n));
+		struct object_func *n = realloc(l->funcs, (l->func_cnt + 1) * sizeof(*n));
 		if (!n)
 			return err_set(l->e, ENOMEM, "%s: out of memory", l->obj->name);
 		l->funcs = n;
-		l->funcs[l->func_cnt++] = (struct obj_func){
+		l->funcs[l->func_cnt++] = (struct object_func){
 			.name = name, .sec = sym.st_shndx, .start = sym.st_value / 8,
 			.cnt = sym.st_size / 8,
 			.is_prog = sym.st_shndx != l->text_sec &&
 				   ELF64_ST_BIND(sym.st_info) == STB_GLOBAL};
 	}
 	if (l->func_cnt)
-		qsort(l->funcs, l->func_cnt, sizeof(*l->funcs), obj_func_cmp);
+		qsort(l->funcs, l->func_cnt, sizeof(*l->funcs), object_func_cmp);
 	return 0;
 }
 
 /* Check every relocation of a code section: offset, symbol, type. */
-static int obj_check_code_relocs(struct obj_loader *l, size_t relsec)
+static int object_check_code_relocs(struct object_loader *l, size_t relsec)
 {
 	const Elf64_Shdr *rs = elf_section(&l->elf, relsec);
 	const Elf64_Shdr *target = elf_section(&l->elf, rs->sh_info);
@@ -342,7 +342,7 @@ static int obj_check_code_relocs(struct obj_loader *l, size_t relsec)
 	return 0;
 }
 
-static int obj_collect(struct obj_loader *l)
+static int object_collect(struct object_loader *l)
 {
 	struct elf_file *f = &l->elf;
 	size_t maps_sec = elf_find_section(f, ".maps");
@@ -357,43 +357,43 @@ static int obj_collect(struct obj_loader *l)
 		return err_set(l->e, EINVAL, "%s: no symbol table (.symtab)", l->obj->name);
 	l->text_sec = elf_find_section(f, ".text");
 	if (btf_sec) {
-		err = obj_section_bytes(l, btf_sec, &data, &len);
+		err = object_section_bytes(l, btf_sec, &data, &len);
 		err = err ? err : btf_parse(data, len, l->obj->name, &l->obj->btf, l->e);
 		if (err)
 			return err;
 	}
 	if (ext_sec && l->obj->btf) {
-		err = obj_section_bytes(l, ext_sec, &data, &len);
+		err = object_section_bytes(l, ext_sec, &data, &len);
 		err = err ? err : btf_ext_parse(l->obj->btf, data, len, l->e);
 		if (err)
 			return err;
 	}
 	/* Map order: BTF maps, legacy maps, then global data by section. */
-	if (maps_sec && (err = obj_collect_btf_maps(l, maps_sec)))
+	if (maps_sec && (err = object_collect_btf_maps(l, maps_sec)))
 		return err;
-	if (legacy_sec && (err = obj_collect_legacy_maps(l, legacy_sec)))
+	if (legacy_sec && (err = object_collect_legacy_maps(l, legacy_sec)))
 		return err;
 	for (size_t i = 1; i < f->shnum; i++) {
 		const Elf64_Shdr *s = elf_section(f, i);
 		const char *name = elf_section_name(f, i);
-		if (obj_is_data_section(name, s) && (err = obj_collect_data_map(l, i)))
+		if (object_is_data_section(name, s) && (err = object_collect_data_map(l, i)))
 			return err;
-		if (!strcmp(name, "license") && (err = obj_collect_license(l, i)))
+		if (!strcmp(name, "license") && (err = object_collect_license(l, i)))
 			return err;
-		if (obj_is_code_section(s) && s->sh_size % 8)
+		if (object_is_code_section(s) && s->sh_size % 8)
 			return err_set(l->e, EINVAL,
 				       "%s: section %zu (%s): size %llu is not a whole number "
 				       "of instructions",
 				       l->obj->name, i, name, (unsigned long long)s->sh_size);
 		if ((s->sh_type == SHT_REL || s->sh_type == SHT_RELA) &&
-		    obj_is_code_section(elf_section(f, s->sh_info)) &&
-		    (err = obj_check_code_relocs(l, i)))
+		    object_is_code_section(elf_section(f, s->sh_info)) &&
+		    (err = object_check_code_relocs(l, i)))
 			return err;
 	}
-	return obj_collect_funcs(l);
+	return object_collect_funcs(l);
 }
 
-static const struct obj_func *obj_func_at(const struct obj_loader *l, size_t sec,
+static const struct object_func *object_func_at(const struct object_loader *l, size_t sec,
 					  size_t insn)
 {
 	for (size_t i = 0; i < l->func_cnt; i++)
@@ -402,7 +402,7 @@ static const struct obj_func *obj_func_at(const struct obj_loader *l, size_t sec
 	return NULL;
 }
 
-static int obj_map_index(const struct obj_loader *l, size_t sec, uint64_t off,
+static int object_map_index(const struct object_loader *l, size_t sec, uint64_t off,
 			 int is_data, size_t *idx)
 {
 	for (size_t i = 0; i < l->obj->map_cnt; i++)
@@ -418,7 +418,7 @@ static int obj_map_index(const struct obj_loader *l, size_t sec, uint64_t off,
  * R_BPF_64_64 on the LD_IMM64 at insns[idx] (its second slot before end, the
  * end of the function): a map, or an address in global data.
  */
-static int obj_reloc_ld_imm64(struct obj_loader *l, struct prog *p, size_t idx,
+static int object_reloc_ld_imm64(struct object_loader *l, struct prog *p, size_t idx,
 			      size_t end, const Elf64_Sym *sym, const char *sym_name,
 			      size_t rel)
 {
@@ -435,17 +435,17 @@ static int obj_reloc_ld_imm64(struct obj_loader *l, struct prog *p, size_t idx,
 		return err_set(l->e, ENOENT,
 			       "%s: prog '%s': insn %zu refers to undefined symbol '%s'",
 			       l->obj->name, p->name, idx, sym_name);
-	if (s && obj_is_code_section(s))
+	if (s && object_is_code_section(s))
 		return err_set(l->e, ENOTSUP,
 			       "%s: prog '%s': insn %zu takes the address of function '%s' "
 			       "(callbacks are not supported)",
 			       l->obj->name, p->name, idx, sym_name);
-	if (!obj_map_index(l, sym->st_shndx, sym->st_value, 0, &map)) {
+	if (!object_map_index(l, sym->st_shndx, sym->st_value, 0, &map)) {
 		in[0].src = ISA_PSEUDO_MAP_FD;
 		in[0].imm = (int32_t)map;
 		return 0;
 	}
-	if (!obj_map_index(l, sym->st_shndx, 0, 1, &map)) {
+	if (!object_map_index(l, sym->st_shndx, 0, 1, &map)) {
 		/* The addend clang leaves in imm plus the symbol's offset. */
 		uint64_t off = (uint64_t)(uint32_t)in[0].imm + sym->st_value;
 		if (off >= l->obj->maps[map].def.value_size)
@@ -467,9 +467,9 @@ static int obj_reloc_ld_imm64(struct obj_loader *l, struct prog *p, size_t idx,
 		       elf_section_name(&l->elf, sym->st_shndx));
 }
 
-struct obj_link {
+struct object_link {
 	struct prog *p;
-	struct obj_chunk *chunks;
+	struct object_chunk *chunks;
 	size_t chunk_cnt;
 	/* Call targets set by R_BPF_64_32, per instruction: section, index. */
 	size_t *call_sec;
@@ -477,8 +477,8 @@ struct obj_link {
 	size_t cap;
 };
 
-static int obj_append_func(struct obj_loader *l, struct obj_link *k,
-			   const struct obj_func *fn, size_t *dst)
+static int object_append_func(struct object_loader *l, struct object_link *k,
+			   const struct object_func *fn, size_t *dst)
 {
 	struct prog *p = k->p;
 
@@ -489,7 +489,7 @@ static int obj_append_func(struct obj_loader *l, struct obj_link *k,
 		}
 	size_t n = p->insn_cnt + fn->cnt;
 	struct isa_insn *ni = realloc(p->insns, n * sizeof(*ni));
-	struct obj_chunk *nc = realloc(k->chunks, (k->chunk_cnt + 1) * sizeof(*nc));
+	struct object_chunk *nc = realloc(k->chunks, (k->chunk_cnt + 1) * sizeof(*nc));
 	size_t *ns = realloc(k->call_sec, n * sizeof(*ns));
 	size_t *nn = realloc(k->call_insn, n * sizeof(*nn));
 	if (ni) p->insns = ni;
@@ -507,15 +507,16 @@ static int obj_append_func(struct obj_loader *l, struct obj_link *k,
 	memcpy(p->insns + *dst, data + fn->start * 8, fn->cnt * 8);
 	for (size_t i = *dst; i < n; i++)
 		k->call_sec[i] = 0;
-	k->chunks[k->chunk_cnt++] = (struct obj_chunk){.fn = fn, .dst = *dst};
+	k->chunks[k->chunk_cnt++] = (struct object_chunk){.fn = fn, .dst = *dst};
 	p->insn_cnt = n;
 	return 0;
 }
 
 /* Apply the relocations of the section of chunk c that fall inside it. */
-static int obj_reloc_chunk(struct obj_loader *l, struct obj_link *k, const struct obj_chunk *c)
+static int object_reloc_chunk(struct object_loader *l, struct object_link *k,
+			      const struct object_chunk *c)
 {
-	const struct obj_func *fn = c->fn;
+	const struct object_func *fn = c->fn;
 
 	for (size_t rs = 1; rs < l->elf.shnum; rs++) {
 		const Elf64_Shdr *s = elf_section(&l->elf, rs);
@@ -537,7 +538,7 @@ static int obj_reloc_chunk(struct obj_loader *l, struct obj_link *k, const struc
 			if (err)
 				return err;
 			if (ELF64_R_TYPE(r.r_info) == ELF_R_BPF_64_64) {
-				err = obj_reloc_ld_imm64(l, k->p, idx, c->dst + fn->cnt, &sym,
+				err = object_reloc_ld_imm64(l, k->p, idx, c->dst + fn->cnt, &sym,
 							 name, i);
 				if (err)
 					return err;
@@ -568,10 +569,10 @@ static int obj_reloc_chunk(struct obj_loader *l, struct obj_link *k, const struc
 }
 
 /* Resolve every local call of chunk c, appending the callees. */
-static int obj_link_calls(struct obj_loader *l, struct obj_link *k, size_t ci)
+static int object_link_calls(struct object_loader *l, struct object_link *k, size_t ci)
 {
 	for (size_t j = 0; j < k->chunks[ci].fn->cnt; j++) {
-		const struct obj_chunk c = k->chunks[ci];
+		const struct object_chunk c = k->chunks[ci];
 		size_t idx = c.dst + j, sec, target, dst;
 		struct isa_insn in = k->p->insns[idx];
 
@@ -589,14 +590,14 @@ static int obj_link_calls(struct obj_loader *l, struct obj_link *k, size_t ci)
 			sec = c.fn->sec;
 			target = t < 0 ? SIZE_MAX : (size_t)t;
 		}
-		const struct obj_func *fn = obj_func_at(l, sec, target);
+		const struct object_func *fn = object_func_at(l, sec, target);
 		if (!fn)
 			return err_set(l->e, EINVAL,
 				       "%s: prog '%s': insn %zu calls instruction %zu of section "
 				       "%zu (%s), where no function starts",
 				       l->obj->name, k->p->name, idx, target, sec,
 				       elf_section_name(&l->elf, sec));
-		int err = obj_append_func(l, k, fn, &dst);
+		int err = object_append_func(l, k, fn, &dst);
 		if (err)
 			return err;
 		/* Programs are bounded by the file size, far below 2^31 slots. */
@@ -606,14 +607,14 @@ static int obj_link_calls(struct obj_loader *l, struct obj_link *k, size_t ci)
 }
 
 /* Source lines of each chunk, in program order. */
-static int obj_prog_lines(struct obj_loader *l, struct obj_link *k)
+static int object_prog_lines(struct object_loader *l, struct object_link *k)
 {
 	struct prog *p = k->p;
 
 	for (size_t ci = 0; ci < k->chunk_cnt; ci++) {
 		const struct btf_line *lines;
 		size_t cnt;
-		const struct obj_chunk *c = &k->chunks[ci];
+		const struct object_chunk *c = &k->chunks[ci];
 		btf_ext_lines(l->obj->btf, elf_section_name(&l->elf, c->fn->sec), &lines, &cnt);
 		for (size_t i = 0; i < cnt; i++) {
 			if (lines[i].insn < c->fn->start || lines[i].insn >= c->fn->start + c->fn->cnt)
@@ -631,25 +632,26 @@ static int obj_prog_lines(struct obj_loader *l, struct obj_link *k)
 	return 0;
 }
 
-static int obj_build_prog(struct obj_loader *l, const struct obj_func *fn, struct prog *p)
+static int object_build_prog(struct object_loader *l, const struct object_func *fn,
+			     struct prog *p)
 {
-	struct obj_link k = {.p = p};
+	struct object_link k = {.p = p};
 	size_t dst;
-	int err = obj_append_func(l, &k, fn, &dst);
+	int err = object_append_func(l, &k, fn, &dst);
 
 	/* Appending grows the chunk list while it is walked: a worklist. */
 	for (size_t ci = 0; !err && ci < k.chunk_cnt; ci++) {
-		err = obj_reloc_chunk(l, &k, &k.chunks[ci]);
-		err = err ? err : obj_link_calls(l, &k, ci);
+		err = object_reloc_chunk(l, &k, &k.chunks[ci]);
+		err = err ? err : object_link_calls(l, &k, ci);
 	}
-	err = err ? err : obj_prog_lines(l, &k);
+	err = err ? err : object_prog_lines(l, &k);
 	free(k.chunks);
 	free(k.call_sec);
 	free(k.call_insn);
 	return err;
 }
 
-static int obj_new_prog(struct obj_loader *l, const struct obj_func *fn)
+static int object_new_prog(struct object_loader *l, const struct object_func *fn)
 {
 	struct object *obj = l->obj;
 	const char *section = elf_section_name(&l->elf, fn->sec);
@@ -674,13 +676,13 @@ static int obj_new_prog(struct obj_loader *l, const struct obj_func *fn)
 	p->maps = calloc(obj->map_cnt ? obj->map_cnt : 1, sizeof(*p->maps));
 	if (!p->name || !p->section || (target && !p->target) || !p->maps)
 		return err_set(l->e, ENOMEM, "%s: out of memory", obj->name);
-	return obj_build_prog(l, fn, p);
+	return object_build_prog(l, fn, p);
 }
 
 int object_open_mem(const void *buf, size_t len, const char *name,
 		    struct object **out, struct err *e)
 {
-	struct obj_loader l = {.e = e};
+	struct object_loader l = {.e = e};
 	struct object *obj = calloc(1, sizeof(*obj));
 	int err;
 
@@ -698,10 +700,10 @@ int object_open_mem(const void *buf, size_t len, const char *name,
 		object_free(obj);
 		return err;
 	}
-	err = obj_collect(&l);
+	err = object_collect(&l);
 	for (size_t i = 0; !err && i < l.func_cnt; i++)
 		if (l.funcs[i].is_prog)
-			err = obj_new_prog(&l, &l.funcs[i]);
+			err = object_new_prog(&l, &l.funcs[i]);
 	if (!err && obj->prog_cnt == 0)
 		err = err_set(e, ENOENT, "%s: no programs (global functions in a SEC() section)",
 			      obj->name);

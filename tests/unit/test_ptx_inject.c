@@ -13,8 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bpf/object.h"
 #include "ptx/ptx_emit.h"
+#include "ptx/ptx_wrap.h"
 #include "ptx/ptx_inject.h"
 #include "ptx_corpus.h"
 
@@ -209,6 +212,57 @@ static void test_placement_and_forms(void **state)
 	ptx_module_free(m);
 }
 
+/* only_kernel: the other kernels go, unless something names them. */
+static void test_only_kernel(void **state)
+{
+	static const char text[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".func (.param .b32 r) helper(.param .b32 a)\n{\n\t.reg .b32 %r<2>;\n"
+		"\tld.param.b32 %r1, [a];\n\tst.param.b32 [r], %r1;\n\tret;\n}\n"
+		".visible .entry gone()\n{\n\tret;\n}\n"
+		".visible .entry named()\n{\n\tret;\n}\n"
+		".visible .entry target(.param .u64 p)\n{\n\t.reg .b64 %rd<3>;\n"
+		"\tmov.u64 %rd1, named;\n\tld.param.u64 %rd2, [p];\n"
+		"\tst.global.u64 [%rd2], %rd1;\n\tret;\n}\n"
+		".visible .entry also_gone()\n{\n\tret;\n}\n";
+	struct ptx_module *m;
+	struct err e = {{0}};
+	char *out, *log;
+	size_t len;
+
+	assert_int_equal(ptx_parse(text, sizeof(text) - 1, &m, &e), 0);
+	struct ptx_inject_opts o = {.kernel = "target", .only_kernel = 1};
+	assert_int_equal(ptx_inject(m, &o, &out, &len, &e), 0);
+	assert_null(strstr(out, "gone"));
+	assert_non_null(strstr(out, ".entry named()"));
+	assert_non_null(strstr(out, ".entry target("));
+	assert_non_null(strstr(out, "helper"));
+	int st = ptx_corpus_ptxas(out, len, "sm_90", &log);
+	if (st > 0)
+		fail_msg("ptxas:\n%s\n%s", log, out);
+	free(log);
+	free(out);
+	ptx_module_free(m);
+
+	/* a corpus module: one kernel left, with the .func it calls */
+	char *ctext = test_read_file(PTX_CORPUS_DIR "/constructs.compute_90.ptx", NULL);
+	char *extra = ptx_corpus_probes("sm_90", NULL);
+	assert_non_null(ctext);
+	assert_int_equal(ptx_parse(ctext, strlen(ctext), &m, &e), 0);
+	struct ptx_inject_opts c = {.kernel = "calls", .only_kernel = 1, .extra = extra,
+				    .entry_sym = ENT, .exit_sym = EXT, .mem_sym = MEM};
+	assert_int_equal(ptx_inject(m, &c, &out, &len, &e), 0);
+	assert_int_equal(count_str(out, ".entry "), 1);
+	st = ptx_corpus_ptxas(out, len, "sm_90", &log);
+	if (st > 0)
+		fail_msg("ptxas:\n%s", log);
+	free(log);
+	free(out);
+	free(extra);
+	free(ctext);
+	ptx_module_free(m);
+}
+
 static void test_small_kernel_ptxas(void **state)
 {
 	char *extra = ptx_corpus_probes("sm_75", NULL), *log;
@@ -251,6 +305,109 @@ static void test_errors(void **state)
 	expect_error(".func f()\n{\n\tret;\n}\n", "f", "kernel 'f' is not defined");
 }
 
+/*
+ * The GPU programs of clang-compiled objects (gpu/entry, gpu/exit, gpu/mem
+ * sections: maps, global data, subprograms) as the probes of the corpus's
+ * Triton-style and nvcc kernels, in warp and thread mode: ptxas accepts it.
+ */
+static void test_clang_programs_as_probes(void **state)
+{
+	static const char *const objs[] = {"build/bpf/examples/gpu_warp_count.bpf.o",
+					   "build/bpf/tests/progs/global_data.bpf.o",
+					   "build/bpf/tests/progs/subprogs.bpf.o"};
+	static const char *const modules[] = {PTX_CORPUS_DIR "/triton_style.ptx",
+					      PTX_CORPUS_DIR "/checked.compute_75.ptx"};
+	char syms[3][160] = {"", "", ""};
+	struct ptx_buf b = {0};
+	int n = 0;
+
+	ptx_emit_runtime(&b);
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		struct object *obj;
+		struct err e = {{0}};
+		if (object_open(objs[i], &obj, &e))
+			fail_msg("%s", e.msg);
+		for (size_t k = 0; k < obj->prog_cnt; k++) {
+			struct prog *p = obj->progs[k];
+			if (!prog_type_is_gpu(p->type))
+				continue;
+			char sym[128], name[32];
+			snprintf(name, sizeof(name), "gx_p%d", n++);
+			struct ptx_emit_opts o = {.symbol = name};
+			if (ptx_emit_prog(&b, p, &o, sym, &e))
+				fail_msg("%s: %s", objs[i], e.msg);
+			enum ptx_probe_kind kind = p->type == PROG_TYPE_GPU_MEM ? PTX_PROBE_MEM
+						   : p->type == PROG_TYPE_GPU_EXIT ? PTX_PROBE_EXIT
+										  : PTX_PROBE_ENTRY;
+			ptx_emit_probe(&b, sym, kind, n % 2 ? PTX_MODE_WARP : PTX_MODE_THREAD);
+			snprintf(syms[kind], sizeof(syms[kind]), "%s_probe", sym);
+		}
+		object_free(obj);
+	}
+	assert_true(n >= 4);
+	for (int k = 0; k < 3; k++)
+		assert_true(syms[k][0]);
+	char *extra = ptx_buf_take(&b, NULL);
+	assert_non_null(extra);
+	for (size_t i = 0; i < sizeof(modules) / sizeof(modules[0]); i++) {
+		char *text = test_read_file(modules[i], NULL), *log;
+		struct ptx_module *m;
+		struct err e = {{0}};
+		assert_non_null(text);
+		assert_int_equal(ptx_parse(text, strlen(text), &m, &e), 0);
+		struct ptx_inject_opts o = {.kernel = ptx_module_kernel_name(m, 0),
+					    .entry_sym = syms[PTX_PROBE_ENTRY],
+					    .exit_sym = syms[PTX_PROBE_EXIT],
+					    .mem_sym = syms[PTX_PROBE_MEM], .extra = extra,
+					    .min_version_major = 7, .min_version_minor = 8};
+		char *out;
+		size_t len;
+		if (ptx_inject(m, &o, &out, &len, &e))
+			fail_msg("%s: %s", modules[i], e.msg);
+		int st = ptx_corpus_ptxas(out, len, "sm_90a", &log);
+		if (st < 0)
+			skip();
+		if (st)
+			fail_msg("%s: ptxas:\n%.2000s", modules[i], log);
+		free(log);
+		free(out);
+		free(text);
+		ptx_module_free(m);
+	}
+	free(extra);
+}
+
+/* The GPU batch's inject_check writes the modules it would run: they
+ * assemble for sm_75 and sm_90; without a GPU it skips (77), with one it
+ * passes. */
+static void test_inject_check_batch(void **state)
+{
+	char dir[] = "/tmp/gpuext-inject-XXXXXX", cmd[1024];
+	int st, rm_st;
+
+#ifdef __SANITIZE_ADDRESS__
+	skip(); /* the batch binaries are the plain build's */
+#endif
+	if (access(PTX_CORPUS_PTXAS, X_OK))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; build/gpu/inject_check --ptx-out %s; n=0; "
+		 "for f in %s/inject_*.ptx; do n=$((n+1)); for a in sm_75 sm_90; do "
+		 PTX_CORPUS_PTXAS " -arch=$a $f -o /dev/null; done; done; test $n = 3",
+		 dir, dir);
+	char *out = test_run_cmd(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	free(test_run_cmd(cmd, &rm_st));
+	if (st)
+		fail_msg("%s", out ? out : "");
+	free(out);
+	out = test_run_cmd("build/gpu/inject_check", &st);
+	if (st != 0 && st != 77)
+		fail_msg("inject_check exit %d:\n%s", st, out ? out : "");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +415,9 @@ int main(void)
 		cmocka_unit_test(test_placement_and_forms),
 		cmocka_unit_test(test_small_kernel_ptxas),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_only_kernel),
+		cmocka_unit_test(test_clang_programs_as_probes),
+		cmocka_unit_test(test_inject_check_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
