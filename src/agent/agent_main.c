@@ -55,15 +55,18 @@ void agent_demangle_base(const char *m, char *out, size_t len)
 		snprintf(out, len, "%s", m - 2); /* not understood: the mangled name */
 }
 
+int agent_kernel_targeted_by(const struct prog *p, const char *mangled, const char *base)
+{
+	return p->target && (!fnmatch(p->target, mangled, 0) || !fnmatch(p->target, base, 0));
+}
+
 int agent_kernel_targeted(const char *mangled)
 {
 	char base[256];
 	agent_demangle_base(mangled, base, sizeof(base));
-	for (size_t i = 0; i < agent_gpu_prog_cnt; i++) {
-		const char *glob = agent_gpu_progs[i]->target;
-		if (glob && (!fnmatch(glob, mangled, 0) || !fnmatch(glob, base, 0)))
+	for (size_t i = 0; i < agent_gpu_prog_cnt; i++)
+		if (agent_kernel_targeted_by(agent_gpu_progs[i], mangled, base))
 			return 1;
-	}
 	return 0;
 }
 

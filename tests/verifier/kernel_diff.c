@@ -171,7 +171,7 @@ static int kernel_load(const char *path, char *reason, size_t rlen, int *type_di
 		rc = 0;
 	} else {
 		int err = errno;
-		snprintf(reason, rlen, "%s", log[0] ? last_line(log) : strerror(err));
+		snprintf(reason, rlen, "%.*s", (int)rlen - 1, log[0] ? last_line(log) : strerror(err));
 		*type_diff = type_difference(&c, reason);
 		rc = err == EPERM ? -2 : 1;
 	}
