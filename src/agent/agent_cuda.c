@@ -82,7 +82,8 @@ static void agent_module_add(void *handle, const void *image)
 		m->image = m->owned = copy;
 		m->image_len = len;
 	} else if (magic == 0x464c457fu) { /* "\177ELF" */
-		m->kind = AGENT_IMAGE_CUBIN;
+		m->kind = agent_link_take(image, &m->inputs, &m->input_cnt) ? AGENT_IMAGE_LINKED
+									   : AGENT_IMAGE_CUBIN;
 	} else if (image) {
 		m->kind = AGENT_IMAGE_PTX;
 		m->owned = strdup(image);
@@ -156,6 +157,9 @@ static void agent_module_forget(const void *handle)
 				free(k);
 			}
 		*pm = m->next;
+		for (size_t i = 0; i < m->input_cnt; i++)
+			free(m->inputs[i]);
+		free(m->inputs);
 		free(m->owned);
 		free(m->ptx);
 		free(m);

@@ -36,6 +36,7 @@ enum agent_image_kind {
 	AGENT_IMAGE_FATBIN,  /* fatbin bytes (0xba55ed50), copied */
 	AGENT_IMAGE_CUBIN,   /* ELF: SASS only */
 	AGENT_IMAGE_PTX,     /* PTX text, copied */
+	AGENT_IMAGE_LINKED,  /* a JIT linker's cubin: its PTX inputs, copied */
 };
 
 struct agent_module {
@@ -46,6 +47,8 @@ struct agent_module {
 	size_t image_len;
 	void *owned;              /* copy of the image, or NULL */
 	char *ptx;                /* the PTX chosen for the device, once extracted */
+	char **inputs;            /* AGENT_IMAGE_LINKED: the link's PTX inputs */
+	size_t input_cnt;
 	int ptx_failed;           /* extraction failed (noticed once) */
 };
 
@@ -60,6 +63,10 @@ struct agent_kernel {
 };
 
 struct agent_kernel *agent_kernel_find(const void *handle);
+
+/* The PTX inputs of the link whose cuLinkComplete produced cubin (copies,
+ * for the module loaded from it): 1 if there is such a link. */
+int agent_link_take(const void *cubin, char ***ptx, size_t *cnt);
 
 /* Launch path (agent_instr.c): the function to launch for f on stream s
  * (f itself when untargeted or on any failure). */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "agent_impl.h"
@@ -48,6 +49,7 @@ static struct {
 	capture_mode_fn capture_mode;
 	pthread_t mirror_thread;
 	int mirror_running;
+	pid_t mirror_pid;               /* a forked child has no mirror thread */
 	int dirty;
 	int stop;
 } agent_gpu;
@@ -127,7 +129,7 @@ static void *agent_mirror_main(void *arg)
 
 __attribute__((destructor)) static void agent_gpu_fini(void)
 {
-	if (!agent_gpu.mirror_running)
+	if (!agent_gpu.mirror_running || agent_gpu.mirror_pid != getpid())
 		return;
 	__atomic_store_n(&agent_gpu.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(agent_gpu.mirror_thread, NULL);
@@ -207,6 +209,7 @@ static int agent_gpu_init(struct err *e)
 	for (size_t i = 0; i < agent_gpu_prog_cnt; i++)
 		agent_mark_mirrored(agent_gpu_progs[i]);
 	agent_gpu.rt = rt;
+	agent_gpu.mirror_pid = getpid();
 	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,
 						   agent_mirror_main, NULL);
 	return 0;
@@ -214,8 +217,30 @@ static int agent_gpu_init(struct err *e)
 
 /* ---- building the instrumented module ---------------------------------- */
 
-static const char *agent_module_ptx(struct agent_module *m, struct err *e)
+/* Does ptx define kernel name (".entry NAME(" or ".entry NAME" + space)? */
+static int agent_defines(const char *ptx, const char *name)
 {
+	size_t n = strlen(name);
+	for (const char *p = ptx; (p = strstr(p, ".entry ")); p += 7) {
+		const char *q = p + 7;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (!strncmp(q, name, n) && (q[n] == '(' || q[n] == ' ' || q[n] == '\n' ||
+					     q[n] == '\r' || q[n] == '\t'))
+			return 1;
+	}
+	return 0;
+}
+
+static const char *agent_module_ptx(struct agent_module *m, const char *kernel, struct err *e)
+{
+	if (m->kind == AGENT_IMAGE_LINKED) {
+		for (size_t i = 0; i < m->input_cnt; i++)
+			if (agent_defines(m->inputs[i], kernel))
+				return m->inputs[i];
+		err_set(e, ENOENT, "no PTX input of the link defines it");
+		return NULL;
+	}
 	if (m->ptx)
 		return m->ptx;
 	unsigned sm = (unsigned)(agent_gpu.rt->cc_major * 10 + agent_gpu.rt->cc_minor);
@@ -300,7 +325,7 @@ static int agent_build_extra(const char *kernel, char **extra, int have[3], stru
 static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *cached,
 				   struct err *e)
 {
-	const char *ptx = agent_module_ptx(k->module, e);
+	const char *ptx = agent_module_ptx(k->module, k->name, e);
 	if (!ptx)
 		return NULL;
 	char *extra = NULL, *text = NULL;

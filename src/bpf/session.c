@@ -21,6 +21,13 @@ static size_t session_align(size_t x)
 	return (x + SESSION_ALIGN - 1) & ~(size_t)(SESSION_ALIGN - 1);
 }
 
+/* CPU slots of the session's per-CPU maps (session.h). */
+static unsigned session_cpus(const struct map_def *def)
+{
+	unsigned host = map_def_nr_cpus(def);
+	return host > SESSION_MAP_CPUS ? host : SESSION_MAP_CPUS;
+}
+
 /* Point every program of obj at the handles of obj's maps. */
 static void session_bind_progs(struct object *obj)
 {
@@ -35,7 +42,9 @@ static int session_map_all(struct session *s, int format, struct err *e)
 	for (size_t i = 0; i < obj->map_cnt; i++) {
 		struct object_map *m = &obj->maps[i];
 		void *storage = (char *)s->hdr + s->hdr->map_off[i];
-		int err = map_open_storage(&m->def, storage, format, &m->map, e);
+		int err = format ? map_format_storage_cpus(&m->def, storage, session_cpus(&m->def),
+							   &m->map, e)
+				 : map_open_storage(&m->def, storage, 0, &m->map, e);
 		if (err) {
 			err_prefix(e, "session %s: map '%s': ", s->name, m->def.name);
 			return err;
@@ -60,7 +69,7 @@ int session_create(struct object *obj, struct session **out, struct err *e)
 	off = session_align(off + obj->image_len);
 	uint64_t map_off[SESSION_MAX_MAPS] = {0};
 	for (size_t i = 0; i < obj->map_cnt; i++) {
-		size_t sz = map_storage_size(&obj->maps[i].def);
+		size_t sz = map_storage_size_cpus(&obj->maps[i].def, session_cpus(&obj->maps[i].def));
 		if (!sz) {
 			free(s);
 			return err_set(e, EINVAL, "%s: map '%s': invalid definition", obj->name,
@@ -150,7 +159,10 @@ int session_open(const char *name, struct session **out, struct err *e)
 		err = err_set(e, EINVAL, "session %s: object has %zu maps, segment %u", name,
 			      s->obj->map_cnt, h.map_cnt);
 	for (size_t i = 0; !err && i < h.map_cnt; i++)
-		if (h.map_off[i] + map_storage_size(&s->obj->maps[i].def) > h.size)
+		if (h.map_off[i] +
+			    map_storage_size_cpus(&s->obj->maps[i].def,
+						  session_cpus(&s->obj->maps[i].def)) >
+		    h.size)
 			err = err_set(e, EINVAL, "session %s: map %zu lies outside the segment",
 				      name, i);
 	if (!err)

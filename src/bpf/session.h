@@ -47,7 +47,12 @@
 #define SESSION_MAGIC 0x53587067u /* "gpXS" */
 #define SESSION_VERSION 1u
 
-enum { SESSION_MSG_LEN = 256, SESSION_MAX_MAPS = 64 };
+/*
+ * Per-CPU maps of a session have SESSION_MAP_CPUS slots (at least; the
+ * host's configured CPUs if more): GPU per-SM arrays mirror SM s into slot s,
+ * and GPUs have up to ~150 SMs.  Host programs use slot cpu % slots.
+ */
+enum { SESSION_MSG_LEN = 256, SESSION_MAX_MAPS = 64, SESSION_MAP_CPUS = 256 };
 
 /* Written by the agent (atomically, relaxed), read by the CLI. */
 struct session_status {

@@ -8,11 +8,14 @@
  *   cuGetProcAddress_v2 found with dlsym on libcuda,   flags 0 and per-thread
  *   dlsym(libcuda, "cuLaunchKernel")
  *   cuLibraryLoadData + cuLibraryGetKernel, the CUkernel launched as a CUfunction
+ *   the JIT linker (cuLinkAddData PTX), its cubin loaded with cuModuleLoadData
+ *   graph kernel nodes (cuGraphAddKernelNode) with a CUfunction and a CUkernel
  * Prints "app ok" and exits 0 when every call succeeded.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda.h>
 
@@ -103,6 +106,29 @@ int main(int argc, char **argv)
 	CHECK(cuLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0));
 	CHECK(cuLibraryGetKernel(&kern, lib, argv[2]));
 	CHECK(cuLaunchKernel((CUfunction)kern, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	/* the JIT linker's cubin */
+	CUlinkState link;
+	void *cubin;
+	size_t cubin_len;
+	CUmodule linked;
+	CUfunction k1c;
+	CHECK(cuLinkCreate(0, NULL, NULL, &link));
+	CHECK(cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx, strlen(ptx) + 1, "app.ptx", 0, NULL,
+			    NULL));
+	CHECK(cuLinkComplete(link, &cubin, &cubin_len));
+	CHECK(cuModuleLoadData(&linked, cubin));
+	CHECK(cuLinkDestroy(link));
+	CHECK(cuModuleGetFunction(&k1c, linked, argv[2]));
+	CHECK(cuLaunchKernel(k1c, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	/* graph kernel nodes (the fake driver logs them as launches) */
+	CUgraphNode node;
+	CUDA_KERNEL_NODE_PARAMS np = {.func = k1, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1,
+				      .blockDimX = 32, .blockDimY = 1, .blockDimZ = 1,
+				      .kernelParams = params};
+	CHECK(cuGraphAddKernelNode(&node, NULL, NULL, 0, &np));
+	np.func = NULL;
+	np.kern = kern;
+	CHECK(cuGraphAddKernelNode(&node, NULL, NULL, 0, &np));
 	printf("app ok\n");
 	free(ptx);
 	return 0;

@@ -166,6 +166,45 @@ FAKE_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 	return CUDA_SUCCESS;
 }
 
+/* The JIT linker: the "cubin" is an ELF header and the inputs' bytes. */
+struct fake_link {
+	char *cubin;
+	size_t len;
+};
+FAKE_API CUresult fake_link_create(unsigned n, CUjit_option *o, void **v, CUlinkState *st) __asm__("cuLinkCreate_v2");
+CUresult fake_link_create(unsigned n, CUjit_option *o, void **v, CUlinkState *st)
+{
+	struct fake_link *l = calloc(1, sizeof(*l));
+	l->cubin = malloc(4);
+	memcpy(l->cubin, "\177ELF", 4);
+	l->len = 4;
+	*st = (CUlinkState)l;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult fake_link_add_data(CUlinkState st, CUjitInputType type, void *data, size_t size, const char *name, unsigned n, CUjit_option *o, void **v) __asm__("cuLinkAddData_v2");
+CUresult fake_link_add_data(CUlinkState st, CUjitInputType type, void *data, size_t size, const char *name, unsigned n, CUjit_option *o, void **v)
+{
+	struct fake_link *l = (struct fake_link *)st;
+	l->cubin = realloc(l->cubin, l->len + size);
+	memcpy(l->cubin + l->len, data, size);
+	l->len += size;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
+{
+	struct fake_link *l = (struct fake_link *)st;
+	*cubin = l->cubin;
+	*size = l->len;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuLinkDestroy(CUlinkState st)
+{
+	struct fake_link *l = (struct fake_link *)st;
+	free(l->cubin);
+	free(l);
+	return CUDA_SUCCESS;
+}
+
 static CUresult fake_launch(CUfunction f, const char *api)
 {
 	if (fake_fail(api))
@@ -180,6 +219,13 @@ CUresult fake_cuLaunchKernel FAKE_LAUNCH_PARAMS { return fake_launch(f, "cuLaunc
 FAKE_API CUresult cuLaunchKernel_ptsz FAKE_LAUNCH_PARAMS { return fake_launch(f, "cuLaunchKernel_ptsz"); }
 FAKE_API CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **x) __asm__("cuLaunchKernelEx");
 CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **x) { return fake_launch(f, "cuLaunchKernelEx"); }
+
+/* A graph kernel node: logged like a launch of its function. */
+FAKE_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, const CUDA_KERNEL_NODE_PARAMS_v2 *p)
+{
+	*n = (CUgraphNode)p;
+	return fake_launch(p->func ? p->func : (CUfunction)p->kern, "cuGraphAddKernelNode_v2");
+}
 
 FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {

@@ -5,7 +5,8 @@
  * driver's log shows which module every launch ran:
  *   - interposition on every path (exported symbols, cuGetProcAddress_v2
  *     with and without per-thread flags, dlsym, CUkernel as CUfunction):
- *     every launch of the targeted kernel runs the instrumented module, the
+ *     the JIT linker's PTX inputs, graph kernel nodes: every launch of the targeted kernel
+ *     runs the instrumented module, the
  *     untargeted kernel its original one; ptxas accepts the instrumented PTX;
  *   - fail-open: each injected failure leaves the app running the original
  *     kernels, exit status 0, with exactly one "gpuext: " message.
@@ -107,9 +108,10 @@ static void test_every_path_instrumented(void **state)
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(out, "app ok"));
 	assert_int_equal(count_lines(out, "gpuext: "), 0);
-	/* vec_add: exported, proc-address flags 0 and per-thread, dlsym, CUkernel */
-	assert_int_equal(l.targeted, 5);
-	assert_int_equal(l.targeted_inst, 5);
+	/* vec_add: exported, proc-address flags 0 and per-thread, dlsym, CUkernel,
+	 * linked cubin, graph nodes with a CUfunction and a CUkernel */
+	assert_int_equal(l.targeted, 8);
+	assert_int_equal(l.targeted_inst, 8);
 	assert_int_equal(l.other, 2);
 	assert_int_equal(l.other_inst, 0);
 	if (l.ptxas_status != -1)
@@ -127,7 +129,7 @@ static void test_untargeted_untouched(void **state)
 	char *out = run("", cmd, &status, &l);
 	assert_int_equal(status, 0);
 	assert_int_equal(count_lines(out, "gpuext: "), 0);
-	assert_int_equal(l.targeted, 5);
+	assert_int_equal(l.targeted, 8);
 	assert_int_equal(l.targeted_inst, 0);
 	assert_int_equal(l.inst_mod, 0);
 	free(out);
@@ -154,7 +156,7 @@ static void fail_open(const char *fail, const char *message, int launches_inst)
 	assert_int_equal(count_lines(out, "gpuext: "), 1);
 	if (!strstr(out, message))
 		fail_msg("expected '%s' in:\n%s", message, out);
-	assert_int_equal(l.targeted, 5);
+	assert_int_equal(l.targeted, 8);
 	assert_int_equal(l.targeted_inst, launches_inst);
 	assert_int_equal(l.other_inst, 0);
 	free(out);
@@ -174,9 +176,11 @@ static void test_fail_open_device_maps(void **state)
 
 static void test_fail_open_launch_refused(void **state)
 {
-	/* the first launch (vec_add, instrumented) is refused: that handle runs
-	 * the original from then on; the kernel's other handles stay instrumented */
-	fail_open("cuLaunchKernel:1", "gpuext: kernel vec_add runs unchanged: the driver refused", 2);
+	/* the first launch (vec_add, instrumented) is refused: that handle (k1:
+	 * 4 launches and a graph node) runs the original from then on; the
+	 * kernel's other handles (k1b, the CUkernel twice, the linked k1c) stay
+	 * instrumented */
+	fail_open("cuLaunchKernel:1", "gpuext: kernel vec_add runs unchanged: the driver refused", 4);
 }
 
 static void test_fail_open_no_session(void **state)

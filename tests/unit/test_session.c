@@ -91,6 +91,25 @@ static void test_fork_and_global_data(void **state)
 	session_close(s);
 }
 
+/* per-CPU maps get a slot per GPU SM, on both sides */
+static void test_percpu_slots(void **state)
+{
+	struct session *s = create(OBJ "percpu_array.bpf.o"), *a;
+	struct err e = {{0}};
+	assert_int_equal(session_open(s->name, &a, &e), 0);
+	int found = 0;
+	for (size_t i = 0; i < s->obj->map_cnt; i++) {
+		if (s->obj->maps[i].def.type != MAP_TYPE_PERCPU_ARRAY)
+			continue;
+		found = 1;
+		assert_true(map_nr_cpus(s->obj->maps[i].map) >= SESSION_MAP_CPUS);
+		assert_int_equal(map_nr_cpus(a->obj->maps[i].map), map_nr_cpus(s->obj->maps[i].map));
+	}
+	assert_true(found);
+	session_close(a);
+	session_close(s);
+}
+
 static void test_bad_sessions(void **state)
 {
 	struct session *a;
@@ -112,6 +131,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shared_both_ways),
 		cmocka_unit_test(test_fork_and_global_data),
+		cmocka_unit_test(test_percpu_slots),
 		cmocka_unit_test(test_bad_sessions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
