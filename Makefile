@@ -273,3 +273,8 @@ $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 		-Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
+$(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+test-bins: $(FAKECUDA_DIR)/session_writer
+all: $(FAKECUDA_DIR)/session_writer

@@ -408,14 +408,20 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 			if (agent_gpu.capture_mode)
 				swapped = agent_gpu.capture_mode(&mode) == CUDA_SUCCESS;
 			CUcontext ctx = NULL;
+			struct timespec t0, t1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 			if (!agent_gpu_init(&e)) {
 				agent_gpu.ctx_get_current(&ctx);
 				int cached = 0;
 				k->inst = agent_instrument(k, ctx, &cached, &e);
 				if (k->inst && !cached) {
 					session_count(agent_session, SESSION_INSTRUMENTED);
+					clock_gettime(CLOCK_MONOTONIC, &t1);
+					double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+						    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 					if (getenv("GPUEXT_AGENT_VERBOSE"))
-						agent_notice("kernel %s instrumented", k->name);
+						agent_notice("kernel %s instrumented (%.1f ms)", k->name,
+							     ms);
 				} else if (!k->inst && agent_first_failure(k->name)) {
 					session_count(agent_session, SESSION_SKIPPED);
 					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);

@@ -73,7 +73,7 @@ instrumented() { # instrumented NAME BIN ARGS...
 	cs0=$(checksum "$LOGS/$name.plain.log")
 	cs1=$(checksum "$LOGS/$name.run.log")
 	local msgs
-	msgs=$(grep '^gpuext: ' "$LOGS/$name.run.err" | grep -vc 'instrumented$\|^gpuext: agent attached')
+	msgs=$(grep '^gpuext: ' "$LOGS/$name.run.err" | grep -vc 'instrumented (.* ms)$\|^gpuext: agent attached')
 	local why=""
 	[ "$rc0" = 0 ] || why+=" plain rc=$rc0"
 	[ "$rc1" = 0 ] || why+=" instrumented rc=$rc1"
@@ -82,8 +82,10 @@ instrumented() { # instrumented NAME BIN ARGS...
 	[ "$c3" = "$threads" ] || why+=" exit threads $c3 != $threads"
 	[ "$c0" = "$warps" ] || why+=" entry warps $c0 != $warps"
 	[ "$msgs" = 0 ] || why+=" $msgs agent messages"
+	local first_ms
+	first_ms=$(sed -n 's/^gpuext: kernel .* instrumented (\(.*\) ms)$/\1/p' "$LOGS/$name.run.err" | tr '\n' ' ')
 	if [ -z "$why" ]; then
-		result PASS "$name: $cs1 identical; threads $threads, warps $warps counted at entry; exit threads $c3"
+		result PASS "$name: $cs1 identical; threads $threads, warps $warps counted at entry; exit threads $c3; first-launch instrumentation ms: $first_ms"
 	else
 		result FAIL "$name:$why (logs/$name.*)"
 	fi

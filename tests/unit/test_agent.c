@@ -200,6 +200,29 @@ static void test_fail_open_no_session(void **state)
 	free(out);
 }
 
+/* What the agent forwards and mirrors is what `gpuext run` prints: records
+ * as they arrive, then the non-empty maps (session_writer plays the agent). */
+static void test_run_prints_session(void **state)
+{
+	char cmd[512];
+	int status;
+	snprintf(cmd, sizeof(cmd), "GPUEXT_AGENT=%s %s run %s -- build/fakecuda/session_writer abc hi",
+		 AGENT, test_cli_path(), "build/bpf/examples/gpu_warp_count.bpf.o");
+	char *out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 0);
+	assert_string_equal(out, "blocks: 61 62 63\nblocks: 68 69\nmap threads:\n  0: 2\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "GPUEXT_AGENT=%s %s run --json %s -- build/fakecuda/session_writer abc", AGENT,
+		 test_cli_path(), "build/bpf/examples/gpu_warp_count.bpf.o");
+	out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 0);
+	assert_string_equal(out, "{\"event\":{\"map\":\"blocks\",\"data\":\"616263\"}}\n"
+				 "{\"maps\":[{\"name\":\"threads\",\"entries\":"
+				 "[{\"key\":0,\"value\":1}]}]}\n");
+	free(out);
+}
+
 static void test_run_exit_status_and_errors(void **state)
 {
 	char cmd[512];
@@ -231,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_fail_open_device_maps),
 		cmocka_unit_test(test_fail_open_launch_refused),
 		cmocka_unit_test(test_fail_open_no_session),
+		cmocka_unit_test(test_run_prints_session),
 		cmocka_unit_test(test_run_exit_status_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
