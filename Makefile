@@ -267,7 +267,7 @@ test-bins: $(VFY_KDIFF)
 FAKECUDA_DIR := $(BUILD)/fakecuda
 $(FAKECUDA_DIR)/libcuda.so.1: tests/fakecuda/fakecuda.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $< -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $< -lpthread -ldl
 $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN' -ldl
