@@ -210,6 +210,14 @@ static void *agent_resolve_get_proc(const char *name, void *real)
 		return (void *)agent_get_proc_v2;
 	}
 	if (!strcmp(name, "cuGetProcAddress")) {
+		/* Asked for by name through cuGetProcAddress with a CUDA 12+
+		 * version, the driver hands out cuGetProcAddress_v2 (five
+		 * arguments) under the plain name: the wrapper must match the
+		 * ABI of what the driver returned, not the name asked for. */
+		if (real == agent_real_driver("cuGetProcAddress_v2")) {
+			real_get_proc_v2 = (get_proc_v2_fn)real;
+			return (void *)agent_get_proc_v2;
+		}
 		real_get_proc = (get_proc_fn)real;
 		return (void *)agent_get_proc;
 	}
