@@ -209,6 +209,9 @@ static const char *map_name(const struct vfy_env *env, uint32_t map)
 static int check_align(struct vfy_env *env, uint32_t regno, const struct vfy_reg *r, int32_t off,
 		       uint32_t size, enum vfy_access kind, int64_t lo, int64_t hi)
 {
+	/* Only loads and stores of 2, 4, 8 bytes have an alignment (not helper buffers). */
+	if (size != 2 && size != 4 && size != 8)
+		return 0;
 	bool misaligned = (((int64_t)r->off + off) & (size - 1)) || !tnum_is_aligned(r->b.var, size);
 	if (misaligned && (kind == ACCESS_ATOMIC || env->profile == VFY_PROFILE_GPU ||
 			   r->type == REG_PTR_STACK))
