@@ -386,7 +386,10 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 				    .entry_sym = have[0] ? "gxa_entry" : NULL,
 				    .exit_sym = have[1] ? "gxa_exit" : NULL,
 				    .mem_sym = have[2] ? "gxa_mem" : NULL,
-				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
+				    .extra = extra, .min_version_major = 7, .min_version_minor = 8,
+				    /* each instrumented kernel gets a module of its own:
+				     * the driver need not compile the others */
+				    .only_kernel = 1};
 	CUmodule mod;
 	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_inject(pm, &o, &text, &len, e) ||
 	    ptx_rt_module_load(agent_gpu.rt, text, &mod, e))
