@@ -273,3 +273,12 @@ $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 		-Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
+
+# Host map throughput under 1..16 threads (bench/maps/map_bench.c).
+MAP_BENCH := $(BUILD)/bench/map_bench
+$(MAP_BENCH): bench/maps/map_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+map-bench: $(MAP_BENCH)
+	$(MAP_BENCH)
+.PHONY: map-bench

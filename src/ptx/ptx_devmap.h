@@ -13,8 +13,9 @@
  *              open addressing with linear probing, see docs/device-maps.md.
  * Ring buffer: rb_data -> rb_size bytes of pinned host memory (mapped into
  *              the device), rb_ctrl -> struct ptx_rb_ctrl in pinned host
- *              memory; the producer position and the drop counter live here,
- *              in device memory, where atomics are fast.
+ *              memory; the producer position, the space budget and the
+ *              drop counter live here, in device memory, where atomics are
+ *              fast.
  */
 #ifndef GPUEXT_PTX_DEVMAP_H
 #define GPUEXT_PTX_DEVMAP_H
@@ -67,7 +68,8 @@ struct ptx_devmap {
 	uint64_t rb_prod;      /* producer position (atomic) */
 	uint64_t rb_cons_seen; /* last consumer position read from rb_ctrl */
 	uint64_t rb_drops;     /* records dropped because the buffer was full */
-	uint64_t reserved[4];  /* the header is 128 bytes */
+	uint64_t rb_resv;      /* bytes taken from the budget (atomic), >= rb_prod */
+	uint64_t reserved[3];  /* the header is 128 bytes */
 };
 
 /*

@@ -10,9 +10,11 @@
  * helper id, and which hidden arguments follow).
  *
  * Concurrency: any number of warps on any number of SMs call these at once.
- * Hash slots are claimed with compare-and-swap and published with a fence;
- * ring buffer space is claimed with compare-and-swap on the producer
- * position; see docs/device-maps.md for the algorithms and the guarantees.
+ * Hash slots are claimed with compare-and-swap and published with a release
+ * exchange; ring buffer space is taken from a byte budget and placed with a
+ * fetch-and-add on the producer position (no compare-and-swap loop, which
+ * serialises thousands of warps); see docs/device-maps.md for the algorithms
+ * and the guarantees.
  */
 #include "ptx_devmap.h"
 
@@ -61,6 +63,30 @@ static __device__ __forceinline__ u64 rt_globaltimer(void)
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r));
 	return r;
 }
+
+/* Acquire load at GPU scope: what the slot's writer published before its
+ * release is visible after it (and L1 copies of the slot are not used). */
+static __device__ __forceinline__ u32 rt_ld_acquire_gpu(const u32 *p)
+{
+	u32 r;
+	asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(r) : "l"(p) : "memory");
+	return r;
+}
+
+/* Release store at system scope: every write this thread made before it,
+ * to pinned host memory included, is visible to the host before this one. */
+static __device__ __forceinline__ void rt_st_release_sys(u32 *p, u32 v)
+{
+	asm volatile("st.release.sys.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
+}
+
+/* Relaxed load at system scope: the host's consumer position. */
+static __device__ __forceinline__ u64 rt_ld_relaxed_sys(const u64 *p)
+{
+	u64 r;
+	asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(r) : "l"(p) : "memory");
+	return r;
+}
 #endif
 
 static __device__ __forceinline__ void rt_copy(void *dst, const void *src, u32 n)
@@ -86,18 +112,19 @@ static __device__ __forceinline__ int rt_equal(const void *a, const void *b, u32
 	return 1;
 }
 
+/* A slot's state; acquire, so that the hash, key and value written before
+ * the state was published are read as published. */
 static __device__ __forceinline__ u32 rt_load_state(const u32 *s)
 {
-	return *(const volatile u32 *)s;
+	return rt_ld_acquire_gpu(s);
 }
 
-/* Wait until the claiming thread has published the slot. */
+/* Wait until the claiming thread has published (or given back) the slot. */
 static __device__ __forceinline__ u32 rt_wait_slot(const u32 *s)
 {
 	u32 st;
 	while ((st = rt_load_state(s)) == PTX_SLOT_BUSY)
 		__nanosleep(32);
-	__threadfence();
 	return st;
 }
 
@@ -165,7 +192,8 @@ static __device__ int rt_hash_take(struct ptx_devmap *m)
 	return 0;
 }
 
-/* Publish a slot this thread holds BUSY: value, then state (after a fence). */
+/* Publish a slot this thread holds BUSY: value, then state (after a fence,
+ * which makes the exchange a release at GPU scope). */
 static __device__ void rt_hash_publish(struct ptx_devmap *m, unsigned char *s, const void *value)
 {
 	rt_copy(s + 8 + m->key_stride, value, m->value_size);
@@ -173,6 +201,14 @@ static __device__ void rt_hash_publish(struct ptx_devmap *m, unsigned char *s, c
 	atomicExch((u32 *)s, (u32)PTX_SLOT_LIVE);
 }
 
+/*
+ * The slot is claimed (BUSY) before the capacity is taken: a thread that
+ * loses the claim never holds capacity, so the count exceeds the live keys
+ * only by inserts of distinct keys in flight, and a map with room for every
+ * key never reports full (taking capacity first let the losers of one
+ * slot's race -- 32 lanes of a warp in per-thread mode -- make other keys'
+ * inserts fail).  Full after the claim: the slot goes back to what it was.
+ */
 static __device__ long long rt_hash_update(struct ptx_devmap *m, const void *key,
 					   const void *value, u64 flags)
 {
@@ -191,11 +227,11 @@ static __device__ long long rt_hash_update(struct ptx_devmap *m, const void *key
 			/* DELETED, bound to this key: revive it. */
 			if (flags == F_EXIST)
 				return -ENOENT;
-			if (!rt_hash_take(m))
-				return -E2BIG;
-			if (atomicCAS((u32 *)s, PTX_SLOT_DELETED, PTX_SLOT_BUSY) != PTX_SLOT_DELETED) {
-				atomicSub(&m->count, 1u);
+			if (atomicCAS((u32 *)s, PTX_SLOT_DELETED, PTX_SLOT_BUSY) != PTX_SLOT_DELETED)
 				continue; /* someone else revived or it changed: look again */
+			if (!rt_hash_take(m)) {
+				atomicExch((u32 *)s, (u32)PTX_SLOT_DELETED);
+				return -E2BIG;
 			}
 			rt_hash_publish(m, s, value);
 			return 0;
@@ -204,12 +240,12 @@ static __device__ long long rt_hash_update(struct ptx_devmap *m, const void *key
 			return -ENOENT;
 		if (!empty)
 			return -E2BIG; /* every slot is bound to another key */
-		if (!rt_hash_take(m))
+		if (atomicCAS((u32 *)empty, PTX_SLOT_EMPTY, PTX_SLOT_BUSY) != PTX_SLOT_EMPTY)
+			continue; /* another thread claimed it (maybe for this key): look again */
+		if (!rt_hash_take(m)) {
+			/* Nothing was written: waiters see EMPTY again, as before. */
+			atomicExch((u32 *)empty, (u32)PTX_SLOT_EMPTY);
 			return -E2BIG;
-		if (atomicCAS((u32 *)empty, PTX_SLOT_EMPTY, PTX_SLOT_BUSY) != PTX_SLOT_EMPTY) {
-			/* Another thread claimed it (maybe for this key): look again. */
-			atomicSub(&m->count, 1u);
-			continue;
 		}
 		((u32 *)empty)[1] = h;
 		rt_copy(empty + 8, key, m->key_size);
@@ -254,52 +290,74 @@ RT u64 gx_rt_map_delete(u64 map, u64 key)
 }
 
 /*
- * Ring buffer: claim [pos, pos + need) by compare-and-swap on the producer
- * position, where need is the record (8-byte header + data rounded up to 8)
- * plus, when the record would cross the end of the buffer, a padding record
- * up to the end.  Space is checked against the consumer position the host
- * publishes; it is read over the bus only when the cached copy says full.
- * Returns the record's header, or NULL (and counts a drop) when full.
+ * Ring buffer space, in two steps that are each one atomic add:
+ *  - the budget: rb_resv counts the bytes taken; a taker that finds more
+ *    than rb_size bytes between it and the consumer position gives its bytes
+ *    back and the call is a drop.  The consumer position is the cached
+ *    rb_cons_seen, read over the bus from the host only when that says full;
+ *  - the place: a fetch-and-add of the same bytes on rb_prod.  Placements
+ *    never outrun the budget (every placed byte was taken before, and a
+ *    taker checked all bytes taken before it), so the place is free.
+ * A compare-and-swap loop on rb_prod did both at once but lets one warp of
+ * thousands win per round trip (millions of cycles per record under
+ * contention); adds are served by the L2 at their rate.
+ */
+static __device__ int rt_rb_take(struct ptx_devmap *m, u64 total)
+{
+	u64 used = atomicAdd((u64 *)&m->rb_resv, total) + total;
+
+	if (used - *(volatile u64 *)&m->rb_cons_seen <= m->rb_size)
+		return 1;
+	u64 cons = rt_ld_relaxed_sys((const u64 *)&((struct ptx_rb_ctrl *)m->rb_ctrl)->cons);
+	atomicMax((u64 *)&m->rb_cons_seen, cons);
+	if (used - cons <= m->rb_size)
+		return 1;
+	atomicAdd((u64 *)&m->rb_resv, (u64)0 - total);
+	return 0;
+}
+
+/* A submitted, discarded record of n bytes (header included) at p: padding. */
+static __device__ void rt_rb_pad(unsigned char *p, u64 n)
+{
+	*(volatile u32 *)p = (u32)(n - PTX_RB_HDR_SIZE) | PTX_RB_DONE | PTX_RB_DISCARD;
+}
+
+/*
+ * Claim a record of len data bytes: the 8-byte header + data rounded up to
+ * 8.  Records are contiguous (there is no double mapping): a place that
+ * crosses the end of the buffer becomes two padding records, one up to the
+ * end and one from the start, and the record is claimed again.  Returns the
+ * record's header (written BUSY with the length), or NULL and one drop
+ * counted when the buffer is full.
  */
 static __device__ u32 *rt_rb_claim(struct ptx_devmap *m, u32 len)
 {
 	u64 size = m->rb_size, total = ((u64)len + 7) / 8 * 8 + PTX_RB_HDR_SIZE;
 	unsigned char *data = (unsigned char *)m->rb_data;
-	volatile u64 *prod = (volatile u64 *)&m->rb_prod;
 
 	if (m->type != T_RINGBUF || len > PTX_RB_LEN_MASK || total > size / 2)
 		return 0;
 	for (;;) {
-		u64 p = *prod, off = p & (size - 1), pad = 0;
-		if (off + total > size)
-			pad = size - off;
-		u64 cons = *(volatile u64 *)&m->rb_cons_seen;
-		if (p + pad + total - cons > size) {
-			cons = *(volatile u64 *)&((struct ptx_rb_ctrl *)m->rb_ctrl)->cons;
-			atomicMax((u64 *)&m->rb_cons_seen, cons);
-			if (p + pad + total - cons > size) {
-				if (*prod != p)
-					continue; /* the position moved: recheck */
-				atomicAdd((u64 *)&m->rb_drops, 1ull);
-				return 0;
-			}
+		if (!rt_rb_take(m, total)) {
+			atomicAdd((u64 *)&m->rb_drops, 1ull);
+			return 0;
 		}
-		if (atomicCAS((u64 *)&m->rb_prod, p, p + pad + total) != p)
-			continue;
-		if (pad)
-			*(volatile u32 *)(data + off) =
-				(u32)(pad - PTX_RB_HDR_SIZE) | PTX_RB_DONE | PTX_RB_DISCARD;
-		u32 *hdr = (u32 *)(data + ((p + pad) & (size - 1)));
-		*(volatile u32 *)hdr = len | PTX_RB_BUSY;
-		return hdr;
+		u64 off = atomicAdd((u64 *)&m->rb_prod, total) & (size - 1);
+		if (off + total <= size) {
+			u32 *hdr = (u32 *)(data + off);
+			*(volatile u32 *)hdr = len | PTX_RB_BUSY;
+			return hdr;
+		}
+		/* Both pieces are multiples of 8 bytes, so each holds a header. */
+		rt_rb_pad(data + off, size - off);
+		rt_rb_pad(data, off + total - size);
 	}
 }
 
 /* Make the record's data visible to the host before its header says so. */
 static __device__ void rt_rb_commit(u32 *hdr, u32 len, u32 flag)
 {
-	__threadfence_system();
-	*(volatile u32 *)hdr = len | PTX_RB_DONE | flag;
+	rt_st_release_sys(hdr, len | PTX_RB_DONE | flag);
 }
 
 RT u64 gx_rt_ringbuf_reserve(u64 map, u64 size, u64 flags)

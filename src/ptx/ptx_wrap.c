@@ -34,7 +34,7 @@ void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind
 	 * memory counts.  The lanes left elect the runner below. */
 	if (kind == PTX_PROBE_MEM)
 		ptx_buf_printf(b, "\tld.param.b64 %%x0, [addr];\n\tisspacep.global %%skip, %%x0;\n"
-				  "\t@!%%skip bra DONE;\n");
+				  "\t@!%%skip bra RET;\n");
 	ptx_buf_printf(b, "\tactivemask.b32 %%m;\n\tcvt.u64.u32 %%w, %%m;\n");
 	if (mode == PTX_MODE_WARP) {
 		/* lowest set bit of the mask: bit-reverse, then find the top bit */
@@ -56,7 +56,15 @@ void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind
 		ptx_buf_printf(b, "\tmov.b64 %%x1, 0;\n");
 	}
 	ptx_emit_call_prog(b, sym);
-	ptx_buf_printf(b, "DONE:\n\tret;\n}\n\n");
+	/* Once per warp, the other lanes wait here for the runner.  Without
+	 * this, independent thread scheduling (sm_70 and newer) lets them return
+	 * and reach the next probe while the runner is still in the program:
+	 * that probe sees a smaller active mask, elects a second runner, and
+	 * one warp's probe runs several times with partial lane counts. */
+	ptx_buf_printf(b, "DONE:\n");
+	if (mode == PTX_MODE_WARP)
+		ptx_buf_printf(b, "\tbar.warp.sync %%m;\n");
+	ptx_buf_printf(b, "RET:\n\tret;\n}\n\n");
 }
 
 void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym)

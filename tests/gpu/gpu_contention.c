@@ -174,8 +174,14 @@ static void test_hash(struct run *r, uint32_t max_entries)
 	uint64_t keys = warps < HASH_KEYS ? warps : HASH_KEYS, wrong = 0;
 	for (uint64_t k = 0; k < keys; k++) {
 		uint64_t most = (warps / HASH_KEYS + (k < warps % HASH_KEYS)) * per_warp;
-		if (max_entries >= keys ? s->val[k] != most : s->val[k] > most)
-			wrong++;
+		if (max_entries >= keys ? s->val[k] != most : s->val[k] > most) {
+			if (wrong++ < 8) /* enough to tell lost adds from lost keys */
+				printf("  hash %s key %llu: expected %s%llu, got %llu%s\n",
+				       mode_name(r->mode), (unsigned long long)k,
+				       max_entries >= keys ? "" : "at most ",
+				       (unsigned long long)most, (unsigned long long)s->val[k],
+				       s->seen[k] ? "" : " (key absent)");
+		}
 	}
 	if (max_entries >= keys)
 		CHECK(s->total == warps * per_warp && s->elems == keys && !s->bad && !wrong &&
@@ -200,7 +206,10 @@ static void test_hash(struct run *r, uint32_t max_entries)
 
 struct ring_check {
 	uint64_t records, bad, lanes, wrong_lanes;
-	uint64_t want_lanes;
+	uint64_t want_lanes, nr_warps;
+	uint64_t *per_warp;       /* records received per global warp id */
+	uint64_t lane_hist[34];   /* wrong records by lane count (33: > 32) */
+	struct gpu_ring_rec first_wrong[6];
 };
 
 static int ring_rec(void *arg, const void *data, size_t size)
@@ -214,12 +223,60 @@ static int ring_rec(void *arg, const void *data, size_t size)
 		return 0;
 	}
 	memcpy(&rec, data, sizeof(rec));
-	if ((rec.warp ^ GPU_RING_MAGIC) != rec.check)
+	if ((rec.warp ^ GPU_RING_MAGIC) != rec.check) {
+		if (c->bad < 4)
+			printf("  torn record: warp %llu lanes %llu check %llx\n",
+			       (unsigned long long)rec.warp, (unsigned long long)rec.lanes,
+			       (unsigned long long)rec.check);
 		c->bad++;
-	if (rec.lanes != c->want_lanes)
+		return 0;
+	}
+	if (rec.lanes != c->want_lanes) {
+		if (c->wrong_lanes < 6)
+			c->first_wrong[c->wrong_lanes] = rec;
+		c->lane_hist[rec.lanes > 32 ? 33 : rec.lanes]++;
 		c->wrong_lanes++;
+	}
+	if (rec.warp < c->nr_warps)
+		c->per_warp[rec.warp]++;
 	c->lanes += rec.lanes;
 	return 0;
+}
+
+/* What a failed ring buffer check needs to be understood from the log. */
+static void ring_diagnose(struct run *r, struct ptx_rt_map *m, const struct ring_check *c)
+{
+	struct ptx_devmap h;
+	uint64_t want = invocations(r) / c->nr_warps, off = 0, shown = 0;
+
+	if (r->rt->cu->memcpy_dtoh(&h, m->dev, sizeof(h)) == CUDA_SUCCESS)
+		printf("  device header: prod %llu resv %llu cons_seen %llu drops %llu, "
+		       "host cons %llu\n", (unsigned long long)h.rb_prod,
+		       (unsigned long long)h.rb_resv, (unsigned long long)h.rb_cons_seen,
+		       (unsigned long long)h.rb_drops, (unsigned long long)m->rb_cons);
+	printf("  lanes in all records %llu (threads x iterations %llu)\n",
+	       (unsigned long long)c->lanes,
+	       (unsigned long long)((uint64_t)r->blocks * THREADS * r->iters));
+	for (uint64_t i = 0; i < c->wrong_lanes && i < 6; i++)
+		printf("  wrong record %llu: warp %llu, lanes %llu (expected %llu)\n",
+		       (unsigned long long)i, (unsigned long long)c->first_wrong[i].warp,
+		       (unsigned long long)c->first_wrong[i].lanes,
+		       (unsigned long long)c->want_lanes);
+	for (int l = 0; l < 34; l++)
+		if (c->lane_hist[l])
+			printf("  wrong records with %s%d lanes: %llu\n", l == 33 ? "> " : "",
+			       l == 33 ? 32 : l, (unsigned long long)c->lane_hist[l]);
+	for (uint64_t w = 0; w < c->nr_warps; w++) {
+		if (c->per_warp[w] == want)
+			continue;
+		off++;
+		if (shown++ < 6)
+			printf("  warp %llu: %llu records (%llu invocations)\n", (unsigned long long)w,
+			       (unsigned long long)c->per_warp[w], (unsigned long long)want);
+	}
+	printf("  warps with a record count other than their invocations: %llu of %llu"
+	       " (expected only with drops)\n", (unsigned long long)off,
+	       (unsigned long long)c->nr_warps);
 }
 
 static void test_ring(struct run *r, uint32_t size, int poll)
@@ -231,15 +288,23 @@ static void test_ring(struct run *r, uint32_t size, int poll)
 	struct ring_check c = {.want_lanes = r->mode == PTX_MODE_WARP ? 32 : 1};
 	uint64_t drops = 0;
 
+	c.nr_warps = (uint64_t)r->blocks * THREADS / 32;
+	c.per_warp = calloc(c.nr_warps, sizeof(*c.per_warp));
+	if (!c.per_warp) {
+		CHECK(0, "ring buffer %s: out of memory", mode_name(r->mode));
+		return;
+	}
 	snprintf(def.name, sizeof(def.name), "ring");
 	if (ptx_rt_map_create(r->rt, &def, &m, &e) || launch(r, GPU_PROG_RINGBUF, m, &mod, &e)) {
 		CHECK(0, "ring buffer %s: %s", mode_name(r->mode), e.msg);
+		free(c.per_warp);
 		return;
 	}
 	while (poll && r->rt->cu->stream_query(NULL) == CUDA_ERROR_NOT_READY)
 		ptx_rt_ringbuf_poll(m, ring_rec, &c);
 	if (finish(r, mod, &e) || ptx_rt_map_drops(m, &drops, &e)) {
 		CHECK(0, "ring buffer %s: %s", mode_name(r->mode), e.msg);
+		free(c.per_warp);
 		return;
 	}
 	if (poll)
@@ -248,7 +313,10 @@ static void test_ring(struct run *r, uint32_t size, int poll)
 		while (ptx_rt_ringbuf_poll(m, ring_rec, &c) > 0)
 			;
 	uint64_t inv = invocations(r), cap = size / (sizeof(struct gpu_ring_rec) + 8);
-	CHECK(c.records + drops == inv && !c.bad && !c.wrong_lanes && (poll || c.records == cap),
+	int ok = c.records + drops == inv && !c.bad && !c.wrong_lanes && (poll || c.records == cap);
+	if (!ok)
+		ring_diagnose(r, m, &c);
+	CHECK(ok,
 	      "ring buffer %s, %u bytes, %s: %llu records + %llu drops = %llu (expected %llu "
 	      "invocations%s), torn %llu, wrong lane counts %llu",
 	      mode_name(r->mode), size, poll ? "host polling during the kernel" : "never drained",
@@ -257,6 +325,7 @@ static void test_ring(struct run *r, uint32_t size, int poll)
 	      poll ? "" : ", records = capacity", (unsigned long long)c.bad,
 	      (unsigned long long)c.wrong_lanes);
 	ptx_rt_map_free(m);
+	free(c.per_warp);
 }
 
 /* --ptx-out DIR: the modules this test loads, for ptxas without a GPU. */

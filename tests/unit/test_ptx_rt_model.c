@@ -11,6 +11,7 @@
 #include "testutil.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +27,12 @@
 #define atomicAdd(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define atomicSub(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
 #define atomicExch(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+/* The yield widens the window before a claim, as a warp's lanes executing
+ * in lockstep do on the GPU, so that races around claims happen here too. */
 #define atomicCAS(p, c, v)                                                           \
 	({                                                                           \
 		__typeof__(*(p)) e_ = (c);                                           \
+		sched_yield();                                                       \
 		__atomic_compare_exchange_n((p), &e_, (v), 0, __ATOMIC_SEQ_CST,      \
 					    __ATOMIC_SEQ_CST);                       \
 		e_;                                                                  \
@@ -54,6 +58,9 @@ static const struct model_dim3 threadIdx, blockIdx, blockDim = {1, 1, 1}, gridDi
 static unsigned rt_smid(void) { return 0; }
 static unsigned rt_laneid(void) { return 0; }
 static unsigned long long rt_globaltimer(void) { return 0; }
+#define rt_ld_acquire_gpu(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define rt_ld_relaxed_sys(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define rt_st_release_sys(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #include <sched.h>
 
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -177,6 +184,55 @@ static void test_hash_concurrent_roomy(void **state)
 	free(m);
 }
 
+/* Room for every key, every thread inserting the same few keys at once
+ * (like the lanes of a warp in per-thread mode, all racing for one slot):
+ * the losers of a slot must not hold capacity, or the last key's insert
+ * fails as "full" and its updates are lost. */
+enum { FEW_KEYS = 4, FEW_ROUNDS = 400 };
+
+struct few_keys {
+	struct ptx_devmap *m;
+	pthread_barrier_t start;
+};
+
+static void *few_keys_worker(void *arg)
+{
+	struct few_keys *f = arg;
+	uint64_t zero = 0;
+
+	pthread_barrier_wait(&f->start);
+	for (uint32_t k = 0; k < FEW_KEYS; k++) {
+		uint64_t v = gx_rt_map_lookup((u64)f->m, (u64)&k);
+		if (!v) {
+			gx_rt_map_update((u64)f->m, (u64)&k, (u64)&zero, 1 /* NOEXIST */);
+			v = gx_rt_map_lookup((u64)f->m, (u64)&k);
+		}
+		if (v)
+			__atomic_fetch_add((uint64_t *)v, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static void test_hash_concurrent_same_key(void **state)
+{
+	struct few_keys f;
+	unsigned live;
+	uint64_t total;
+
+	for (int round = 0; round < FEW_ROUNDS; round++) {
+		f.m = hash_new(FEW_KEYS);
+		pthread_barrier_init(&f.start, NULL, THREADS);
+		run_threads(few_keys_worker, &f);
+		pthread_barrier_destroy(&f.start);
+		hash_check(f.m, THREADS, &live, &total);
+		assert_int_equal(live, FEW_KEYS);
+		assert_int_equal(f.m->count, FEW_KEYS);
+		assert_int_equal(total, (uint64_t)FEW_KEYS * THREADS); /* no update lost */
+		free((void *)(uintptr_t)f.m->data);
+		free(f.m);
+	}
+}
+
 /* Ring buffer: THREADS producers, the real consumer polling meanwhile. */
 enum { RING = 1 << 14, PER_THREAD = 20000 };
 
@@ -184,6 +240,7 @@ struct ring_test {
 	struct ptx_devmap dm;
 	struct ptx_rt_map host;
 	int done;
+	size_t extra; /* bytes after struct rec in each record */
 	uint64_t got, torn, order, last[THREADS];
 	int next_id;
 };
@@ -198,10 +255,12 @@ static void *producer(void *arg)
 	uint64_t id = (uint64_t)__atomic_fetch_add(&t->next_id, 1, __ATOMIC_SEQ_CST);
 	for (uint64_t s = 1; s <= PER_THREAD; s++) {
 		struct rec r = {id, s, id * 1000003 ^ s};
+		unsigned char buf[sizeof(r) + 64] = {0};
+		memcpy(buf, &r, sizeof(r));
 		if (s % 3) {
-			gx_rt_ringbuf_output((u64)&t->dm, (u64)&r, sizeof(r), 0);
+			gx_rt_ringbuf_output((u64)&t->dm, (u64)buf, sizeof(r) + t->extra, 0);
 		} else { /* reserve + submit, and some discards */
-			uint64_t p = gx_rt_ringbuf_reserve((u64)&t->dm, sizeof(r), 0);
+			uint64_t p = gx_rt_ringbuf_reserve((u64)&t->dm, sizeof(r) + t->extra, 0);
 			if (!p)
 				continue;
 			memcpy((void *)(uintptr_t)p, &r, sizeof(r));
@@ -219,7 +278,7 @@ static int consume(void *arg, const void *data, size_t size)
 	struct ring_test *t = arg;
 	struct rec r;
 	t->got++;
-	if (size != sizeof(r)) {
+	if (size != sizeof(r) + t->extra) {
 		t->torn++;
 		return 0;
 	}
@@ -243,13 +302,14 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
-static void test_ring_concurrent(void **state)
+static void ring_concurrent(size_t extra)
 {
 	struct ring_test *t = calloc(1, sizeof(*t));
 	unsigned char *mem = aligned_alloc(4096, 4096 + RING);
 	pthread_t c, p[THREADS];
 
 	memset(mem, 0, 4096 + RING);
+	t->extra = extra;
 	t->dm.type = MAP_TYPE_RINGBUF;
 	t->dm.rb_size = RING;
 	t->dm.rb_ctrl = (uint64_t)(uintptr_t)mem;
@@ -272,8 +332,21 @@ static void test_ring_concurrent(void **state)
 	assert_int_equal(t->order, 0);
 	assert_true(t->got + t->dm.rb_drops <= calls);
 	assert_true(t->got + t->dm.rb_drops + discarded_max >= calls);
+	assert_true(t->dm.rb_resv == t->dm.rb_prod); /* every budget placed or given back */
 	free(mem);
 	free(t);
+}
+
+/* 32-byte records: they never cross the end of the buffer. */
+static void test_ring_concurrent(void **state)
+{
+	ring_concurrent(0);
+}
+
+/* 48-byte records: some places cross the end and become padding. */
+static void test_ring_concurrent_crossing(void **state)
+{
+	ring_concurrent(16);
 }
 
 /* Exact accounting without discards and without a consumer: a full ring
@@ -357,7 +430,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hash_concurrent_roomy),
 		cmocka_unit_test(test_hash_concurrent_full),
+		cmocka_unit_test(test_hash_concurrent_same_key),
 		cmocka_unit_test(test_ring_concurrent),
+		cmocka_unit_test(test_ring_concurrent_crossing),
 		cmocka_unit_test(test_ring_exact_drops),
 		cmocka_unit_test(test_snapshot_to_host_map),
 	};
