@@ -74,8 +74,8 @@ jget() { # jget FILE EXPR  (python expression on d)
 	python3 -c "import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print($2)" "$1" 2>/dev/null
 }
 
-if [ ! -x "$GPUEXT" ]; then
-	result FAIL "build/gpuext missing"
+if [ ! -x "$GPUEXT" ] || ! command -v python3 > /dev/null; then
+	result FAIL "build/gpuext or python3 missing (the checks parse the JSON output with python3)"
 	finish
 fi
 

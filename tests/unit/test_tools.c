@@ -586,6 +586,61 @@ static void test_cli_tools(void **state)
 	free(out);
 }
 
+/*
+ * Each tool under `gpuext run TOOL.bpf.o` (the formatter is chosen by the
+ * file name, as with --tool, which looks next to the binary: not build/san)
+ * with the agent and the fake driver (tests/fakecuda): the app's kernels get the tool's device programs (its
+ * function in the loaded PTX), the run is silent and the app succeeds, and
+ * ptxas accepts every instrumented module for sm_75 and sm_90.
+ */
+static void test_tools_injected(void **state)
+{
+	static const char *const tool[][2] = {
+		{"kernelretsnoop", "krs_exit"}, {"launchlate", "ll_first_block"},
+		{"memtrace", "mt_access"},      {"smload", "sl_exit"},
+		{"threadhist", "th_entry"},
+	};
+	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
+		skip();
+	for (size_t t = 0; t < 5; t++) {
+		char dir[] = "/tmp/gpuext-tools-test-XXXXXX", cmd[2048], path[600];
+		int status, instrumented = 0;
+		assert_non_null(mkdtemp(dir));
+		snprintf(cmd, sizeof(cmd),
+			 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
+			 "%s run " TEST_BPF_DIR "/tools/%s.bpf.o -- build/fakecuda/app "
+			 "tests/ptx_corpus/checked.compute_75.ptx vec_add reduce_atomic",
+			 dir, dir, test_cli_path(), tool[t][0]);
+		char *out = test_run_cmd(cmd, &status);
+		assert_non_null(out);
+		if (status || !strstr(out, "app ok") || strstr(out, "gpuext: "))
+			fail_msg("%s: status %d:\n%s", tool[t][0], status, out);
+		free(out);
+		for (int mod = 1; mod < 16; mod++) {
+			snprintf(path, sizeof(path), "%s/mod-%d.ptx", dir, mod);
+			char *ptx = test_read_file(path, NULL);
+			if (ptx && strstr(ptx, tool[t][1])) {
+				instrumented++;
+				for (int sm = 0; sm < 2; sm++) {
+					snprintf(cmd, sizeof(cmd),
+						 "/usr/local/cuda/bin/ptxas -arch=%s -o /dev/null %s",
+						 sm ? "sm_90" : "sm_75", path);
+					char *as = test_run_cmd(cmd, &status);
+					if (status)
+						fail_msg("%s: ptxas %s: %s", tool[t][0], path, as);
+					free(as);
+				}
+			}
+			free(ptx);
+			unlink(path);
+		}
+		snprintf(path, sizeof(path), "%s/log", dir);
+		unlink(path);
+		rmdir(dir);
+		assert_int_equal(instrumented, 2); /* vec_add's and reduce_atomic's modules */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -599,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_launchlate),
 		cmocka_unit_test(test_wrong_object),
 		cmocka_unit_test(test_cli_tools),
+		cmocka_unit_test(test_tools_injected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
