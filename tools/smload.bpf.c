@@ -55,14 +55,16 @@ int sl_exit(void *ctx)
 	struct sl_load *l = bpf_map_lookup_elem(&per_sm, &sm);
 	if (!l)
 		return 0;
-	__sync_fetch_and_add(&l->warps, 1);
 	__sync_fetch_and_add(&l->threads, bpf_gpu_lane_count());
+	/* A warp whose lanes leave by different exits runs this more than once:
+	 * the first call, which finds the start, counts the warp and its time. */
 	__u64 *start = bpf_map_lookup_elem(&starts, &k);
-	if (start) {
-		if (now > *start)
-			__sync_fetch_and_add(&l->busy_ns, now - *start);
-		bpf_map_delete_elem(&starts, &k);
-	}
+	if (!start)
+		return 0;
+	__sync_fetch_and_add(&l->warps, 1);
+	if (now > *start)
+		__sync_fetch_and_add(&l->busy_ns, now - *start);
+	bpf_map_delete_elem(&starts, &k);
 	return 0;
 }
 

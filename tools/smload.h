@@ -15,8 +15,8 @@ struct sl_key {
 
 /* Value of `per_sm` (key: SM id). */
 struct sl_load {
-	__u64 warps;   /* warps that exited on this SM */
-	__u64 threads; /* their lanes */
+	__u64 warps;   /* warps that exited on this SM (counted at their first exit) */
+	__u64 threads; /* lanes at every exit: each thread once */
 	__u64 busy_ns; /* sum of warp run times (entry to exit, %globaltimer) */
 };
 

@@ -423,7 +423,13 @@ static void test_smload(void **state)
 		gpu.timer = 1000 * (w + 1);
 		run_prog(obj, "sl_entry", NULL);
 		gpu.timer += w < 3 ? 100 : 500;
+		set_warp(w, 0, 0, w == 1 ? 20 : 32, w < 3 ? 2 : 5);
 		run_prog(obj, "sl_exit", NULL);
+		if (w == 1) { /* the other 12 lanes leave by another exit, later */
+			set_warp(w, 0, 0, 12, 2);
+			gpu.timer += 1000;
+			run_prog(obj, "sl_exit", NULL);
+		}
 	}
 	char *text = summary(tool_smload_summary, obj, 0);
 	assert_string_equal(
@@ -436,6 +442,7 @@ static void test_smload(void **state)
 	free(text);
 	text = summary(tool_smload_summary, obj, 1);
 	assert_non_null(strstr(text, "\"busy_max_over_mean\":1.250"));
+	assert_non_null(strstr(text, "{\"sm\":2,\"warps\":3,\"threads\":96,\"busy_ns\":300}"));
 	free(text);
 	object_free(obj);
 }
