@@ -30,6 +30,7 @@ static const struct cli_cmd cli_cmds[] = {
 	 "list an object's programs and maps, or disassemble with source lines"},
 	{"run", do_run, "[--tool NAME | FILE.bpf.o] [--json] [-o FILE] -- CMD [ARGS]",
 	 "run CMD with the agent preloaded: device and host probes, events, maps"},
+	{"tools", do_tools, "", "list the shipped tools (gpuext run --tool NAME)"},
 	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N] [--backend B]",
 	 "run a program on given data; print r0 and the maps"},
 };

@@ -20,6 +20,7 @@ struct session_status;
 
 struct run_fmt {
 	const char *tool; /* object file name without ".bpf.o" */
+	const char *about; /* one line for `gpuext tools` (shipped tools only) */
 	int (*event)(FILE *out, const struct object *obj, const char *map, const void *data,
 		     size_t size, int json);
 	int (*summary)(FILE *out, const struct object *obj, const struct session_status *st,

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_kernelretsnoop.c - kernelretsnoop's output: one line (or JSON object)
+ * per warp record as it arrives; at the end the number of warps and a log2
+ * histogram of their durations.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "hist.h"
+#include "tools.h"
+#include "../../tools/kernelretsnoop.h"
+
+static struct {
+	uint64_t warps, bad; /* records; records with end < start */
+	struct hist_log2 dur;
+} krs;
+
+void tool_kernelretsnoop_reset(void)
+{
+	memset(&krs, 0, sizeof(krs));
+}
+
+int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *map,
+			      const void *data, size_t size, int json)
+{
+	struct krs_event ev;
+	if (size != sizeof(ev))
+		return 1; /* not ours: the generic hex output */
+	memcpy(&ev, data, sizeof(ev));
+	uint64_t dur = ev.end_ns >= ev.start_ns ? ev.end_ns - ev.start_ns : 0;
+	krs.warps++;
+	krs.bad += ev.end_ns < ev.start_ns;
+	hist_log2_add(&krs.dur, dur, 1);
+	fprintf(out,
+		json ? "{\"block\":[%u,%u,%u],\"warp\":%u,\"sm\":%u,\"lanes\":%u,"
+		       "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64 "}\n"
+		     : "block=%u,%u,%u warp=%u sm=%u lanes=%u start_ns=%" PRIu64
+		       " end_ns=%" PRIu64 " dur_ns=%" PRIu64 "\n",
+		ev.block[0], ev.block[1], ev.block[2], ev.warp, ev.sm, ev.lanes,
+		(uint64_t)ev.start_ns, (uint64_t)ev.end_ns, dur);
+	return 0;
+}
+
+int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
+				const struct session_status *st, int json)
+{
+	if (json) {
+		fprintf(out, "{\"warps\":%" PRIu64 ",\"clock_backwards\":%" PRIu64 ",\"dur_ns\":",
+			krs.warps, krs.bad);
+		hist_log2_print(out, "dur_ns", &krs.dur, 1);
+		fputs("}\n", out);
+		return 0;
+	}
+	fprintf(out, "%" PRIu64 " warps", krs.warps);
+	if (krs.bad)
+		fprintf(out, " (%" PRIu64 " with exit before entry: counted as 0 ns)", krs.bad);
+	fputs("\n", out);
+	hist_log2_print(out, "dur_ns", &krs.dur, 0);
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_memtrace.c - memtrace's summary: bytes, thread accesses and warp
+ * instructions per kind (load, store, atomic), and the heat map: a bar per
+ * 2 MiB region (base address) with its thread accesses, in address order,
+ * the MT_HEAT_ROWS busiest when there are more.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/map.h"
+#include "hist.h"
+#include "tools.h"
+#include "../../tools/memtrace.h"
+
+#define MT_HEAT_ROWS 64
+
+struct mt_region {
+	uint64_t base, accesses;
+};
+
+struct mt_heat {
+	struct mt_region r[MT_MAX_REGIONS];
+	size_t n;
+};
+
+static int mt_one(void *arg, const void *key, const void *value)
+{
+	struct mt_heat *h = arg;
+	uint64_t k, v;
+	memcpy(&k, key, 8);
+	memcpy(&v, value, 8);
+	if (h->n < MT_MAX_REGIONS)
+		h->r[h->n++] = (struct mt_region){k << MT_REGION_SHIFT, v};
+	return 0;
+}
+
+static int mt_by_accesses(const void *a, const void *b)
+{
+	const struct mt_region *x = a, *y = b;
+	return x->accesses < y->accesses ? 1 : x->accesses > y->accesses ? -1 : 0;
+}
+
+static int mt_by_base(const void *a, const void *b)
+{
+	const struct mt_region *x = a, *y = b;
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+int tool_memtrace_event(FILE *out, const struct object *obj, const char *map,
+			const void *data, size_t size, int json)
+{
+	return 1; /* memtrace has no ring buffer */
+}
+
+int tool_memtrace_summary(FILE *out, const struct object *obj, const struct session_status *st,
+			  int json)
+{
+	static const char *const kind[] = {"load", "store", "atomic"};
+	struct map *traffic = tool_map(obj, "traffic", 4, sizeof(struct mt_traffic));
+	struct map *regions = tool_map(obj, "regions", 8, 8);
+	struct mt_heat *h = calloc(1, sizeof(*h));
+	uint64_t base[MT_HEAT_ROWS], count[MT_HEAT_ROWS];
+	if (!traffic || !regions || !h) {
+		free(h);
+		return 1;
+	}
+	struct mt_traffic t[3];
+	for (uint32_t k = 0; k < 3; k++) {
+		uint64_t buf[4] = {0};
+		memset(&t[k], 0, sizeof(t[k]));
+		if (!map_lookup_copy(traffic, &k, buf))
+			memcpy(&t[k], buf, sizeof(t[k]));
+	}
+	tool_map_each(regions, mt_one, h);
+	size_t rows = h->n;
+	if (rows > MT_HEAT_ROWS) {
+		qsort(h->r, h->n, sizeof(h->r[0]), mt_by_accesses);
+		rows = MT_HEAT_ROWS;
+	}
+	qsort(h->r, rows, sizeof(h->r[0]), mt_by_base);
+	for (size_t i = 0; i < rows; i++) {
+		base[i] = h->r[i].base;
+		count[i] = h->r[i].accesses;
+	}
+	if (json) {
+		fputs("{", out);
+		for (int k = 0; k < 3; k++)
+			fprintf(out, "\"%s\":{\"bytes\":%" PRIu64 ",\"accesses\":%" PRIu64
+				",\"instructions\":%" PRIu64 "},", kind[k], (uint64_t)t[k].bytes,
+				(uint64_t)t[k].accesses, (uint64_t)t[k].instrs);
+		fprintf(out, "\"regions\":%zu,\"heat\":", h->n);
+		hist_bars_print(out, "accesses_per_2MiB", base, count, rows, 1, 1);
+		fputs("}\n", out);
+	} else {
+		fprintf(out, "%-8s %16s %16s %16s\n", "kind", "bytes", "accesses", "warp_instrs");
+		for (int k = 0; k < 3; k++)
+			fprintf(out, "%-8s %16" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n", kind[k],
+				(uint64_t)t[k].bytes, (uint64_t)t[k].accesses, (uint64_t)t[k].instrs);
+		fprintf(out, "\n%zu regions of 2 MiB touched%s\n", h->n,
+			h->n > rows ? " (the busiest shown)" : "");
+		hist_bars_print(out, "accesses_per_2MiB", base, count, rows, 1, 0);
+	}
+	free(h);
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_threadhist.c - threadhist's summary: threads and warps in total, a
+ * bar per SM (threads), and a log2 histogram of threads per block.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/map.h"
+#include "hist.h"
+#include "tools.h"
+#include "../../tools/threadhist.h"
+
+struct th_sms {
+	uint64_t sm[TH_MAX_SM], threads[TH_MAX_SM], warps[TH_MAX_SM];
+	size_t n;
+};
+
+static int th_sm_one(void *arg, const void *key, const void *value)
+{
+	struct th_sms *s = arg;
+	struct th_count c;
+	uint32_t k;
+	memcpy(&k, key, 4);
+	memcpy(&c, value, sizeof(c));
+	if (c.warps && s->n < TH_MAX_SM) { /* array: every SM id is a key */
+		s->sm[s->n] = k;
+		s->threads[s->n] = c.threads;
+		s->warps[s->n++] = c.warps;
+	}
+	return 0;
+}
+
+struct th_blocks {
+	struct hist_log2 threads;
+	uint64_t blocks;
+};
+
+static int th_block_one(void *arg, const void *key, const void *value)
+{
+	struct th_blocks *b = arg;
+	struct th_count c;
+	memcpy(&c, value, sizeof(c));
+	hist_log2_add(&b->threads, c.threads, 1);
+	b->blocks++;
+	return 0;
+}
+
+int tool_threadhist_event(FILE *out, const struct object *obj, const char *map,
+			  const void *data, size_t size, int json)
+{
+	return 1; /* threadhist has no ring buffer */
+}
+
+int tool_threadhist_summary(FILE *out, const struct object *obj,
+			    const struct session_status *st, int json)
+{
+	struct map *total = tool_map(obj, "total", 4, sizeof(struct th_count));
+	struct map *per_sm = tool_map(obj, "per_sm", 4, sizeof(struct th_count));
+	struct map *per_block = tool_map(obj, "per_block", 4, sizeof(struct th_count));
+	struct th_sms *sms = calloc(1, sizeof(*sms));
+	struct th_blocks blocks = {{{0}}, 0};
+	struct th_count t = {0, 0};
+	uint32_t zero = 0;
+	if (!total || !per_sm || !per_block || !sms) {
+		free(sms);
+		return 1;
+	}
+	uint64_t buf[8] = {0}; /* a one-CPU value, 8-byte rounded */
+	if (!map_lookup_copy(total, &zero, buf))
+		memcpy(&t, buf, sizeof(t));
+	tool_map_each(per_sm, th_sm_one, sms);
+	tool_map_each(per_block, th_block_one, &blocks);
+	if (json) {
+		fprintf(out, "{\"threads\":%" PRIu64 ",\"warps\":%" PRIu64 ",\"blocks\":%" PRIu64
+			",\"per_sm\":[", (uint64_t)t.threads, (uint64_t)t.warps, blocks.blocks);
+		for (size_t i = 0; i < sms->n; i++)
+			fprintf(out, "%s{\"sm\":%" PRIu64 ",\"threads\":%" PRIu64 ",\"warps\":%" PRIu64 "}",
+				i ? "," : "", sms->sm[i], sms->threads[i], sms->warps[i]);
+		fputs("],\"threads_per_block\":", out);
+		hist_log2_print(out, "threads_per_block", &blocks.threads, 1);
+		fputs("}\n", out);
+	} else {
+		fprintf(out, "threads %" PRIu64 ", warps %" PRIu64 ", blocks %" PRIu64
+			", SMs used %zu\n\n", (uint64_t)t.threads, (uint64_t)t.warps, blocks.blocks,
+			sms->n);
+		hist_bars_print(out, "threads_per_sm", sms->sm, sms->threads, sms->n, 0, 0);
+		hist_log2_print(out, "threads_per_block", &blocks.threads, 0);
+	}
+	free(sms);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools.h - the shipped tools' formatters (src/cli/tool_*.c, rows of
+ * run_fmt.c) and what they share: reading a tool's maps from the session
+ * by name with the sizes its header (tools/NAME.h) gives.
+ */
+#ifndef GPUEXT_CLI_TOOLS_H
+#define GPUEXT_CLI_TOOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct object;
+struct session_status;
+struct map;
+
+/*
+ * The map NAME of obj if its key and value sizes are the ones given, else
+ * NULL with a message on stderr (the object is not the tool's).
+ */
+struct map *tool_map(const struct object *obj, const char *name, uint32_t key_size,
+		     uint32_t value_size);
+
+/* Calls fn for every element (value: the first CPU's copy); stops at fn != 0. */
+int tool_map_each(struct map *m, int (*fn)(void *arg, const void *key, const void *value),
+		  void *arg);
+
+#define TOOL_FMT(name)                                                                   \
+	int tool_##name##_event(FILE *out, const struct object *obj, const char *map,    \
+				const void *data, size_t size, int json);                \
+	int tool_##name##_summary(FILE *out, const struct object *obj,                   \
+				  const struct session_status *st, int json);
+
+TOOL_FMT(kernelretsnoop)
+TOOL_FMT(threadhist)
+TOOL_FMT(launchlate)
+TOOL_FMT(memtrace)
+TOOL_FMT(smload)
+#undef TOOL_FMT
+
+/* Forget the state a formatter keeps between records (tests; one run per
+ * process otherwise). */
+void tool_kernelretsnoop_reset(void);
+/* offset_ns: added to a %globaltimer value to give CLOCK_MONOTONIC; with
+ * have_offset 0 it is derived from the host clocks at the first record. */
+void tool_launchlate_reset(int64_t offset_ns, int have_offset);
+
+#endif

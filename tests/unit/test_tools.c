@@ -1,0 +1,667 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shipped tools (tools/NAME.bpf.c) and their output (src/cli/tool_NAME.c,
+ * hist.c): every tool object verifies with the GPU profile; its device
+ * programs run in the interpreter with the GPU helpers faked (a grid of
+ * warps with given lanes, SMs and timer values) and the formatters print
+ * exactly the expected text from the maps and records they left, and JSON
+ * that parses.  The CLI sources are compiled in (they are not in libgpuext).
+ */
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf/helpers.h"
+#include "bpf/map.h"
+#include "bpf/object.h"
+#include "bpf/verifier.h"
+
+#include "../../src/cli/hist.c"
+#include "../../src/cli/tool_map.c"
+#include "../../src/cli/tool_kernelretsnoop.c"
+#include "../../src/cli/tool_launchlate.c"
+#include "../../src/cli/tool_memtrace.c"
+#include "../../src/cli/tool_smload.c"
+#include "../../src/cli/tool_threadhist.c"
+
+/* tool_map's messages (main.c's cli_error is not linked in). */
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- a tiny JSON checker: one value, whitespace allowed around tokens ---- */
+
+static const char *js_value(const char *p);
+
+static const char *js_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *js_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	for (; *p && *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\' && !*++p)
+			return NULL;
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *js_number(const char *p)
+{
+	const char *s = p;
+	if (*p == '-')
+		p++;
+	if (*p < '0' || *p > '9')
+		return NULL;
+	while ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' || *p == '+' ||
+	       (*p == '-' && p > s))
+		p++;
+	return p;
+}
+
+static const char *js_list(const char *p, char close, int keyed)
+{
+	p = js_ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (keyed) {
+			if (!(p = js_string(js_ws(p))))
+				return NULL;
+			p = js_ws(p);
+			if (*p++ != ':')
+				return NULL;
+		}
+		if (!(p = js_value(p)))
+			return NULL;
+		p = js_ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *js_value(const char *p)
+{
+	p = js_ws(p);
+	if (*p == '{')
+		return js_list(p, '}', 1);
+	if (*p == '[')
+		return js_list(p, ']', 0);
+	if (*p == '"')
+		return js_string(p);
+	if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	return js_number(p);
+}
+
+/* Every line of text is one JSON value. */
+static void assert_json_lines(const char *text)
+{
+	int lines = 0;
+	while (*text) {
+		const char *end = js_value(text);
+		if (!end || *end != '\n')
+			fail_msg("not one JSON value per line at: %.200s", text);
+		text = end + 1;
+		lines++;
+	}
+	assert_true(lines > 0);
+}
+
+static void test_json_checker(void **state)
+{
+	assert_non_null(js_value("{\"a\":[1,2,{\"b\":-3.5}],\"c\":\"x\"}"));
+	assert_null(js_value("{\"a\":[1,2,}"));
+	assert_null(js_value("{\"a\" 1}"));
+	assert_null(js_value("[1,,2]"));
+}
+
+/* ---- output captured in memory ---- */
+
+struct capture {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *cap_open(struct capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->f);
+	return c->f;
+}
+
+static char *cap_close(struct capture *c)
+{
+	fclose(c->f);
+	return c->buf;
+}
+
+/* ---- histograms ---- */
+
+static void test_hist_log2(void **state)
+{
+	struct hist_log2 h = {{0}};
+	hist_log2_add(&h, 0, 1);
+	hist_log2_add(&h, 1, 2);
+	hist_log2_add(&h, 3, 4);
+	hist_log2_add(&h, 1500, 8);
+	hist_log2_add(&h, 2047, 1);
+	struct capture c;
+	hist_log2_print(cap_open(&c), "lat", &h, 0);
+	char *text = cap_close(&c);
+	assert_string_equal(
+		text,
+		"@lat:\n"
+		"[0]                         1 |@@@@@                                               |\n"
+		"[1]                         2 |@@@@@@@@@@@                                         |\n"
+		"[2, 4)                      4 |@@@@@@@@@@@@@@@@@@@@@@@                             |\n"
+		"[4, 8)                      0 |                                                    |\n"
+		"[8, 16)                     0 |                                                    |\n"
+		"[16, 32)                    0 |                                                    |\n"
+		"[32, 64)                    0 |                                                    |\n"
+		"[64, 128)                   0 |                                                    |\n"
+		"[128, 256)                  0 |                                                    |\n"
+		"[256, 512)                  0 |                                                    |\n"
+		"[512, 1K)                   0 |                                                    |\n"
+		"[1K, 2K)                    9 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	hist_log2_print(cap_open(&c), "lat", &h, 1);
+	fputc('\n', c.f);
+	text = cap_close(&c);
+	assert_json_lines(text);
+	assert_non_null(strstr(text, "{\"min\":1024,\"max\":2047,\"count\":9}]}"));
+	free(text);
+
+	/* the top bucket, [2^63, 2^64), and an empty histogram */
+	struct hist_log2 top = {{0}}, none = {{0}};
+	hist_log2_add(&top, UINT64_MAX, 1);
+	assert_int_equal(top.count[64], 1);
+	hist_log2_print(cap_open(&c), "top", &top, 0);
+	text = cap_close(&c);
+	assert_non_null(strstr(text, "[8E, 16E)"));
+	free(text);
+	hist_log2_print(cap_open(&c), "none", &none, 0);
+	text = cap_close(&c);
+	assert_string_equal(text, "@none:\n\n");
+	free(text);
+}
+
+static void test_hist_linear_and_bars(void **state)
+{
+	const uint64_t counts[] = {3, 0, 6};
+	struct capture c;
+	hist_linear_print(cap_open(&c), "x", counts, 3, 10, 5, 0);
+	char *text = cap_close(&c);
+	assert_string_equal(
+		text,
+		"@x:\n"
+		"[10, 15)                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n"
+		"[15, 20)                    0 |                                                    |\n"
+		"[20, 25)                    6 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	const uint64_t label[] = {0, 0x200000};
+	const uint64_t value[] = {1, 4};
+	hist_bars_print(cap_open(&c), "heat", label, value, 2, 1, 0);
+	text = cap_close(&c);
+	assert_string_equal(
+		text,
+		"@heat[0x0]:                     1 |@@@@@@@@@@@@@                                       |\n"
+		"@heat[0x200000]:                4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	hist_bars_print(cap_open(&c), "heat", label, value, 2, 1, 1);
+	fputc('\n', c.f);
+	text = cap_close(&c);
+	assert_json_lines(text);
+	assert_string_equal(text, "{\"hist\":\"heat\",\"type\":\"bars\",\"buckets\":[{\"key\":0,"
+				  "\"count\":1},{\"key\":2097152,\"count\":4}]}\n");
+	free(text);
+	char b[16];
+	hist_fmt_pow2(b, sizeof(b), 3 << 20);
+	assert_string_equal(b, "3M");
+	hist_fmt_pow2(b, sizeof(b), 1000);
+	assert_string_equal(b, "1000");
+}
+
+/* ---- the device programs in the interpreter ---- */
+
+/* The warp the faked GPU helpers describe. */
+static struct {
+	uint64_t lanes, warp, sm, timer;
+	uint64_t block[3], grid[3];
+} gpu;
+
+static uint64_t fake_lane_count(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return gpu.lanes;
+}
+static uint64_t fake_warp_id(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return gpu.warp;
+}
+static uint64_t fake_sm_id(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return gpu.sm;
+}
+static uint64_t fake_block_idx(uint64_t dim, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return dim < 3 ? gpu.block[dim] : 0;
+}
+static uint64_t fake_grid_dim(uint64_t dim, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return dim < 3 ? gpu.grid[dim] : 1;
+}
+static uint64_t fake_timer(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return gpu.timer;
+}
+
+static struct helper_table fake_helpers;
+
+static struct object *tool_open(const char *name)
+{
+	char path[256];
+	struct object *obj;
+	struct err e = {{0}};
+	snprintf(path, sizeof(path), TEST_BPF_DIR "/tools/%s.bpf.o", name);
+	if (object_open(path, &obj, &e) || object_create_maps(obj, &e))
+		fail_msg("%s: %s", path, e.msg);
+	/* every program passes the verifier's profile for its type (GPU for gpu/...) */
+	for (size_t i = 0; i < obj->prog_cnt; i++) {
+		struct vfy_opts vo = {.profile = VFY_PROFILE_AUTO};
+		if (verifier_check(obj->progs[i], &vo, NULL, &e))
+			fail_msg("%s: %s: %s", path, obj->progs[i]->name, e.msg);
+	}
+	fake_helpers = *helper_table_default();
+	fake_helpers.fn[501] = fake_lane_count;
+	fake_helpers.fn[503] = fake_warp_id;
+	fake_helpers.fn[504] = fake_sm_id;
+	fake_helpers.fn[505] = fake_block_idx;
+	fake_helpers.fn[507] = fake_grid_dim;
+	fake_helpers.fn[509] = fake_timer;
+	return obj;
+}
+
+static void run_prog(struct object *obj, const char *name, void *ctx)
+{
+	struct prog *p = object_find_prog(obj, name);
+	assert_non_null(p);
+	struct prog_run_opts o = {.args = {(uint64_t)(uintptr_t)ctx}, .helpers = &fake_helpers};
+	struct err e = {{0}};
+	uint64_t r0 = 1;
+	if (prog_run(p, PROG_BACKEND_INTERP, &o, &r0, &e))
+		fail_msg("%s: %s", name, e.msg);
+	assert_int_equal(r0, 0);
+}
+
+static void set_warp(uint64_t bx, uint64_t by, uint64_t warp, uint64_t lanes, uint64_t sm)
+{
+	gpu.block[0] = bx;
+	gpu.block[1] = by;
+	gpu.block[2] = 0;
+	gpu.warp = warp;
+	gpu.lanes = lanes;
+	gpu.sm = sm;
+}
+
+static char *summary(int (*fn)(FILE *, const struct object *, const struct session_status *,
+			       int), struct object *obj, int json)
+{
+	struct capture c;
+	assert_int_equal(fn(cap_open(&c), obj, NULL, json), 0);
+	char *text = cap_close(&c);
+	if (json)
+		assert_json_lines(text);
+	return text;
+}
+
+/* A 2x2 grid of blocks of 70 threads (warps of 32, 32, 6) on SMs 0 and 3. */
+static void test_threadhist(void **state)
+{
+	struct object *obj = tool_open("threadhist");
+	gpu.grid[0] = 2;
+	gpu.grid[1] = 2;
+	gpu.grid[2] = 1;
+	static const uint64_t lanes[] = {32, 32, 6};
+	for (unsigned by = 0; by < 2; by++)
+		for (unsigned bx = 0; bx < 2; bx++)
+			for (unsigned w = 0; w < 3; w++) {
+				set_warp(bx, by, w, lanes[w], bx + by ? 3 : 0);
+				run_prog(obj, "th_entry", NULL);
+			}
+	char *text = summary(tool_threadhist_summary, obj, 0);
+	assert_string_equal(
+		text,
+		"threads 280, warps 12, blocks 4, SMs used 2\n\n"
+		"@threads_per_sm[0]:            70 |@@@@@@@@@@@@@@@@@                                   |\n"
+		"@threads_per_sm[3]:           210 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"@threads_per_block:\n"
+		"[64, 128)                   4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	text = summary(tool_threadhist_summary, obj, 1);
+	assert_non_null(strstr(text, "{\"threads\":280,\"warps\":12,\"blocks\":4,\"per_sm\":[{\"sm\":0,"
+				     "\"threads\":70,\"warps\":3},{\"sm\":3,\"threads\":210,\"warps\":9}]"));
+	free(text);
+	object_free(obj);
+}
+
+/* vecadd-like: 3 warps (32, 32, 16 lanes) each load 2 floats and store 1. */
+/* A gpu/mem program's ctx (include/bpf/gpuext_helpers.h). */
+struct mem_ctx {
+	uint64_t addr;
+	uint32_t size, kind;
+};
+enum { MEM_LOAD, MEM_STORE, MEM_ATOMIC };
+
+static void test_memtrace(void **state)
+{
+	struct object *obj = tool_open("memtrace");
+	static const uint64_t lanes[] = {32, 32, 16};
+	for (unsigned w = 0; w < 3; w++) {
+		set_warp(0, 0, w, lanes[w], 1);
+		struct mem_ctx a = {0x7f0000000000 + w * 128, 4, MEM_LOAD};
+		struct mem_ctx b = {0x7f0000200000 + w * 128, 4, MEM_LOAD};
+		struct mem_ctx c = {0x7f0000400000 + w * 128, 4, MEM_STORE};
+		run_prog(obj, "mt_access", &a);
+		run_prog(obj, "mt_access", &b);
+		run_prog(obj, "mt_access", &c);
+	}
+	struct mem_ctx at = {0x7f0000400000, 8, MEM_ATOMIC};
+	set_warp(0, 0, 0, 1, 1);
+	run_prog(obj, "mt_access", &at);
+	char *text = summary(tool_memtrace_summary, obj, 0);
+	assert_string_equal(
+		text,
+		"kind                bytes         accesses      warp_instrs\n"
+		"load                  640              160                6\n"
+		"store                 320               80                3\n"
+		"atomic                  8                1                1\n"
+		"\n3 regions of 2 MiB touched\n"
+		"@accesses_per_2MiB[0x7f0000000000]:           80 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ |\n"
+		"@accesses_per_2MiB[0x7f0000200000]:           80 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ |\n"
+		"@accesses_per_2MiB[0x7f0000400000]:           81 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	text = summary(tool_memtrace_summary, obj, 1);
+	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":6}"));
+	free(text);
+	object_free(obj);
+}
+
+/* SM 2 runs 3 warps of 100 ns, SM 5 one warp of 500 ns: imbalance 1.25. */
+static void test_smload(void **state)
+{
+	struct object *obj = tool_open("smload");
+	for (unsigned w = 0; w < 4; w++) {
+		set_warp(w, 0, 0, 32, w < 3 ? 2 : 5);
+		gpu.timer = 1000 * (w + 1);
+		run_prog(obj, "sl_entry", NULL);
+		gpu.timer += w < 3 ? 100 : 500;
+		set_warp(w, 0, 0, w == 1 ? 20 : 32, w < 3 ? 2 : 5);
+		run_prog(obj, "sl_exit", NULL);
+		if (w == 1) { /* the other 12 lanes leave by another exit, later */
+			set_warp(w, 0, 0, 12, 2);
+			gpu.timer += 1000;
+			run_prog(obj, "sl_exit", NULL);
+		}
+	}
+	char *text = summary(tool_smload_summary, obj, 0);
+	assert_string_equal(
+		text,
+		"SMs used 2, warps 4, warp-time 800 ns\n"
+		"imbalance (max/mean): warp-time 1.250, warps 1.500\n\n"
+		"@busy_ns_per_sm[2]:           300 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                     |\n"
+		"@busy_ns_per_sm[5]:           500 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	text = summary(tool_smload_summary, obj, 1);
+	assert_non_null(strstr(text, "\"busy_max_over_mean\":1.250"));
+	assert_non_null(strstr(text, "{\"sm\":2,\"warps\":3,\"threads\":96,\"busy_ns\":300}"));
+	free(text);
+	object_free(obj);
+}
+
+static int krs_consume(void *arg, const void *data, size_t size)
+{
+	return tool_kernelretsnoop_event(arg, NULL, "events", data, size, 0);
+}
+
+/* Two warps of block (1,0,0): entry then exit each, one record each. */
+static void test_kernelretsnoop(void **state)
+{
+	struct object *obj = tool_open("kernelretsnoop");
+	tool_kernelretsnoop_reset();
+	set_warp(1, 0, 0, 32, 7);
+	gpu.timer = 5000;
+	run_prog(obj, "krs_entry", NULL);
+	set_warp(1, 0, 1, 20, 7);
+	gpu.timer = 5100;
+	run_prog(obj, "krs_entry", NULL);
+	gpu.timer = 9100;
+	run_prog(obj, "krs_exit", NULL);
+	set_warp(1, 0, 0, 32, 7);
+	gpu.timer = 6000;
+	run_prog(obj, "krs_exit", NULL);
+	set_warp(0, 0, 9, 32, 7); /* an exit whose entry was not seen: no record */
+	run_prog(obj, "krs_exit", NULL);
+	struct capture c;
+	cap_open(&c);
+	assert_int_equal(map_ringbuf_consume(object_find_map(obj, "events")->map, krs_consume, c.f),
+			 2);
+	assert_int_equal(tool_kernelretsnoop_summary(c.f, obj, NULL, 0), 0);
+	char *text = cap_close(&c);
+	assert_string_equal(
+		text,
+		"block=1,0,0 warp=1 sm=7 lanes=20 start_ns=5100 end_ns=9100 dur_ns=4000\n"
+		"block=1,0,0 warp=0 sm=7 lanes=32 start_ns=5000 end_ns=6000 dur_ns=1000\n"
+		"2 warps\n"
+		"@dur_ns:\n"
+		"[512, 1K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[1K, 2K)                    0 |                                                    |\n"
+		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	/* the slots were freed at exit */
+	uint8_t key[16];
+	assert_int_not_equal(map_get_next_key(object_find_map(obj, "starts")->map, NULL, key), 0);
+	struct krs_event ev = {100, 50, {1, 2, 3}, 4, 5, 6};
+	cap_open(&c);
+	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "events", &ev, sizeof(ev), 1), 0);
+	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "events", &ev, 3, 1), 1);
+	assert_int_equal(tool_kernelretsnoop_summary(c.f, obj, NULL, 1), 0);
+	text = cap_close(&c);
+	assert_json_lines(text);
+	assert_non_null(strstr(text, "\"warps\":3,\"clock_backwards\":1"));
+	free(text);
+	object_free(obj);
+}
+
+static int ll_consume(void *arg, const void *data, size_t size)
+{
+	return tool_launchlate_event(arg, NULL, "events", data, size, 0);
+}
+
+/* The device program only records block (0,0,0) warp 0; the formatter pairs
+ * host and device records in launch order with a fixed clock offset. */
+static void test_launchlate(void **state)
+{
+	struct object *obj = tool_open("launchlate");
+	struct map *events = object_find_map(obj, "events")->map;
+	set_warp(0, 0, 1, 32, 4); /* warp 1: nothing */
+	gpu.timer = 1;
+	run_prog(obj, "ll_first_block", NULL);
+	set_warp(0, 1, 0, 32, 4); /* block (0,1,0): nothing */
+	run_prog(obj, "ll_first_block", NULL);
+	struct ll_event host1 = {1000, LL_HOST_LAUNCH, 0}, host2 = {2000, LL_HOST_LAUNCH, 0};
+	assert_int_equal(map_ringbuf_output(events, &host1, sizeof(host1), 0), 0);
+	assert_int_equal(map_ringbuf_output(events, &host2, sizeof(host2), 0), 0);
+	set_warp(0, 0, 0, 32, 4);
+	gpu.timer = 1700000000000005000ull; /* epoch ns */
+	run_prog(obj, "ll_first_block", NULL);
+	gpu.timer = 1700000000000100000ull;
+	run_prog(obj, "ll_first_block", NULL);
+	tool_launchlate_reset(-1700000000000000000ll, 1);
+	struct capture c;
+	cap_open(&c);
+	assert_int_equal(map_ringbuf_consume(events, ll_consume, c.f), 4);
+	assert_int_equal(tool_launchlate_summary(c.f, obj, NULL, 0), 0);
+	char *text = cap_close(&c);
+	assert_string_equal(
+		text,
+		"launch 1: latency_ns=4000 sm=4\n"
+		"launch 2: latency_ns=98000 sm=4\n"
+		"2 launches, 2 matched with their first block\n"
+		"@latency_ns:\n"
+		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[4K, 8K)                    0 |                                                    |\n"
+		"[8K, 16K)                   0 |                                                    |\n"
+		"[16K, 32K)                  0 |                                                    |\n"
+		"[32K, 64K)                  0 |                                                    |\n"
+		"[64K, 128K)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	/* a device record with no launch before it, and JSON */
+	cap_open(&c);
+	struct ll_event dev = {1700000000000000000ull, LL_DEVICE_ENTRY, 1};
+	assert_int_equal(tool_launchlate_event(c.f, obj, "events", &dev, sizeof(dev), 1), 0);
+	assert_int_equal(tool_launchlate_event(c.f, obj, "events", &host1, sizeof(host1), 1), 0);
+	assert_int_equal(tool_launchlate_summary(c.f, obj, NULL, 1), 0);
+	text = cap_close(&c);
+	assert_json_lines(text);
+	assert_non_null(strstr(text, "\"launches\":3,\"matched\":2,\"unmatched\":1,\"lost\":1"));
+	free(text);
+	object_free(obj);
+}
+
+/* A summary on an object that is not the tool's falls back (non-zero). */
+static void test_wrong_object(void **state)
+{
+	struct object *obj = tool_open("smload");
+	struct capture c;
+	assert_int_not_equal(tool_memtrace_summary(cap_open(&c), obj, NULL, 0), 0);
+	assert_int_not_equal(tool_threadhist_summary(c.f, obj, NULL, 0), 0);
+	free(cap_close(&c));
+	object_free(obj);
+}
+
+static void test_cli_tools(void **state)
+{
+	char cmd[512];
+	int status;
+	snprintf(cmd, sizeof(cmd), "%s tools", test_cli_path());
+	char *out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 0);
+	static const char *const names[] = {"kernelretsnoop", "launchlate", "memtrace", "smload",
+					    "threadhist"};
+	for (size_t i = 0; i < 5; i++) {
+		char path[256];
+		assert_non_null(strstr(out, names[i]));
+		snprintf(path, sizeof(path), TEST_BPF_DIR "/tools/%s.bpf.o", names[i]);
+		assert_int_equal(access(path, R_OK), 0);
+	}
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s --json tools", test_cli_path());
+	out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 0);
+	assert_json_lines(out);
+	free(out);
+}
+
+/*
+ * Each tool under `gpuext run TOOL.bpf.o` (the formatter is chosen by the
+ * file name, as with --tool, which looks next to the binary: not build/san)
+ * with the agent and the fake driver (tests/fakecuda): the app's kernels get the tool's device programs (its
+ * function in the loaded PTX), the run is silent and the app succeeds, and
+ * ptxas accepts every instrumented module for sm_75 and sm_90.
+ */
+static void test_tools_injected(void **state)
+{
+	static const char *const tool[][2] = {
+		{"kernelretsnoop", "krs_exit"}, {"launchlate", "ll_first_block"},
+		{"memtrace", "mt_access"},      {"smload", "sl_exit"},
+		{"threadhist", "th_entry"},
+	};
+	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
+		skip();
+	for (size_t t = 0; t < 5; t++) {
+		char dir[] = "/tmp/gpuext-tools-test-XXXXXX", cmd[2048], path[600];
+		int status, instrumented = 0;
+		assert_non_null(mkdtemp(dir));
+		snprintf(cmd, sizeof(cmd),
+			 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
+			 "%s run " TEST_BPF_DIR "/tools/%s.bpf.o -- build/fakecuda/app "
+			 "tests/ptx_corpus/checked.compute_75.ptx vec_add reduce_atomic",
+			 dir, dir, test_cli_path(), tool[t][0]);
+		char *out = test_run_cmd(cmd, &status);
+		assert_non_null(out);
+		if (status || !strstr(out, "app ok") || strstr(out, "gpuext: "))
+			fail_msg("%s: status %d:\n%s", tool[t][0], status, out);
+		free(out);
+		for (int mod = 1; mod < 16; mod++) {
+			snprintf(path, sizeof(path), "%s/mod-%d.ptx", dir, mod);
+			char *ptx = test_read_file(path, NULL);
+			if (ptx && strstr(ptx, tool[t][1])) {
+				instrumented++;
+				for (int sm = 0; sm < 2; sm++) {
+					snprintf(cmd, sizeof(cmd),
+						 "/usr/local/cuda/bin/ptxas -arch=%s -o /dev/null %s",
+						 sm ? "sm_90" : "sm_75", path);
+					char *as = test_run_cmd(cmd, &status);
+					if (status)
+						fail_msg("%s: ptxas %s: %s", tool[t][0], path, as);
+					free(as);
+				}
+			}
+			free(ptx);
+			unlink(path);
+		}
+		snprintf(path, sizeof(path), "%s/log", dir);
+		unlink(path);
+		rmdir(dir);
+		assert_int_equal(instrumented, 2); /* vec_add's and reduce_atomic's modules */
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_checker),
+		cmocka_unit_test(test_hist_log2),
+		cmocka_unit_test(test_hist_linear_and_bars),
+		cmocka_unit_test(test_threadhist),
+		cmocka_unit_test(test_memtrace),
+		cmocka_unit_test(test_smload),
+		cmocka_unit_test(test_kernelretsnoop),
+		cmocka_unit_test(test_launchlate),
+		cmocka_unit_test(test_wrong_object),
+		cmocka_unit_test(test_cli_tools),
+		cmocka_unit_test(test_tools_injected),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
