@@ -391,7 +391,8 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 				     * the driver need not compile the others */
 				    .only_kernel = 1};
 	CUmodule mod;
-	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_inject(pm, &o, &text, &len, e) ||
+	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_module_check_no_variables(pm, e) ||
+	    ptx_inject(pm, &o, &text, &len, e) ||
 	    ptx_rt_module_load(agent_gpu.rt, text, &mod, e))
 		goto out;
 	CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);

@@ -343,6 +343,34 @@ static int ptx_inject_dropped(struct ptx_inject *in, unsigned char **drop)
 	return 0;
 }
 
+int ptx_module_check_no_variables(const struct ptx_module *m, struct err *e)
+{
+	for (size_t i = 0; i < m->nstmt; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		int var = 0, ext = 0;
+		uint32_t name = UINT32_MAX;
+		if (s->kind != PTX_STMT_DIRECTIVE)
+			continue;
+		for (uint32_t t = s->tok; t < s->tok + s->ntok; t++) {
+			const struct ptx_tok *k = &m->toks[t];
+			if (ptx_parse_tok_is(m, t, ".global") || ptx_parse_tok_is(m, t, ".const"))
+				var = 1;
+			else if (ptx_parse_tok_is(m, t, ".extern"))
+				ext = 1;
+			else if (k->kind == PTX_TOK_NAME && name == UINT32_MAX)
+				name = t;
+		}
+		if (var && !ext && name != UINT32_MAX)
+			return err_set(e, ENOTSUP,
+				       "line %u: the module defines the variable '%.*s' "
+				       "(__device__/__constant__), which an instrumented copy "
+				       "of the kernel would not share: not supported yet",
+				       s->line, (int)m->toks[name].len,
+				       m->text + m->toks[name].off);
+	}
+	return 0;
+}
+
 static int ptx_inject_is_header(const struct ptx_module *m, const struct ptx_stmt *s)
 {
 	return s->kind == PTX_STMT_DIRECTIVE && (ptx_parse_tok_is(m, s->tok, ".version") ||

@@ -40,6 +40,16 @@ void ptx_module_version(const struct ptx_module *m, unsigned *major, unsigned *m
 size_t ptx_module_kernel_count(const struct ptx_module *m);
 const char *ptx_module_kernel_name(const struct ptx_module *m, size_t i);
 
+/*
+ * 0 if the module defines no variable (__device__, __constant__: a
+ * module-scope .global or .const that is not .extern); else -ENOTSUP naming
+ * the first.  An instrumented kernel loaded as a module of its own would get
+ * a second copy of such a variable, which neither the original module's
+ * kernels nor the host (cudaMemcpyToSymbol) see: until the agent maps them
+ * onto the original's, it runs such kernels unchanged.
+ */
+int ptx_module_check_no_variables(const struct ptx_module *m, struct err *e);
+
 /* Write the module back (ptx_print(parse(x)) is accepted by ptxas like x). */
 int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct err *e);
 

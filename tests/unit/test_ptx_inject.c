@@ -10,6 +10,7 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,42 @@ static void test_inject_check_batch(void **state)
 	free(out);
 }
 
+/* The agent runs a kernel unchanged when its module defines variables. */
+static void test_module_variables(void **state)
+{
+	static const char head[] = ".version 7.8\n.target sm_75\n.address_size 64\n";
+	static const char *const ok[] = {
+		"", ".extern .global .align 4 .u32 shared_elsewhere;\n",
+		".extern .const .align 4 .b8 c[16];\n",
+	};
+	static const struct {
+		const char *decl, *name;
+	} refused[] = {
+		{".global .align 4 .u32 counter;\n", "'counter'"},
+		{".visible .global .align 4 .b8 g_table[64] = {1, 2};\n", "'g_table'"},
+		{".const .align 4 .f32 scale = 0f3F800000;\n", "'scale'"},
+	};
+	static const char body[] = ".visible .entry k()\n{\n\tret;\n}\n";
+	char text[512];
+	struct ptx_module *m;
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s%s", head, ok[i], body);
+		assert_int_equal(ptx_parse(text, strlen(text), &m, &e), 0);
+		assert_int_equal(ptx_module_check_no_variables(m, &e), 0);
+		ptx_module_free(m);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s%s", head, refused[i].decl, body);
+		assert_int_equal(ptx_parse(text, strlen(text), &m, &e), 0);
+		assert_int_equal(ptx_module_check_no_variables(m, &e), -ENOTSUP);
+		assert_non_null(strstr(e.msg, refused[i].name));
+		assert_non_null(strstr(e.msg, "line 4:"));
+		ptx_module_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_only_kernel),
 		cmocka_unit_test(test_clang_programs_as_probes),
 		cmocka_unit_test(test_inject_check_batch),
+		cmocka_unit_test(test_module_variables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
