@@ -10,7 +10,7 @@
 
 #include "bench_types.h"
 
-#define LOOP_SUM_MAX_ITERS 100000
+#define LOOP_SUM_MAX_ITERS 10000
 
 BENCH_KERNEL loop_sum(bench_u8 *mem, bench_u64 len)
 {

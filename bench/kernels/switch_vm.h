@@ -11,7 +11,7 @@
 
 #include "bench_types.h"
 
-#define SWITCH_VM_MAX_LEN 4096
+#define SWITCH_VM_MAX_LEN 1024
 
 BENCH_KERNEL switch_vm(bench_u8 *mem, bench_u64 len)
 {
