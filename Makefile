@@ -272,3 +272,21 @@ verifier-kernel-diff: $(VFY_KDIFF)
 	$(VFY_KDIFF)
 .PHONY: verifier-kernel-diff
 test-bins: $(VFY_KDIFF)
+
+# The agent's test fixtures (tests/fakecuda): a fake libcuda.so.1 and a
+# driver-API application linked against it; test_agent runs the app under
+# `gpuext run` with the agent preloaded.
+FAKECUDA_DIR := $(BUILD)/fakecuda
+$(FAKECUDA_DIR)/libcuda.so.1: tests/fakecuda/fakecuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $< -lpthread
+$(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN' -ldl
+test-bins: $(FAKECUDA_DIR)/app
+all: $(FAKECUDA_DIR)/app
+$(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+test-bins: $(FAKECUDA_DIR)/session_writer
+all: $(FAKECUDA_DIR)/session_writer

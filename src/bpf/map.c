@@ -181,8 +181,8 @@ static int map_new_handle(const struct map_def *def, void *storage, unsigned nr_
 	return 0;
 }
 
-int map_open_storage(const struct map_def *def, void *storage, int format,
-		     struct map **out, struct err *e)
+static int map_open_storage_n(const struct map_def *def, void *storage, int format,
+			      unsigned nr_cpus, struct map **out, struct err *e)
 {
 	int err = map_def_check(def, e);
 
@@ -192,14 +192,41 @@ int map_open_storage(const struct map_def *def, void *storage, int format,
 	if ((uintptr_t)storage % MAP_ALIGN)
 		return err_set(e, EINVAL, "map '%s': storage at %p is not %d-byte aligned",
 			       def->name, storage, MAP_ALIGN);
-	unsigned nr_cpus = format ? map_configured_cpus()
-				  : ((const struct map_hdr *)storage)->nr_cpus;
+	if (!format)
+		nr_cpus = ((const struct map_hdr *)storage)->nr_cpus;
 	if (!format && (err = map_check_storage(def, storage, e)))
 		return err;
 	err = map_new_handle(def, storage, nr_cpus, out, e);
 	if (!err && format)
 		map_format(*out, map_size_for(def, nr_cpus));
 	return err;
+}
+
+int map_open_storage(const struct map_def *def, void *storage, int format,
+		     struct map **out, struct err *e)
+{
+	return map_open_storage_n(def, storage, format, map_configured_cpus(), out, e);
+}
+
+static unsigned map_clamp_cpus(const struct map_def *def, unsigned nr_cpus)
+{
+	if (def->type != MAP_TYPE_PERCPU_ARRAY && def->type != MAP_TYPE_PERCPU_HASH)
+		return map_configured_cpus(); /* as map_open_storage: unused by the layout */
+	return nr_cpus == 0 ? map_configured_cpus() : nr_cpus > MAP_MAX_CPUS ? MAP_MAX_CPUS : nr_cpus;
+}
+
+size_t map_storage_size_cpus(const struct map_def *def, unsigned nr_cpus)
+{
+	if (map_def_check(def, NULL))
+		return 0;
+	uint64_t size = map_size_for(def, map_clamp_cpus(def, nr_cpus));
+	return size > MAP_MAX_STORAGE ? 0 : (size_t)size;
+}
+
+int map_format_storage_cpus(const struct map_def *def, void *storage, unsigned nr_cpus,
+			    struct map **out, struct err *e)
+{
+	return map_open_storage_n(def, storage, 1, map_clamp_cpus(def, nr_cpus), out, e);
 }
 
 int map_create(const struct map_def *def, struct map **out, struct err *e)

@@ -69,6 +69,16 @@ int map_create(const struct map_def *def, struct map **out, struct err *e);
 int map_open_storage(const struct map_def *def, void *storage, int format,
 		     struct map **out, struct err *e);
 
+/*
+ * The same with nr_cpus CPU slots for per-CPU maps (0: the configured CPUs;
+ * nr_cpus is ignored for other types): storage that a GPU's per-SM maps are mirrored into
+ * needs a slot per SM (session.c).  Always formats; opening it again with
+ * map_open_storage(format 0) reads the slot count from the storage.
+ */
+size_t map_storage_size_cpus(const struct map_def *def, unsigned nr_cpus);
+int map_format_storage_cpus(const struct map_def *def, void *storage, unsigned nr_cpus,
+			    struct map **out, struct err *e);
+
 void map_free(struct map *map);
 
 const struct map_def *map_get_def(const struct map *map);

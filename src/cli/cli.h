@@ -42,6 +42,7 @@ int do_run_gpu(int argc, char **argv);
 int do_verify(int argc, char **argv); /* verify.c; also `prog verify` */
 int do_prog(int argc, char **argv);      /* prog.c */
 int do_test_run(int argc, char **argv);  /* test_run.c */
+int do_run(int argc, char **argv);       /* run.c */
 
 /* Shared by the handlers that read objects (prog.c). */
 struct object;

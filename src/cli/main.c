@@ -28,6 +28,8 @@ static const struct cli_cmd cli_cmds[] = {
 	 "verify programs and print OK or the error, with statistics"},
 	{"prog", do_prog, "show|dump|verify FILE [SECTION|NAME]",
 	 "list an object's programs and maps, or disassemble with source lines"},
+	{"run", do_run, "[--tool NAME | FILE.bpf.o] [--json] [-o FILE] -- CMD [ARGS]",
+	 "run CMD with the agent preloaded: device and host probes, events, maps"},
 	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N] [--backend B]",
 	 "run a program on given data; print r0 and the maps"},
 };

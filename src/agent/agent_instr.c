@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_instr.c - lazy instrumentation and the device side of the session.
+ *
+ * At the first launch of a kernel that a GPU program targets: extract its
+ * module's PTX (fatbins: the best PTX for the device, parsed in process),
+ * inject the probes of the programs that target it, load the result in the
+ * current context and launch that function instead from then on.  Results
+ * are cached by content hash (module PTX, kernel, probe code), so a module
+ * loaded twice is compiled once.  Any failure: one notice naming the kernel
+ * and the reason, and the kernel runs unchanged (fail-open).
+ *
+ * Device maps are created once, on the first GPU use, in the device's
+ * primary context (which is what cudart uses; another current context
+ * makes instrumentation fail open).  A background thread mirrors them into
+ * the session's host maps per the session contract (session.h): after
+ * redirected launches and every AGENT_MIRROR_MS, and once more at exit.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "agent_impl.h"
+#include "cuda/fatbin.h"
+#include "ptx/ptx_buf.h"
+#include "ptx/ptx_inject.h"
+#include "ptx/ptx_rt.h"
+#include "ptx/ptx_wrap.h"
+
+enum { AGENT_MIRROR_MS = 100, AGENT_MAX_MAPS = SESSION_MAX_MAPS };
+
+typedef CUresult (*ctx_get_current_fn)(CUcontext *);
+typedef CUresult (*capture_mode_fn)(CUstreamCaptureMode *);
+
+static pthread_mutex_t agent_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int tried;
+	struct ptx_rt *rt;              /* NULL: GPU side unavailable */
+	struct ptx_rt_map *maps[AGENT_MAX_MAPS];
+	struct ptx_map_ref refs[AGENT_MAX_MAPS];
+	int mirrored[AGENT_MAX_MAPS];   /* referenced by a GPU program */
+	ctx_get_current_fn ctx_get_current;
+	capture_mode_fn capture_mode;
+	pthread_t mirror_thread;
+	int mirror_running;
+	pid_t mirror_pid;               /* a forked child has no mirror thread */
+	int dirty;
+	int stop;
+} agent_gpu;
+
+struct agent_cached {
+	struct agent_cached *next;
+	uint64_t hash;
+	CUcontext ctx;
+	CUfunction fn;
+};
+static struct agent_cached *agent_cache;
+
+static uint64_t agent_hash(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull; /* FNV-1a */
+	return h;
+}
+
+/* ---- mirroring (session contract, points 3 and 4) -------------------- */
+
+static int agent_forward_record(void *arg, const void *data, size_t size)
+{
+	map_ringbuf_output(arg, data, size, 0); /* host full: counted as a host drop */
+	return 0;
+}
+
+static void agent_mirror(void)
+{
+	struct session *s = agent_session;
+	struct err e = {{0}};
+	for (size_t i = 0; i < s->obj->map_cnt && i < AGENT_MAX_MAPS; i++) {
+		struct ptx_rt_map *dm = agent_gpu.maps[i];
+		struct map *host = s->obj->maps[i].map;
+		if (!dm || !agent_gpu.mirrored[i])
+			continue;
+		if (map_get_def(host)->type == MAP_TYPE_RINGBUF) {
+			uint64_t drops;
+			ptx_rt_ringbuf_poll(dm, agent_forward_record, host);
+			if (!ptx_rt_map_drops(dm, &drops, &e))
+				__atomic_store_n(&s->hdr->status.rb_drops[i], drops, __ATOMIC_RELAXED);
+		} else if (ptx_rt_map_sync_to_host(dm, host, &e)) {
+			static int told;
+			if (!told++)
+				agent_notice("map '%s' not mirrored: %s", s->obj->maps[i].def.name,
+					     e.msg);
+		}
+	}
+}
+
+static void *agent_mirror_main(void *arg)
+{
+	/* relaxed capture mode: our copies must not break another thread's
+	 * stream capture (nor be refused by it) */
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	if (agent_gpu.capture_mode)
+		agent_gpu.capture_mode(&mode);
+	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
+	for (;;) {
+		struct timespec ts = {0, 10 * 1000000L};
+		int waited = 0;
+		while (!__atomic_load_n(&agent_gpu.stop, __ATOMIC_ACQUIRE) &&
+		       !__atomic_load_n(&agent_gpu.dirty, __ATOMIC_ACQUIRE) &&
+		       waited < AGENT_MIRROR_MS) {
+			nanosleep(&ts, NULL);
+			waited += 10;
+		}
+		if (__atomic_load_n(&agent_gpu.stop, __ATOMIC_ACQUIRE))
+			break;
+		__atomic_store_n(&agent_gpu.dirty, 0, __ATOMIC_RELEASE);
+		pthread_mutex_lock(&agent_gpu_lock);
+		agent_mirror();
+		pthread_mutex_unlock(&agent_gpu_lock);
+	}
+	return NULL;
+}
+
+__attribute__((destructor)) static void agent_gpu_fini(void)
+{
+	if (!agent_gpu.mirror_running || agent_gpu.mirror_pid != getpid())
+		return;
+	__atomic_store_n(&agent_gpu.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(agent_gpu.mirror_thread, NULL);
+	agent_gpu.mirror_running = 0;
+	/* the last kernels' results: the application has normally synchronized
+	 * before exiting; the copies wait for the rest */
+	CUcontext cur = NULL;
+	if (agent_gpu.ctx_get_current)
+		agent_gpu.ctx_get_current(&cur);
+	if (!cur)
+		agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
+	agent_mirror();
+}
+
+/* ---- the GPU side, once ---------------------------------------------- */
+
+static void agent_mark_mirrored(const struct prog *p)
+{
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		if (in->code == 0x18 &&
+		    (in->src == ISA_PSEUDO_MAP_FD || in->src == ISA_PSEUDO_MAP_VALUE) &&
+		    in->imm >= 0 && in->imm < AGENT_MAX_MAPS)
+			agent_gpu.mirrored[in->imm] = 1;
+	}
+}
+
+/* Called with agent_gpu_lock held: 0 when the device side is ready. */
+static int agent_gpu_init(struct err *e)
+{
+	if (agent_gpu.tried)
+		return agent_gpu.rt ? 0 : err_set(e, ENODEV, "GPU side unavailable (see above)");
+	agent_gpu.tried = 1;
+	agent_gpu.ctx_get_current = (ctx_get_current_fn)agent_real_driver("cuCtxGetCurrent");
+	agent_gpu.capture_mode =
+		(capture_mode_fn)agent_real_driver("cuThreadExchangeStreamCaptureMode");
+	CUcontext app = NULL;
+	if (agent_gpu.ctx_get_current)
+		agent_gpu.ctx_get_current(&app);
+	struct ptx_rt *rt;
+	int err = ptx_rt_open(0, &rt, e);
+	if (err) {
+		agent_notice("device probes disabled, kernels run unchanged: %s", e->msg);
+		return err;
+	}
+	if (app && app != rt->ctx) {
+		rt->cu->ctx_set_current(app);
+		ptx_rt_close(rt);
+		agent_notice("device probes disabled, kernels run unchanged: the application's "
+			     "context is not GPU 0's primary context");
+		return err_set(e, ENOTSUP, "not the primary context");
+	}
+	struct session *s = agent_session;
+	for (size_t i = 0; i < s->obj->map_cnt && !err; i++) {
+		const struct object_map *om = &s->obj->maps[i];
+		if (i >= AGENT_MAX_MAPS) {
+			err = err_set(e, E2BIG, "too many maps");
+			break;
+		}
+		if ((err = ptx_rt_map_create(rt, &om->def, &agent_gpu.maps[i], e))) {
+			err_prefix(e, "map '%s': ", om->def.name);
+			break;
+		}
+		agent_gpu.refs[i] = ptx_rt_map_ref(agent_gpu.maps[i]);
+		if (om->init) /* global data: the session's current value */
+			err = ptx_rt_map_array_set(agent_gpu.maps[i], 0, map_array_base(om->map), e);
+	}
+	if (!app)
+		rt->cu->ctx_set_current(NULL);
+	if (err) {
+		for (size_t i = 0; i < AGENT_MAX_MAPS; i++)
+			ptx_rt_map_free(agent_gpu.maps[i]), agent_gpu.maps[i] = NULL;
+		ptx_rt_close(rt);
+		agent_notice("device probes disabled, kernels run unchanged: %s", e->msg);
+		return err;
+	}
+	for (size_t i = 0; i < agent_gpu_prog_cnt; i++)
+		agent_mark_mirrored(agent_gpu_progs[i]);
+	agent_gpu.rt = rt;
+	agent_gpu.mirror_pid = getpid();
+	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,
+						   agent_mirror_main, NULL);
+	return 0;
+}
+
+/* ---- building the instrumented module ---------------------------------- */
+
+/* Does ptx define kernel name (".entry NAME(" or ".entry NAME" + space)? */
+static int agent_defines(const char *ptx, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = ptx; (p = strstr(p, ".entry ")); p += 7) {
+		const char *q = p + 7;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (!strncmp(q, name, n) && (q[n] == '(' || q[n] == ' ' || q[n] == '\n' ||
+					     q[n] == '\r' || q[n] == '\t'))
+			return 1;
+	}
+	return 0;
+}
+
+static const char *agent_module_ptx(struct agent_module *m, const char *kernel, struct err *e)
+{
+	if (m->kind == AGENT_IMAGE_LINKED) {
+		for (size_t i = 0; i < m->input_cnt; i++)
+			if (agent_defines(m->inputs[i], kernel))
+				return m->inputs[i];
+		err_set(e, ENOENT, "no PTX input of the link defines it");
+		return NULL;
+	}
+	if (m->ptx)
+		return m->ptx;
+	unsigned sm = (unsigned)(agent_gpu.rt->cc_major * 10 + agent_gpu.rt->cc_minor);
+	size_t len;
+	switch (m->kind) {
+	case AGENT_IMAGE_PTX:
+		return m->ptx = strdup(m->image);
+	case AGENT_IMAGE_WRAPPER:
+	case AGENT_IMAGE_FATBIN:
+		if (fatbin_best_ptx(m->image,
+				    m->kind == AGENT_IMAGE_WRAPPER ? FATBIN_LEN_UNKNOWN : m->image_len,
+				    sm, &m->ptx, &len, NULL, e))
+			return NULL;
+		return m->ptx;
+	case AGENT_IMAGE_CUBIN:
+		err_set(e, ENOENT, "no PTX (SASS-only cubin)");
+		return NULL;
+	default:
+		err_set(e, ENOENT, "no PTX captured (module loaded from a file)");
+		return NULL;
+	}
+}
+
+static const char *const agent_kind_names[3] = {"entry", "exit", "mem"};
+
+/* The programs targeting kernel (warp mode), their probes, and one probe
+ * function per kind calling each of them: gxa_entry, gxa_exit, gxa_mem. */
+static int agent_build_extra(const char *kernel, char **extra, int have[3], struct err *e)
+{
+	struct ptx_buf b = {0};
+	char syms[3][16][128];
+	int n[3] = {0};
+	ptx_emit_runtime(&b);
+	for (size_t i = 0; i < agent_gpu_prog_cnt; i++) {
+		struct prog *p = agent_gpu_progs[i];
+		char base[256];
+		agent_demangle_base(kernel, base, sizeof(base));
+		if (!agent_kernel_targeted_by(p, kernel, base))
+			continue;
+		int kind = p->type == PROG_TYPE_GPU_ENTRY ? 0 : p->type == PROG_TYPE_GPU_EXIT ? 1 : 2;
+		if (n[kind] == 16)
+			continue;
+		struct ptx_emit_opts o = {.maps = agent_gpu.refs};
+		char *sym = syms[kind][n[kind]];
+		int err = ptx_emit_prog(&b, p, &o, sym, e);
+		if (err) {
+			err_prefix(e, "program '%s': ", p->name);
+			ptx_buf_free(&b);
+			return err;
+		}
+		ptx_emit_probe(&b, sym, (enum ptx_probe_kind)kind, PTX_MODE_WARP);
+		n[kind]++;
+	}
+	for (int k = 0; k < 3; k++) {
+		have[k] = n[k] > 0;
+		if (!n[k])
+			continue;
+		if (k < 2) {
+			ptx_buf_printf(&b, ".func gxa_%s()\n{\n", agent_kind_names[k]);
+			for (int i = 0; i < n[k]; i++)
+				ptx_buf_printf(&b, "\tcall %s_probe;\n", syms[k][i]);
+		} else {
+			ptx_buf_printf(&b, ".func gxa_mem(.param .b64 gxa_a, .param .b32 gxa_s, "
+					   ".param .b32 gxa_k)\n{\n\t.reg .b64 %%gxa_a;\n"
+					   "\t.reg .b32 %%gxa_s, %%gxa_k;\n"
+					   "\tld.param.b64 %%gxa_a, [gxa_a];\n"
+					   "\tld.param.b32 %%gxa_s, [gxa_s];\n"
+					   "\tld.param.b32 %%gxa_k, [gxa_k];\n");
+			for (int i = 0; i < n[k]; i++)
+				ptx_buf_printf(&b, "\tcall %s_probe, (%%gxa_a, %%gxa_s, %%gxa_k);\n",
+					       syms[k][i]);
+		}
+		ptx_buf_printf(&b, "\tret;\n}\n");
+	}
+	if (!(*extra = ptx_buf_take(&b, NULL)))
+		return err_set(e, ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Instrument k in the current context: the new function or NULL (e set);
+ * *cached set when an earlier handle of the same kernel did it already. */
+static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *cached,
+				   struct err *e)
+{
+	const char *ptx = agent_module_ptx(k->module, k->name, e);
+	if (!ptx)
+		return NULL;
+	char *extra = NULL, *text = NULL;
+	int have[3];
+	CUfunction fn = NULL;
+	if (agent_build_extra(k->name, &extra, have, e))
+		return NULL;
+	uint64_t hash = agent_hash(agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name),
+				   extra);
+	for (struct agent_cached *c = agent_cache; c; c = c->next)
+		if (c->hash == hash && c->ctx == ctx) {
+			free(extra);
+			*cached = 1;
+			return c->fn;
+		}
+	struct ptx_module *pm = NULL;
+	size_t len;
+	struct ptx_inject_opts o = {.kernel = k->name,
+				    .entry_sym = have[0] ? "gxa_entry" : NULL,
+				    .exit_sym = have[1] ? "gxa_exit" : NULL,
+				    .mem_sym = have[2] ? "gxa_mem" : NULL,
+				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
+	CUmodule mod;
+	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_inject(pm, &o, &text, &len, e) ||
+	    ptx_rt_module_load(agent_gpu.rt, text, &mod, e))
+		goto out;
+	CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);
+	if (r != CUDA_SUCCESS) {
+		cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
+		agent_gpu.rt->cu->module_unload(mod);
+		fn = NULL;
+		goto out;
+	}
+out:;
+	/* failures are cached too: the kernel's other handles run unchanged */
+	struct agent_cached *c = malloc(sizeof(*c));
+	if (c) {
+		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn};
+		agent_cache = c;
+	}
+	ptx_module_free(pm);
+	free(text);
+	free(extra);
+	return fn;
+}
+
+/* Is this the first failure for a kernel of this name?  (One notice per
+ * kernel, however many handles, modules or contexts it has.) */
+static int agent_first_failure(const char *name)
+{
+	static uint64_t seen[256];
+	static size_t seen_cnt;
+	uint64_t h = agent_hash(0xcbf29ce484222325ull, name);
+	for (size_t i = 0; i < seen_cnt; i++)
+		if (seen[i] == h)
+			return 0;
+	if (seen_cnt < sizeof(seen) / sizeof(seen[0]))
+		seen[seen_cnt++] = h;
+	return 1;
+}
+
+CUfunction agent_launch_target(CUfunction f, CUstream s)
+{
+	struct agent_kernel *k = agent_kernel_find(f);
+	if (!k)
+		return f;
+	if (__atomic_load_n(&k->decided, __ATOMIC_ACQUIRE))
+		return k->inst ? k->inst : f;
+	pthread_mutex_lock(&agent_gpu_lock);
+	if (!k->decided) {
+		struct err e = {{0}};
+		if (agent_kernel_targeted(k->name)) {
+			/* relaxed capture mode: loading a module while this thread
+			 * captures a stream is allowed then, and breaks nothing */
+			CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+			int swapped = 0;
+			if (!agent_gpu.tried)
+				agent_gpu.capture_mode = (capture_mode_fn)agent_real_driver(
+					"cuThreadExchangeStreamCaptureMode");
+			if (agent_gpu.capture_mode)
+				swapped = agent_gpu.capture_mode(&mode) == CUDA_SUCCESS;
+			CUcontext ctx = NULL;
+			struct timespec t0, t1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			if (!agent_gpu_init(&e)) {
+				agent_gpu.ctx_get_current(&ctx);
+				int cached = 0;
+				k->inst = agent_instrument(k, ctx, &cached, &e);
+				if (k->inst && !cached) {
+					session_count(agent_session, SESSION_INSTRUMENTED);
+					clock_gettime(CLOCK_MONOTONIC, &t1);
+					double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+						    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+					if (getenv("GPUEXT_AGENT_VERBOSE"))
+						agent_notice("kernel %s instrumented (%.1f ms)", k->name,
+							     ms);
+				} else if (!k->inst && agent_first_failure(k->name)) {
+					session_count(agent_session, SESSION_SKIPPED);
+					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);
+				}
+			}
+			if (swapped)
+				agent_gpu.capture_mode(&mode);
+		}
+		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&agent_gpu_lock);
+	return k->inst ? k->inst : f;
+}
+
+void agent_launch_refused(CUfunction f, CUresult r)
+{
+	struct agent_kernel *k = agent_kernel_find(f);
+	if (!k || !k->inst)
+		return;
+	k->inst = NULL;
+	pthread_mutex_lock(&agent_gpu_lock);
+	int first = agent_first_failure(k->name);
+	pthread_mutex_unlock(&agent_gpu_lock);
+	if (!first)
+		return;
+	session_count(agent_session, SESSION_SKIPPED);
+	agent_notice("kernel %s runs unchanged: the driver refused the instrumented launch "
+		     "(CUresult %d)", k->name, (int)r);
+}
+
+void agent_launch_done(CUstream s)
+{
+	session_count(agent_session, SESSION_REDIRECTED);
+	__atomic_store_n(&agent_gpu.dirty, 1, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - `gpuext run [--tool NAME | FILE.bpf.o] [--json] [-o FILE] -- CMD ARGS`:
+ * verify the object, create the session (session.h), run CMD with the agent
+ * preloaded, print ring buffer records while it runs and the maps at the
+ * end, exit with CMD's status.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/object.h"
+#include "bpf/session.h"
+#include "bpf/verifier.h"
+#include "cli.h"
+#include "run.h"
+
+static const char run_usage[] =
+	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [-o FILE] -- CMD [ARGS]\n\n"
+	"Verify the programs of FILE (or of the shipped tool NAME), run CMD with the\n"
+	"gpuext agent preloaded (LD_PRELOAD, appended to an existing one): device\n"
+	"programs (gpu/entry|exit|mem/KERNEL) are injected into CMD's kernels at their\n"
+	"first launch.  Prints ring buffer records as they arrive and every non-empty\n"
+	"map at the end (a tool's own format where it has one), then exits with CMD's\n"
+	"status.  Signals are forwarded to CMD.  -o writes the output to FILE.\n"
+	"Tools are looked up in bpf/tools/ next to the gpuext binary, then in\n"
+	"../share/gpuext/tools/; the agent is libgpuext-agent.so next to the binary,\n"
+	"then ../lib/ (GPUEXT_AGENT overrides).\n";
+
+static pid_t run_child;
+
+static void run_forward_signal(int sig)
+{
+	if (run_child > 0)
+		kill(run_child, sig);
+}
+
+/* dir of the gpuext binary, with a trailing '/'. */
+static void run_exe_dir(char *out, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+	out[n > 0 ? n : 0] = 0;
+	char *slash = strrchr(out, '/');
+	if (slash)
+		slash[1] = 0;
+	else
+		snprintf(out, len, "./");
+}
+
+static int run_find(char *out, size_t len, const char *dir, const char *const *rel,
+		    const char *name)
+{
+	for (; *rel; rel++) {
+		if (snprintf(out, len, "%s%s%s", dir, *rel, name) < (int)len && !access(out, R_OK))
+			return 0;
+	}
+	return -1;
+}
+
+void run_print_record(FILE *out, const char *map, const void *data, size_t size, int json)
+{
+	const unsigned char *d = data;
+	fprintf(out, json ? "{\"event\":{\"map\":\"%s\",\"data\":\"" : "%s: ", map);
+	for (size_t i = 0; i < size; i++)
+		fprintf(out, json ? "%02x" : "%02x%s", d[i], i + 1 < size && !json ? " " : "");
+	fprintf(out, json ? "\"}}\n" : "\n");
+}
+
+static void run_hex(FILE *out, const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%02x", ((const unsigned char *)p)[i]);
+}
+
+/* A value as a number when it is one (1, 2, 4, 8 bytes), else hex. */
+static void run_value(FILE *out, const void *p, size_t n, int json)
+{
+	uint64_t v = 0;
+	if (n == 1 || n == 2 || n == 4 || n == 8) {
+		memcpy(&v, p, n); /* little-endian host */
+		fprintf(out, "%llu", (unsigned long long)v);
+	} else {
+		fputs(json ? "\"" : "", out);
+		run_hex(out, p, n);
+		fputs(json ? "\"" : "", out);
+	}
+}
+
+void run_print_maps(FILE *out, const struct object *obj, int json)
+{
+	int first_map = 1;
+	if (json)
+		fputs("{\"maps\":[", out);
+	for (size_t i = 0; i < obj->map_cnt; i++) {
+		struct map *m = obj->maps[i].map;
+		const struct map_def *d = map_get_def(m);
+		if (d->type == MAP_TYPE_RINGBUF || obj->maps[i].init)
+			continue; /* records were printed; global data is not a result */
+		unsigned nr = map_nr_cpus(m);
+		size_t stride = (d->value_size + 7) & ~(size_t)7;
+		unsigned char *key = calloc(1, d->key_size), *next = calloc(1, d->key_size);
+		unsigned char *val = calloc(nr, stride);
+		int have = 0, first = 1;
+		if (!key || !next || !val)
+			goto next_map;
+		for (int err = map_get_next_key(m, NULL, next); !err;
+		     err = map_get_next_key(m, key, next)) {
+			memcpy(key, next, d->key_size);
+			if (map_lookup_copy(m, key, val))
+				continue;
+			/* per-CPU values are summed: the total is what tools report */
+			int nonzero = 0;
+			for (size_t b = 0; b < nr * stride; b++)
+				nonzero |= val[b];
+			if (!nonzero)
+				continue;
+			if (!have) {
+				if (json)
+					fprintf(out, "%s{\"name\":\"%s\",\"entries\":[", first_map ? "" : ",",
+						d->name);
+				else
+					fprintf(out, "map %s:\n", d->name);
+				have = 1;
+				first_map = 0;
+			}
+			fprintf(out, json ? "%s{\"key\":" : "  ", first ? "" : ",");
+			first = 0;
+			run_value(out, key, d->key_size, json);
+			fputs(json ? ",\"value\":" : ": ", out);
+			if (nr > 1 && d->value_size == 8) {
+				uint64_t sum = 0, v;
+				for (unsigned c = 0; c < nr; c++) {
+					memcpy(&v, val + c * stride, 8);
+					sum += v;
+				}
+				fprintf(out, "%llu", (unsigned long long)sum);
+			} else {
+				run_value(out, val, d->value_size, json);
+			}
+			fputs(json ? "}" : "\n", out);
+		}
+		if (have && json)
+			fputs("]}", out);
+	next_map:
+		free(key);
+		free(next);
+		free(val);
+	}
+	if (json)
+		fputs("]}\n", out);
+}
+
+struct run_ctx {
+	FILE *out;
+	const struct object *obj;
+	const struct run_fmt *fmt;
+	const char *map;
+	int json;
+};
+
+static int run_on_record(void *arg, const void *data, size_t size)
+{
+	struct run_ctx *c = arg;
+	if (!c->fmt || !c->fmt->event ||
+	    c->fmt->event(c->out, c->obj, c->map, data, size, c->json))
+		run_print_record(c->out, c->map, data, size, c->json);
+	return 0;
+}
+
+static void run_poll(struct run_ctx *c)
+{
+	for (size_t i = 0; i < c->obj->map_cnt; i++) {
+		struct map *m = c->obj->maps[i].map;
+		if (map_get_def(m)->type != MAP_TYPE_RINGBUF)
+			continue;
+		c->map = c->obj->maps[i].def.name;
+		map_ringbuf_consume(m, run_on_record, c);
+	}
+	fflush(c->out);
+}
+
+/* Verify every program as the agent will (it verifies again itself). */
+static int run_verify(struct object *obj, const char *path)
+{
+	static char log[16384];
+	for (size_t i = 0; i < obj->prog_cnt; i++) {
+		struct err e = {{0}};
+		struct vfy_opts vo = {.profile = VFY_PROFILE_AUTO, .log_level = VFY_LOG_PATH,
+				      .log_buf = log, .log_size = sizeof(log)};
+		log[0] = 0;
+		if (verifier_check(obj->progs[i], &vo, NULL, &e)) {
+			fputs(log, stderr);
+			cli_error("%s: program '%s': %s", path, obj->progs[i]->name, e.msg);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int do_run(int argc, char **argv)
+{
+	const char *tool = NULL, *file = NULL, *out_path = NULL;
+	int json = cli_json, i;
+	for (i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(run_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "--tool") && i + 1 < argc) {
+			tool = argv[++i];
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out_path = argv[++i];
+		} else if (argv[i][0] == '-') {
+			cli_error("run: unknown option '%s' (see gpuext run --help)", argv[i]);
+			return 2;
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			cli_error("run: one object per run (got '%s' and '%s')", file, argv[i]);
+			return 2;
+		}
+	}
+	if (i >= argc || (!tool == !file)) {
+		fputs(run_usage, stderr);
+		return 2;
+	}
+	char dir[PATH_MAX], path[PATH_MAX + 64], agent[PATH_MAX + 64], name[256];
+	run_exe_dir(dir, sizeof(dir));
+	if (tool) {
+		static const char *const rel[] = {"bpf/tools/", "../share/gpuext/tools/", NULL};
+		snprintf(name, sizeof(name), "%s.bpf.o", tool);
+		if (run_find(path, sizeof(path), dir, rel, name)) {
+			cli_error("run: no tool '%s' (looked for %s in %sbpf/tools and "
+				  "%s../share/gpuext/tools)", tool, name, dir, dir);
+			return 1;
+		}
+		file = path;
+	} else {
+		const char *base = strrchr(file, '/');
+		snprintf(name, sizeof(name), "%s", base ? base + 1 : file);
+		char *dot = strstr(name, ".bpf.o");
+		if (dot)
+			*dot = 0;
+		tool = name;
+	}
+	const char *agent_env = getenv("GPUEXT_AGENT");
+	static const char *const agent_rel[] = {"", "../lib/", NULL};
+	if (agent_env)
+		snprintf(agent, sizeof(agent), "%s", agent_env);
+	else if (run_find(agent, sizeof(agent), dir, agent_rel, "libgpuext-agent.so")) {
+		cli_error("run: libgpuext-agent.so not found next to %s or in ../lib", dir);
+		return 1;
+	}
+	const struct run_fmt *fmt = NULL;
+	for (size_t f = 0; f < run_fmt_cnt; f++)
+		if (!strcmp(run_fmts[f].tool, tool))
+			fmt = &run_fmts[f];
+
+	struct object *obj;
+	struct session *s = NULL;
+	struct err e = {{0}};
+	int ret = 1;
+	FILE *out = stdout;
+	if (cli_open_object(file, &obj))
+		return 1;
+	if (session_create(obj, &s, &e)) { /* the verifier reads the maps */
+		cli_error("run: %s", e.msg);
+		object_free(obj);
+		return 1;
+	}
+	if (run_verify(s->obj, file))
+		goto out;
+	if (out_path && !(out = fopen(out_path, "w"))) {
+		cli_error("run: %s: %s", out_path, strerror(errno));
+		goto out;
+	}
+	const char *old = getenv("LD_PRELOAD");
+	char *preload = malloc(strlen(agent) + (old ? strlen(old) : 0) + 2);
+	if (!preload)
+		goto out;
+	sprintf(preload, "%s%s%s", old && *old ? old : "", old && *old ? ":" : "", agent);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setenv("LD_PRELOAD", preload, 1);
+		setenv(SESSION_ENV, s->name, 1);
+		execvp(argv[i], argv + i);
+		fprintf(stderr, "gpuext: run: %s: %s\n", argv[i], strerror(errno));
+		_exit(127);
+	}
+	free(preload);
+	if (pid < 0) {
+		cli_error("run: fork: %s", strerror(errno));
+		goto out;
+	}
+	run_child = pid;
+	struct sigaction sa = {.sa_handler = run_forward_signal};
+	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+		sigaction(sigs[k], &sa, NULL);
+
+	struct run_ctx c = {.out = out, .obj = s->obj, .fmt = fmt, .json = json};
+	int status = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			cli_error("run: waitpid: %s", strerror(errno));
+			break;
+		}
+		run_poll(&c);
+		struct timespec ts = {0, 20 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	run_child = 0;
+	run_poll(&c);
+	const struct session_status *st = &s->hdr->status;
+	uint64_t drops = 0;
+	for (size_t m = 0; m < s->obj->map_cnt; m++)
+		if (map_get_def(s->obj->maps[m].map)->type == MAP_TYPE_RINGBUF)
+			drops += map_ringbuf_dropped(s->obj->maps[m].map) + st->rb_drops[m];
+	if (!fmt || !fmt->summary || fmt->summary(out, s->obj, st, json))
+		run_print_maps(out, s->obj, json);
+	if (drops)
+		fprintf(stderr, "gpuext: %llu ring buffer records dropped (buffer full)\n",
+			(unsigned long long)drops);
+	if (cli_verbose || !st->attached)
+		fprintf(stderr,
+			"gpuext: agent %s; kernels instrumented %u, run unchanged %u, "
+			"launches redirected %u\n",
+			st->attached ? "attached" : "did not attach (CMD did not load it)",
+			st->kernels_instrumented, st->kernels_skipped, st->launches_redirected);
+	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+out:
+	if (out && out != stdout)
+		fclose(out);
+	session_close(s);
+	return ret;
+}

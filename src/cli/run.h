@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.h - per-tool output of `gpuext run`.
+ *
+ * A tool (tools/NAME.bpf.c) may register a formatter in run_fmt.c's table:
+ * `gpuext run --tool NAME` (or a FILE named NAME.bpf.o) then gives it the
+ * ring buffer records as they arrive and the end-of-run summary.  Either
+ * callback may be NULL or return non-zero to get the generic output
+ * (records in hex; every non-empty map's keys and values).  The maps are
+ * the session's host maps (session.h's contract): read them, never write.
+ */
+#ifndef GPUEXT_CLI_RUN_H
+#define GPUEXT_CLI_RUN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct object;
+struct session_status;
+
+struct run_fmt {
+	const char *tool; /* object file name without ".bpf.o" */
+	int (*event)(FILE *out, const struct object *obj, const char *map, const void *data,
+		     size_t size, int json);
+	int (*summary)(FILE *out, const struct object *obj, const struct session_status *st,
+		       int json);
+};
+
+extern const struct run_fmt run_fmts[];
+extern const size_t run_fmt_cnt;
+
+/* Generic output, also for formatters that print part of it themselves. */
+void run_print_record(FILE *out, const char *map, const void *data, size_t size, int json);
+void run_print_maps(FILE *out, const struct object *obj, int json);
+
+#endif /* GPUEXT_CLI_RUN_H */

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fakecuda.c - a fake libcuda.so.1 for testing the agent without a GPU.
+ *
+ * It implements the driver API subset that the agent and tests/fakecuda/app.c
+ * use.  "Device" memory is host memory; kernels do not run.  Every module
+ * load and launch is recorded, one line each, in $FAKECUDA_LOG:
+ *   load MOD KIND BYTES [DUMPFILE]    (KIND: ptx, fatbin, elf)
+ *   launch NAME MOD API               (API: the entry point used)
+ * and PTX images are written to $FAKECUDA_DUMP/mod-MOD.ptx.
+ * $FAKECUDA_FAIL="cuFoo:N,cuBar:M" makes the Nth call of cuFoo fail
+ * (CUDA_ERROR_INVALID_PTX for loads, CUDA_ERROR_OUT_OF_MEMORY otherwise).
+ * Not part of gpuext: a test fixture (built by the Makefile as
+ * build/fakecuda/libcuda.so.1).
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#define FAKE_API __attribute__((visibility("default")))
+
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fake_log(const char *fmt, ...)
+{
+	const char *path = getenv("FAKECUDA_LOG");
+	if (!path)
+		return;
+	pthread_mutex_lock(&fake_lock);
+	FILE *f = fopen(path, "a");
+	if (f) {
+		va_list ap;
+		va_start(ap, fmt);
+		vfprintf(f, fmt, ap);
+		va_end(ap);
+		fputc('\n', f);
+		fclose(f);
+	}
+	pthread_mutex_unlock(&fake_lock);
+}
+
+/* Should this call of fn fail (FAKECUDA_FAIL)? Counts calls per name. */
+static int fake_fail(const char *fn)
+{
+	static struct {
+		char name[64];
+		int calls;
+	} counts[64];
+	const char *spec = getenv("FAKECUDA_FAIL");
+	if (!spec)
+		return 0;
+	pthread_mutex_lock(&fake_lock);
+	int n = 0, i;
+	for (i = 0; i < 64 && counts[i].name[0] && strcmp(counts[i].name, fn); i++)
+		;
+	if (i < 64) {
+		snprintf(counts[i].name, sizeof(counts[i].name), "%s", fn);
+		n = ++counts[i].calls;
+	}
+	pthread_mutex_unlock(&fake_lock);
+	size_t len = strlen(fn);
+	for (const char *p = spec; (p = strstr(p, fn)); p += len)
+		if ((p == spec || p[-1] == ',') && p[len] == ':' && atoi(p + len + 1) == n)
+			return 1;
+	return 0;
+}
+
+struct CUmod_st {
+	int id;
+	char *ptx; /* NULL for binary images */
+};
+struct CUfunc_st {
+	struct CUmod_st *mod;
+	char name[256];
+};
+static int fake_ctx_storage;
+static CUcontext fake_current;
+static int fake_next_mod = 1;
+
+static CUresult fake_load(CUmodule *m, const void *image, const char *api)
+{
+	if (fake_fail(api))
+		return CUDA_ERROR_INVALID_PTX;
+	struct CUmod_st *mod = calloc(1, sizeof(*mod));
+	uint32_t magic;
+	memcpy(&magic, image, 4);
+	pthread_mutex_lock(&fake_lock);
+	mod->id = fake_next_mod++;
+	pthread_mutex_unlock(&fake_lock);
+	if (magic == 0x464c457fu || magic == 0x466243b1u || magic == 0xba55ed50u) {
+		fake_log("load %d %s 0", mod->id, magic == 0x464c457fu ? "elf" : "fatbin");
+	} else {
+		mod->ptx = strdup(image);
+		char path[512] = "";
+		const char *dir = getenv("FAKECUDA_DUMP");
+		if (dir) {
+			snprintf(path, sizeof(path), "%s/mod-%d.ptx", dir, mod->id);
+			FILE *f = fopen(path, "w");
+			if (f) {
+				fputs(mod->ptx, f);
+				fclose(f);
+			}
+		}
+		fake_log("load %d ptx %zu %s", mod->id, strlen(mod->ptx), path);
+	}
+	*m = (CUmodule)mod;
+	return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuInit(unsigned flags) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
+FAKE_API CUresult cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
+FAKE_API CUresult cuDeviceGet(CUdevice *d, int ord) { *d = ord; return ord ? CUDA_ERROR_INVALID_DEVICE : CUDA_SUCCESS; }
+FAKE_API CUresult cuDeviceGetName(char *name, int len, CUdevice d) { snprintf(name, (size_t)len, "fakecuda"); return CUDA_SUCCESS; }
+FAKE_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+	*v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9
+	     : a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? 0
+	     : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT    ? 2 : 1;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)&fake_ctx_storage; return CUDA_SUCCESS; }
+FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxSetCurrent(CUcontext c) { fake_current = c; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxGetCurrent(CUcontext *c) { *c = fake_current; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamQuery(CUstream s) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *m) { *m = CU_STREAM_CAPTURE_MODE_GLOBAL; return CUDA_SUCCESS; }
+FAKE_API CUresult cuModuleLoadData(CUmodule *m, const void *image) { return fake_load(m, image, "cuModuleLoadData"); }
+FAKE_API CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *o, void **v) { return fake_load(m, image, "cuModuleLoadDataEx"); }
+FAKE_API CUresult cuModuleUnload(CUmodule m)
+{
+	free(((struct CUmod_st *)m)->ptx);
+	free(m);
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+	struct CUmod_st *mod = (struct CUmod_st *)m;
+	char pat[300];
+	snprintf(pat, sizeof(pat), ".entry %s(", name);
+	if (mod->ptx && !strstr(mod->ptx, pat))
+		return CUDA_ERROR_NOT_FOUND;
+	struct CUfunc_st *fn = calloc(1, sizeof(*fn));
+	fn->mod = mod;
+	snprintf(fn->name, sizeof(fn->name), "%s", name);
+	*f = (CUfunction)fn;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuLibraryLoadData(CUlibrary *l, const void *code, CUjit_option *jo, void **jv, unsigned jn, CUlibraryOption *lo, void **lv, unsigned ln)
+{
+	return fake_load((CUmodule *)l, code, "cuLibraryLoadData");
+}
+FAKE_API CUresult cuLibraryUnload(CUlibrary l) { return cuModuleUnload((CUmodule)l); }
+FAKE_API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *name) { return cuModuleGetFunction((CUfunction *)k, (CUmodule)l, name); }
+FAKE_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
+{
+	struct CUfunc_st *fn = malloc(sizeof(*fn));
+	*fn = *(struct CUfunc_st *)k;
+	*f = (CUfunction)fn;
+	return CUDA_SUCCESS;
+}
+
+/* The JIT linker: the "cubin" is an ELF header and the inputs' bytes. */
+struct fake_link {
+	char *cubin;
+	size_t len;
+};
+FAKE_API CUresult fake_link_create(unsigned n, CUjit_option *o, void **v, CUlinkState *st) __asm__("cuLinkCreate_v2");
+CUresult fake_link_create(unsigned n, CUjit_option *o, void **v, CUlinkState *st)
+{
+	struct fake_link *l = calloc(1, sizeof(*l));
+	l->cubin = malloc(4);
+	memcpy(l->cubin, "\177ELF", 4);
+	l->len = 4;
+	*st = (CUlinkState)l;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult fake_link_add_data(CUlinkState st, CUjitInputType type, void *data, size_t size, const char *name, unsigned n, CUjit_option *o, void **v) __asm__("cuLinkAddData_v2");
+CUresult fake_link_add_data(CUlinkState st, CUjitInputType type, void *data, size_t size, const char *name, unsigned n, CUjit_option *o, void **v)
+{
+	struct fake_link *l = (struct fake_link *)st;
+	l->cubin = realloc(l->cubin, l->len + size);
+	memcpy(l->cubin + l->len, data, size);
+	l->len += size;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
+{
+	struct fake_link *l = (struct fake_link *)st;
+	*cubin = l->cubin;
+	*size = l->len;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuLinkDestroy(CUlinkState st)
+{
+	struct fake_link *l = (struct fake_link *)st;
+	free(l->cubin);
+	free(l);
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_launch(CUfunction f, const char *api)
+{
+	if (fake_fail(api))
+		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+	struct CUfunc_st *fn = (struct CUfunc_st *)f;
+	fake_log("launch %s %d %s", fn->name, fn->mod->id, api);
+	return CUDA_SUCCESS;
+}
+#define FAKE_LAUNCH_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, CUstream s, void **p, void **x)
+FAKE_API CUresult fake_cuLaunchKernel FAKE_LAUNCH_PARAMS __asm__("cuLaunchKernel");
+CUresult fake_cuLaunchKernel FAKE_LAUNCH_PARAMS { return fake_launch(f, "cuLaunchKernel"); }
+FAKE_API CUresult cuLaunchKernel_ptsz FAKE_LAUNCH_PARAMS { return fake_launch(f, "cuLaunchKernel_ptsz"); }
+FAKE_API CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **x) __asm__("cuLaunchKernelEx");
+CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **x) { return fake_launch(f, "cuLaunchKernelEx"); }
+
+/* A graph kernel node: logged like a launch of its function. */
+FAKE_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, const CUDA_KERNEL_NODE_PARAMS_v2 *p)
+{
+	*n = (CUgraphNode)p;
+	return fake_launch(p->func ? p->func : (CUfunction)p->kern, "cuGraphAddKernelNode_v2");
+}
+
+FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+	if (fake_fail("cuMemAlloc_v2"))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	void *m = aligned_alloc(256, (n + 255) & ~(size_t)255);
+	*p = (CUdeviceptr)m;
+	return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+FAKE_API CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)p); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { memcpy((void *)d, s, n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { memcpy(d, (void *)s, n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)d, v, n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) { *p = aligned_alloc(4096, (n + 4095) & ~(size_t)4095); return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
+FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags) { *d = (CUdeviceptr)p; return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
+FAKE_API CUresult cuGetErrorString(CUresult r, const char **s) { *s = "fake error"; return CUDA_SUCCESS; }
+FAKE_API CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == CUDA_ERROR_INVALID_PTX ? "CUDA_ERROR_INVALID_PTX" : "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
+
+static const struct {
+	const char *name;
+	void *fn, *ptsz;
+} fake_procs[] = {
+	{"cuInit", (void *)cuInit, NULL},
+	{"cuModuleLoadData", (void *)cuModuleLoadData, NULL},
+	{"cuModuleLoadDataEx", (void *)cuModuleLoadDataEx, NULL},
+	{"cuModuleGetFunction", (void *)cuModuleGetFunction, NULL},
+	{"cuModuleUnload", (void *)cuModuleUnload, NULL},
+	{"cuLibraryLoadData", (void *)cuLibraryLoadData, NULL},
+	{"cuLibraryGetKernel", (void *)cuLibraryGetKernel, NULL},
+	{"cuKernelGetFunction", (void *)cuKernelGetFunction, NULL},
+	{"cuLaunchKernel", (void *)fake_cuLaunchKernel, (void *)cuLaunchKernel_ptsz},
+	{"cuLaunchKernelEx", (void *)fake_cuLaunchKernelEx, NULL},
+	{"cuCtxGetCurrent", (void *)cuCtxGetCurrent, NULL},
+};
+
+FAKE_API CUresult fake_get_proc_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
+				   CUdriverProcAddressQueryResult *st) __asm__("cuGetProcAddress_v2");
+CUresult fake_get_proc_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
+			  CUdriverProcAddressQueryResult *st)
+{
+	for (size_t i = 0; i < sizeof(fake_procs) / sizeof(fake_procs[0]); i++)
+		if (!strcmp(sym, fake_procs[i].name)) {
+			*pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) &&
+					       fake_procs[i].ptsz
+				       ? fake_procs[i].ptsz
+				       : fake_procs[i].fn;
+			if (st)
+				*st = CU_GET_PROC_ADDRESS_SUCCESS;
+			return CUDA_SUCCESS;
+		}
+	*pfn = NULL;
+	if (st)
+		*st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	return CUDA_ERROR_NOT_FOUND;
+}
+FAKE_API CUresult fake_get_proc(const char *sym, void **pfn, int ver, cuuint64_t flags) __asm__("cuGetProcAddress");
+CUresult fake_get_proc(const char *sym, void **pfn, int ver, cuuint64_t flags)
+{
+	return fake_get_proc_v2(sym, pfn, ver, flags, NULL);
+}

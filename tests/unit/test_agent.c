@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The agent with the fake driver (tests/fakecuda): tests/fakecuda/app runs
+ * under `gpuext run` (or with the agent preloaded by hand) and the fake
+ * driver's log shows which module every launch ran:
+ *   - interposition on every path (exported symbols, cuGetProcAddress_v2
+ *     with and without per-thread flags, dlsym, CUkernel as CUfunction):
+ *     the JIT linker's PTX inputs, graph kernel nodes: every launch of the targeted kernel
+ *     runs the instrumented module, the
+ *     untargeted kernel its original one; ptxas accepts the instrumented PTX;
+ *   - fail-open: each injected failure leaves the app running the original
+ *     kernels, exit status 0, with exactly one "gpuext: " message.
+ * The plain agent build is used under ASan too (an ASan agent cannot be
+ * preloaded into a program without the ASan runtime).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define APP "build/fakecuda/app"
+#define AGENT "build/libgpuext-agent.so"
+#define PROG "build/bpf/examples/gpu_warp_count.bpf.o"
+#define PTX "tests/ptx_corpus/checked.compute_75.ptx"
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+
+struct launches {
+	int targeted, targeted_inst, other, other_inst;
+	int inst_mod; /* module id of the instrumented module, 0: none */
+	int ptxas_status; /* of ptxas on the instrumented PTX; -1: not run */
+};
+
+/* Run cmd (with FAKECUDA_* set to a fresh log/dump dir); output and status. */
+static char *run(const char *env, const char *cmd, int *status, struct launches *l)
+{
+	char dir[] = "/tmp/gpuext-agent-test-XXXXXX", full[4096], log[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(full, sizeof(full), "FAKECUDA_LOG=%s FAKECUDA_DUMP=%s GPUEXT_AGENT=%s %s %s",
+		 log, dir, AGENT, env, cmd);
+	char *out = test_run_cmd(full, status);
+	assert_non_null(out);
+	memset(l, 0, sizeof(*l));
+	FILE *f = fopen(log, "r");
+	char line[1024];
+	int inst_mods[16] = {0}, n_inst = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		int mod;
+		char name[256], kind[16], path[512] = "";
+		if (sscanf(line, "load %d %15s %*u %511s", &mod, kind, path) >= 2 && path[0]) {
+			char *ptx = test_read_file(path, NULL);
+			if (ptx && strstr(ptx, "gxa_entry") && n_inst < 16) {
+				inst_mods[n_inst++] = mod;
+				l->inst_mod = mod;
+			}
+			free(ptx);
+		} else if (sscanf(line, "launch %255s %d", name, &mod) == 2) {
+			int inst = 0;
+			for (int i = 0; i < n_inst; i++)
+				inst |= inst_mods[i] == mod;
+			if (!strcmp(name, "vec_add"))
+				l->targeted++, l->targeted_inst += inst;
+			else
+				l->other++, l->other_inst += inst;
+		}
+	}
+	if (f)
+		fclose(f);
+	l->ptxas_status = -1;
+	if (l->inst_mod && access(PTXAS, X_OK) == 0) {
+		snprintf(full, sizeof(full), PTXAS " -arch=sm_90 %s/mod-%d.ptx -o /dev/null", dir,
+			 l->inst_mod);
+		free(test_run_cmd(full, &l->ptxas_status));
+	}
+	snprintf(full, sizeof(full), "rm -rf %s", dir);
+	free(test_run_cmd(full, NULL));
+	return out;
+}
+
+static int count_lines(const char *out, const char *prefix)
+{
+	int n = 0;
+	for (const char *p = out; p && *p;) {
+		n += !strncmp(p, prefix, strlen(prefix));
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return n;
+}
+
+static const char *gpuext_run_app(void)
+{
+	static char cmd[512];
+	snprintf(cmd, sizeof(cmd), "%s run %s -- %s %s vec_add reduce_atomic", test_cli_path(),
+		 PROG, APP, PTX);
+	return cmd;
+}
+
+static void test_every_path_instrumented(void **state)
+{
+	struct launches l;
+	int status;
+	char *out = run("", gpuext_run_app(), &status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	assert_int_equal(count_lines(out, "gpuext: "), 0);
+	/* vec_add: exported, proc-address flags 0 and per-thread, dlsym, CUkernel,
+	 * linked cubin, graph nodes with a CUfunction and a CUkernel */
+	assert_int_equal(l.targeted, 8);
+	assert_int_equal(l.targeted_inst, 8);
+	assert_int_equal(l.other, 2);
+	assert_int_equal(l.other_inst, 0);
+	if (l.ptxas_status != -1)
+		assert_int_equal(l.ptxas_status, 0);
+	free(out);
+}
+
+static void test_untargeted_untouched(void **state)
+{
+	struct launches l;
+	int status;
+	char cmd[512];
+	/* preloaded without a session: everything passes through, silently */
+	snprintf(cmd, sizeof(cmd), "LD_PRELOAD=%s %s %s vec_add reduce_atomic", AGENT, APP, PTX);
+	char *out = run("", cmd, &status, &l);
+	assert_int_equal(status, 0);
+	assert_int_equal(count_lines(out, "gpuext: "), 0);
+	assert_int_equal(l.targeted, 8);
+	assert_int_equal(l.targeted_inst, 0);
+	assert_int_equal(l.inst_mod, 0);
+	free(out);
+	/* a session whose programs target neither kernel */
+	snprintf(cmd, sizeof(cmd), "%s run %s -- %s %s early_ret reduce_atomic", test_cli_path(),
+		 PROG, APP, PTX);
+	out = run("", cmd, &status, &l);
+	assert_int_equal(status, 0);
+	assert_int_equal(l.inst_mod, 0);
+	assert_int_equal(count_lines(out, "gpuext: "), 0);
+	free(out);
+}
+
+/* One injected failure: app runs to the end unchanged, one message. */
+static void fail_open(const char *fail, const char *message, int launches_inst)
+{
+	struct launches l;
+	int status;
+	char env[256];
+	snprintf(env, sizeof(env), "FAKECUDA_FAIL=%s", fail);
+	char *out = run(env, gpuext_run_app(), &status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	assert_int_equal(count_lines(out, "gpuext: "), 1);
+	if (!strstr(out, message))
+		fail_msg("expected '%s' in:\n%s", message, out);
+	assert_int_equal(l.targeted, 8);
+	assert_int_equal(l.targeted_inst, launches_inst);
+	assert_int_equal(l.other_inst, 0);
+	free(out);
+}
+
+static void test_fail_open_jit(void **state)
+{
+	/* the instrumented module is the first cuModuleLoadDataEx (the app's
+	 * loads use cuModuleLoadData) */
+	fail_open("cuModuleLoadDataEx:1", "gpuext: kernel vec_add runs unchanged: ", 0);
+}
+
+static void test_fail_open_device_maps(void **state)
+{
+	fail_open("cuMemAlloc_v2:1", "gpuext: device probes disabled, kernels run unchanged: ", 0);
+}
+
+static void test_fail_open_launch_refused(void **state)
+{
+	/* the first launch (vec_add, instrumented) is refused: that handle (k1:
+	 * 4 launches and a graph node) runs the original from then on; the
+	 * kernel's other handles (k1b, the CUkernel twice, the linked k1c) stay
+	 * instrumented */
+	fail_open("cuLaunchKernel:1", "gpuext: kernel vec_add runs unchanged: the driver refused", 4);
+}
+
+static void test_fail_open_no_session(void **state)
+{
+	struct launches l;
+	int status;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "GPUEXT_SESSION=/gpuext-no-such LD_PRELOAD=%s %s %s vec_add x",
+		 AGENT, APP, PTX);
+	char *out = run("", cmd, &status, &l);
+	/* "x" is not a kernel: the app's own error, passed through unchanged */
+	assert_int_equal(status, 1);
+	assert_non_null(strstr(out, "cuModuleGetFunction(&k2, mod, argv[3]) failed: 500"));
+	assert_int_equal(count_lines(out, "gpuext: "), 1);
+	assert_non_null(strstr(out, "gpuext: agent disabled, kernels run unchanged: session "
+				    "/gpuext-no-such"));
+	free(out);
+}
+
+/* What the agent forwards and mirrors is what `gpuext run` prints: records
+ * as they arrive, then the non-empty maps (session_writer plays the agent). */
+static void test_run_prints_session(void **state)
+{
+	char cmd[512];
+	int status;
+	snprintf(cmd, sizeof(cmd), "GPUEXT_AGENT=%s %s run %s -- build/fakecuda/session_writer abc hi",
+		 AGENT, test_cli_path(), "build/bpf/examples/gpu_warp_count.bpf.o");
+	char *out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 0);
+	assert_string_equal(out, "blocks: 61 62 63\nblocks: 68 69\nmap threads:\n  0: 2\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "GPUEXT_AGENT=%s %s run --json %s -- build/fakecuda/session_writer abc", AGENT,
+		 test_cli_path(), "build/bpf/examples/gpu_warp_count.bpf.o");
+	out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 0);
+	assert_string_equal(out, "{\"event\":{\"map\":\"blocks\",\"data\":\"616263\"}}\n"
+				 "{\"maps\":[{\"name\":\"threads\",\"entries\":"
+				 "[{\"key\":0,\"value\":1}]}]}\n");
+	free(out);
+}
+
+static void test_run_exit_status_and_errors(void **state)
+{
+	char cmd[512];
+	int status;
+	snprintf(cmd, sizeof(cmd), "GPUEXT_AGENT=%s %s run %s -- sh -c 'exit 7'", AGENT,
+		 test_cli_path(), PROG);
+	free(test_run_cmd(cmd, &status));
+	assert_int_equal(status, 7);
+	snprintf(cmd, sizeof(cmd), "%s run --tool no_such_tool -- true", test_cli_path());
+	char *out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 1);
+	assert_non_null(strstr(out, "gpuext: run: no tool 'no_such_tool'"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s run %s", test_cli_path(), PROG);
+	free(test_run_cmd(cmd, &status));
+	assert_int_equal(status, 2);
+}
+
+int main(void)
+{
+	if (access(APP, X_OK) || access(AGENT, R_OK)) {
+		fprintf(stderr, "test_agent: %s or %s not built\n", APP, AGENT);
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_path_instrumented),
+		cmocka_unit_test(test_untargeted_untouched),
+		cmocka_unit_test(test_fail_open_jit),
+		cmocka_unit_test(test_fail_open_device_maps),
+		cmocka_unit_test(test_fail_open_launch_refused),
+		cmocka_unit_test(test_fail_open_no_session),
+		cmocka_unit_test(test_run_prints_session),
+		cmocka_unit_test(test_run_exit_status_and_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
