@@ -67,3 +67,5 @@ $(APIPROBE_BENCH): bench/apiprobe_bench.c $(AGENT_LIB) $(LIB)
 apiprobe-bench: $(APIPROBE_BENCH) build/bpf/bench/progs/apiprobe.bpf.o
 	$(APIPROBE_BENCH)
 .PHONY: apiprobe-bench
+# Built by `make`: the GPU batch (tests/gpu/host.sh) runs it on the GPU machine.
+all: $(APIPROBE_BENCH)

@@ -4,9 +4,10 @@
  * attaching, and the entry/return calls the trampolines make
  * (apiprobe.h, agent_tramp.S).
  *
- * Invariant: a site's prog arrays are only appended to, under attach_lock,
+ * Invariant: a probe's prog arrays are only appended to, under attach_lock,
  * and each count is published (release) after its slot is written, so the
- * trampolines read them without a lock (acquire).
+ * trampolines read them without a lock (acquire).  A site never changes
+ * once its stub has been handed out.
  */
 #include "apiprobe.h"
 
@@ -28,13 +29,21 @@ _Static_assert(offsetof(struct apiprobe_regs, di) == 112, "agent_tramp.S PT_DI")
 _Static_assert(offsetof(struct apiprobe_regs, ip) == 128, "agent_tramp.S PT_IP");
 _Static_assert(offsetof(struct apiprobe_regs, sp) == 152, "agent_tramp.S PT_SP");
 
-struct apiprobe_site {
+/* The programs attached to one function name. */
+struct apiprobe_probe {
 	char name[APIPROBE_NAME_MAX];
-	_Atomic(void *) real;
 	struct prog *entry[APIPROBE_MAX_PROGS];
 	struct prog *ret[APIPROBE_MAX_PROGS];
 	_Atomic uint32_t entry_cnt;
 	_Atomic uint32_t ret_cnt;
+};
+
+/* One trampoline: a probed name and one real function.  The same name may
+ * come with several reals (cuGetProcAddress of another version, the
+ * agent's own wrapper and the driver's), each keeps its own site. */
+struct apiprobe_site {
+	struct apiprobe_probe *probe;
+	void *real;
 };
 
 /* One frame per pending return-probed call of this thread. */
@@ -52,10 +61,12 @@ struct apiprobe_thread {
 /* The agent is preloaded, so its TLS sits in the static block. */
 static __thread struct apiprobe_thread tls __attribute__((tls_model("initial-exec")));
 
+static struct apiprobe_probe probes[APIPROBE_MAX_SITES];
+static _Atomic uint32_t probe_cnt;
 static struct apiprobe_site sites[APIPROBE_MAX_SITES];
-static _Atomic uint32_t site_cnt;
+static uint32_t site_cnt;  /* under attach_lock; a site is written before its stub is handed out */
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint64_t recursion_skips, depth_skips, prog_errors;
+static _Atomic uint64_t recursion_skips, depth_skips, prog_errors, site_skips;
 
 /* agent_tramp.S */
 extern const char apiprobe_stubs[];
@@ -82,18 +93,18 @@ static void run_progs(struct prog *const *progs, uint32_t cnt, struct apiprobe_r
 
 void *apiprobe_enter(uint32_t idx, struct apiprobe_regs *regs)
 {
-	struct apiprobe_site *s = &sites[idx];
-	void *real = atomic_load_explicit(&s->real, memory_order_relaxed);
+	struct apiprobe_probe *pr = sites[idx].probe;
+	void *real = sites[idx].real;
 
 	if (tls.busy) {
 		atomic_fetch_add_explicit(&recursion_skips, 1, memory_order_relaxed);
 		return real;
 	}
 	regs->ip = (uintptr_t)real;
-	uint32_t n = atomic_load_explicit(&s->entry_cnt, memory_order_acquire);
+	uint32_t n = atomic_load_explicit(&pr->entry_cnt, memory_order_acquire);
 	if (n)
-		run_progs(s->entry, n, regs);
-	if (atomic_load_explicit(&s->ret_cnt, memory_order_acquire)) {
+		run_progs(pr->entry, n, regs);
+	if (atomic_load_explicit(&pr->ret_cnt, memory_order_acquire)) {
 		if (tls.depth == APIPROBE_MAX_DEPTH) {
 			atomic_fetch_add_explicit(&depth_skips, 1, memory_order_relaxed);
 			return real;
@@ -108,24 +119,24 @@ void *apiprobe_enter(uint32_t idx, struct apiprobe_regs *regs)
 uint64_t apiprobe_leave(const uint64_t *saved, uint64_t sp)
 {
 	struct apiprobe_frame f = tls.frames[--tls.depth];
-	struct apiprobe_site *s = &sites[f.site];
+	struct apiprobe_probe *pr = sites[f.site].probe;
 	struct apiprobe_regs regs = {
 		.ax = saved[0], .dx = saved[1], .orig_ax = (uint64_t)-1, .ip = f.ret_addr,
 		.cs = 0x33, .sp = sp, .ss = 0x2b,
 	};
 
-	run_progs(s->ret, atomic_load_explicit(&s->ret_cnt, memory_order_acquire), &regs);
+	run_progs(pr->ret, atomic_load_explicit(&pr->ret_cnt, memory_order_acquire), &regs);
 	return f.ret_addr;
 }
 
-/* The site named func, or -1; under attach_lock or after attaching is done. */
-static int site_find(const char *func)
+/* The probe of func, or NULL (lock-free: probes are only appended). */
+static struct apiprobe_probe *probe_find(const char *func)
 {
-	uint32_t n = atomic_load_explicit(&site_cnt, memory_order_acquire);
+	uint32_t n = atomic_load_explicit(&probe_cnt, memory_order_acquire);
 	for (uint32_t i = 0; i < n; i++)
-		if (!strcmp(sites[i].name, func))
-			return (int)i;
-	return -1;
+		if (!strcmp(probes[i].name, func))
+			return &probes[i];
+	return NULL;
 }
 
 int apiprobe_attach(const char *func, struct prog *p, struct err *e)
@@ -145,27 +156,26 @@ int apiprobe_attach(const char *func, struct prog *p, struct err *e)
 		return ret;
 
 	pthread_mutex_lock(&attach_lock);
-	int idx = site_find(func);
-	if (idx < 0) {
-		uint32_t n = atomic_load_explicit(&site_cnt, memory_order_relaxed);
+	struct apiprobe_probe *pr = probe_find(func);
+	if (!pr) {
+		uint32_t n = atomic_load_explicit(&probe_cnt, memory_order_relaxed);
 		if (n == APIPROBE_MAX_SITES) {
 			ret = err_set(e, ENOSPC, "apiprobe: prog '%s': more than %d probed functions",
 				      p->name, APIPROBE_MAX_SITES);
 			goto out;
 		}
-		strcpy(sites[n].name, func);
-		atomic_store_explicit(&site_cnt, n + 1, memory_order_release);
-		idx = (int)n;
+		strcpy(probes[n].name, func);
+		atomic_store_explicit(&probe_cnt, n + 1, memory_order_release);
+		pr = &probes[n];
 	}
-	struct apiprobe_site *s = &sites[idx];
-	_Atomic uint32_t *cnt = is_ret ? &s->ret_cnt : &s->entry_cnt;
+	_Atomic uint32_t *cnt = is_ret ? &pr->ret_cnt : &pr->entry_cnt;
 	uint32_t n = atomic_load_explicit(cnt, memory_order_relaxed);
 	if (n == APIPROBE_MAX_PROGS) {
 		ret = err_set(e, ENOSPC, "apiprobe: prog '%s': more than %d %s programs on '%s'",
 			      p->name, APIPROBE_MAX_PROGS, is_ret ? "return" : "entry", func);
 		goto out;
 	}
-	(is_ret ? s->ret : s->entry)[n] = p;
+	(is_ret ? pr->ret : pr->entry)[n] = p;
 	atomic_store_explicit(cnt, n + 1, memory_order_release);
 out:
 	pthread_mutex_unlock(&attach_lock);
@@ -180,6 +190,8 @@ int apiprobe_attach_object(struct object *obj, struct err *e)
 		struct prog *p = obj->progs[i];
 		if (p->type != PROG_TYPE_UPROBE && p->type != PROG_TYPE_URETPROBE)
 			continue;
+		if (p->target && strpbrk(p->target, "/:"))
+			continue; /* uretprobe/PATH:FUNC: a kernel uprobe */
 		if (!p->target || !*p->target)
 			return err_set(e, EINVAL, "%s: section '%s': no function to probe",
 				       obj->name, p->section);
@@ -193,18 +205,28 @@ int apiprobe_attach_object(struct object *obj, struct err *e)
 
 void *apiprobe_wrap(const char *func, void *real)
 {
-	if (!real)
-		return NULL;
-	int idx = site_find(func);
-	if (idx < 0)
+	struct apiprobe_probe *pr = real ? probe_find(func) : NULL;
+	void *got = real;
+
+	if (!pr)
 		return real;
-	atomic_store_explicit(&sites[idx].real, real, memory_order_release);
-	return (void *)(apiprobe_stubs + (size_t)idx * APIPROBE_STUB_SIZE);
+	pthread_mutex_lock(&attach_lock);
+	uint32_t i = 0;
+	while (i < site_cnt && !(sites[i].probe == pr && sites[i].real == real))
+		i++;
+	if (i == site_cnt && site_cnt < APIPROBE_MAX_SITES)
+		sites[site_cnt++] = (struct apiprobe_site){pr, real};
+	if (i < site_cnt)
+		got = (void *)(apiprobe_stubs + (size_t)i * APIPROBE_STUB_SIZE);
+	else
+		atomic_fetch_add_explicit(&site_skips, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&attach_lock);
+	return got;
 }
 
 int apiprobe_has(const char *func)
 {
-	return site_find(func) >= 0;
+	return probe_find(func) != NULL;
 }
 
 void apiprobe_stats_get(struct apiprobe_stats *out)
@@ -212,14 +234,18 @@ void apiprobe_stats_get(struct apiprobe_stats *out)
 	out->recursion_skips = atomic_load(&recursion_skips);
 	out->depth_skips = atomic_load(&depth_skips);
 	out->prog_errors = atomic_load(&prog_errors);
+	out->site_skips = atomic_load(&site_skips);
 }
 
 void apiprobe_reset(void)
 {
 	_Static_assert(APIPROBE_MAX_SITES * APIPROBE_STUB_SIZE == 16384,
 		       "agent_tramp.S assembles 1024 stubs of 16 bytes");
+	memset(probes, 0, sizeof(probes));
 	memset(sites, 0, sizeof(sites));
-	atomic_store(&site_cnt, 0);
+	atomic_store(&probe_cnt, 0);
+	site_cnt = 0;
+	atomic_store(&site_skips, 0);
 	atomic_store(&recursion_skips, 0);
 	atomic_store(&depth_skips, 0);
 	atomic_store(&prog_errors, 0);

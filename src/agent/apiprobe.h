@@ -3,7 +3,7 @@
  * apiprobe.h - in-process API probes: uprobe/FUNC and uretprobe/FUNC
  * programs run around any function the agent hands out a pointer for.
  *
- * A probed function gets a site (one per name) and a trampoline
+ * A probed function gets a site (one per name and real function) and a trampoline
  * (agent_tramp.S) that needs no knowledge of the function's signature: it
  * saves the argument registers into a struct pt_regs laid out as the
  * kernel's x86-64 one (so libbpf's PT_REGS_PARM1..6 / BPF_KPROBE work
@@ -22,7 +22,8 @@
  * at session start); it is serialised by a lock, and a program attached
  * later is seen by calls that start after it (the counts are published
  * with release order).  Detaching is apiprobe_reset(), for tests only.
- * Limits: APIPROBE_MAX_SITES names (the trampolines are preassembled),
+ * Limits: APIPROBE_MAX_SITES names and as many (name, real) trampolines
+ * (preassembled; a wrap past that returns real, counted),
  * APIPROBE_MAX_PROGS programs per site and direction, APIPROBE_MAX_DEPTH
  * nested return-probed calls per thread (deeper calls run without return
  * probes).  A function left by longjmp or an exception with a return probe
@@ -67,9 +68,10 @@ int apiprobe_attach(const char *func, struct prog *p, struct err *e);
 int apiprobe_attach_object(struct object *obj, struct err *e);
 
 /*
- * What the application calls instead of real for function func: its
- * trampoline when func has probes, else real.  Records real as the
- * function to call on (the latest one given wins).
+ * What the application calls instead of real for function func: a
+ * trampoline calling on real when func has probes, else real.  The same
+ * (func, real) always gets the same trampoline; another real (a different
+ * version of the function, a wrapper) gets its own.
  */
 void *apiprobe_wrap(const char *func, void *real);
 
@@ -80,6 +82,7 @@ struct apiprobe_stats {
 	uint64_t recursion_skips; /* probed calls made from inside a probe */
 	uint64_t depth_skips;     /* return probes skipped: shadow stack full */
 	uint64_t prog_errors;     /* program runs that reported an error */
+	uint64_t site_skips;      /* wraps refused: all trampolines in use */
 };
 void apiprobe_stats_get(struct apiprobe_stats *out);
 

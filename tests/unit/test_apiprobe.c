@@ -118,6 +118,25 @@ static void test_regs_layout(void **state)
 	assert_int_equal(get("args", 7), (uint64_t)r);
 }
 
+__attribute__((noinline)) static long real_fn6_other(long a1, long a2, long a3, long a4,
+						     long a5, long a6, long a7, double d)
+{
+	return -real_fn6(a1, a2, a3, a4, a5, a6, a7, d);
+}
+
+/* One name, two real functions (two versions from cuGetProcAddress): each
+ * keeps its own trampoline, both run the probes. */
+static void test_one_name_two_reals(void **state)
+{
+	fn8_t *other = (fn8_t *)apiprobe_wrap("apiprobe_fn6", (void *)real_fn6_other);
+	assert_ptr_not_equal(other, fn6);
+	assert_ptr_equal(apiprobe_wrap("apiprobe_fn6", (void *)real_fn6), fn6);
+	assert_int_equal(other(1, 2, 3, 4, 5, 6, 7, 8.0), -36);
+	assert_int_equal(fn6(1, 2, 3, 4, 5, 6, 7, 8.0), 36);
+	assert_int_equal(get("counts", 0), 2);
+	assert_int_equal(get("args", 7), 36);
+}
+
 static void test_unprobed_passthrough(void **state)
 {
 	assert_ptr_equal(apiprobe_wrap("not_probed", (void *)real_reenter), real_reenter);
@@ -215,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_regs_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unprobed_passthrough, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_name_two_reals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursion_guard, setup, teardown),
