@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "agent/apiprobe.h"
@@ -137,6 +138,36 @@ static void test_one_name_two_reals(void **state)
 	assert_int_equal(get("args", 7), 36);
 }
 
+/* Varargs: al (the count of vector registers used) and the xmm registers
+ * must reach the real function as the caller set them. */
+__attribute__((noinline)) static double real_va_sum(int n, ...)
+{
+	va_list ap;
+	double sum = 0;
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		sum += i % 2 ? (double)va_arg(ap, long) : va_arg(ap, double);
+	va_end(ap);
+	return sum;
+}
+
+static void test_varargs_passthrough(void **state)
+{
+	typedef double va_fn(int, ...);
+	struct err e = {{0}};
+	struct prog *p = object_find_prog(obj, "fn6_enter");
+
+	assert_int_equal(apiprobe_attach("apiprobe_va", p, &e), 0);
+	va_fn *va = (va_fn *)apiprobe_wrap("apiprobe_va", (void *)real_va_sum);
+	assert_ptr_not_equal(va, real_va_sum);
+	/* 6 doubles in xmm0-5, 5 longs: rsi..r9 then the stack. */
+	double got = va(11, 0.5, 1L, 1.5, 2L, 2.5, 3L, 3.5, 4L, 4.5, 5L, 5.5);
+	assert_true(got == 0.5 + 1 + 1.5 + 2 + 2.5 + 3 + 3.5 + 4 + 4.5 + 5 + 5.5);
+	assert_int_equal(get("args", 0), 11); /* PT_REGS_PARM1: n */
+	assert_int_equal(get("args", 1), 1);  /* PARM2: the first long */
+	assert_int_equal(get("counts", 0), 1);
+}
+
 static void test_unprobed_passthrough(void **state)
 {
 	assert_ptr_equal(apiprobe_wrap("not_probed", (void *)real_reenter), real_reenter);
@@ -235,6 +266,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_regs_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unprobed_passthrough, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_name_two_reals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_varargs_passthrough, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursion_guard, setup, teardown),
