@@ -273,13 +273,21 @@ verifier-kernel-diff: $(VFY_KDIFF)
 .PHONY: verifier-kernel-diff
 test-bins: $(VFY_KDIFF)
 
+# Host map throughput under 1..16 threads (bench/maps/map_bench.c).
+MAP_BENCH := $(BUILD)/bench/map_bench
+$(MAP_BENCH): bench/maps/map_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+map-bench: $(MAP_BENCH)
+	$(MAP_BENCH)
+.PHONY: map-bench
 # The agent's test fixtures (tests/fakecuda): a fake libcuda.so.1 and a
 # driver-API application linked against it; test_agent runs the app under
 # `gpuext run` with the agent preloaded.
 FAKECUDA_DIR := $(BUILD)/fakecuda
 $(FAKECUDA_DIR)/libcuda.so.1: tests/fakecuda/fakecuda.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $< -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $< -lpthread -ldl
 $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN' -ldl

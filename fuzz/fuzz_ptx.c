@@ -5,9 +5,9 @@
  *   - a rejection always has a message naming a line;
  *   - printed and instrumented text is a C string of the length returned;
  *   - printing is a fixed point: parse(print(x)) prints print(x) again;
- *   - for every kernel, the instrumented text (entry, exit and mem probes)
- *     parses again, has the kernel, and a failure to instrument explains
- *     itself.
+ *   - for every kernel, the instrumented text (entry, exit and mem probes;
+ *     every other kernel with only_kernel) parses again, has the kernel,
+ *     and a failure to instrument explains itself.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		struct ptx_inject_opts o = {.kernel = name, .entry_sym = "gx_e_probe",
 					    .exit_sym = "gx_x_probe", .mem_sym = "gx_m_probe",
 					    .extra = ".func gx_e_probe()\n{\n\tret;\n}\n",
-					    .min_version_major = 7, .min_version_minor = 8};
+					    .min_version_major = 7, .min_version_minor = 8,
+					    .only_kernel = (int)(k & 1)};
 		if (ptx_inject(m, &o, &out, &len, &e)) {
 			fuzz_check_msg(&e);
 			continue;

@@ -99,7 +99,7 @@ struct gpuext_test_run_opts {
 };
 
 /* Run the program on the host, JIT-compiled unless opts->backend asks for
- * the interpreter.  Needs gpuext_object__load when the program uses maps. */
+ * the interpreter.  Needs gpuext_object__load first (maps, verifier). */
 GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 					struct gpuext_test_run_opts *opts);
 

@@ -260,6 +260,7 @@ AGENT_WRAP(agent_w_unload, "cuModuleUnload", (CUmodule m))
 CUresult agent_w_unload(CUmodule m)
 {
 	AGENT_REAL(real_unload, "cuModuleUnload");
+	agent_before_unload(0);
 	CUresult r = real_unload(m);
 	if (r == CUDA_SUCCESS)
 		agent_module_forget(m);
@@ -294,6 +295,7 @@ AGENT_WRAP(agent_w_lib_unload, "cuLibraryUnload", (CUlibrary l))
 CUresult agent_w_lib_unload(CUlibrary l)
 {
 	AGENT_REAL(real_lib_unload, "cuLibraryUnload");
+	agent_before_unload(0);
 	CUresult r = real_lib_unload(l);
 	if (r == CUDA_SUCCESS)
 		agent_module_forget(l);
@@ -419,6 +421,38 @@ CUresult agent_w_launch_ex_ptsz(const CUlaunchConfig *cfg, CUfunction f, void **
 	AGENT_LAUNCH(real_launch_ex_ptsz, AGENT_ARGS_EX);
 }
 
+/* ---- context teardown ------------------------------------------------ */
+
+/* The plain and _v2 names of these three have the same arguments. */
+typedef CUresult (*device_fn)(CUdevice);
+typedef CUresult (*ctx_fn)(CUcontext);
+static device_fn real_primary_release, real_primary_reset;
+static ctx_fn real_ctx_destroy;
+
+AGENT_WRAP(agent_w_primary_release, "cuDevicePrimaryCtxRelease_v2", (CUdevice d))
+CUresult agent_w_primary_release(CUdevice d)
+{
+	AGENT_REAL(real_primary_release, "cuDevicePrimaryCtxRelease_v2");
+	agent_before_unload(1);
+	return real_primary_release(d);
+}
+
+AGENT_WRAP(agent_w_primary_reset, "cuDevicePrimaryCtxReset_v2", (CUdevice d))
+CUresult agent_w_primary_reset(CUdevice d)
+{
+	AGENT_REAL(real_primary_reset, "cuDevicePrimaryCtxReset_v2");
+	agent_before_unload(1);
+	return real_primary_reset(d);
+}
+
+AGENT_WRAP(agent_w_ctx_destroy, "cuCtxDestroy_v2", (CUcontext c))
+CUresult agent_w_ctx_destroy(CUcontext c)
+{
+	AGENT_REAL(real_ctx_destroy, "cuCtxDestroy_v2");
+	agent_before_unload(1);
+	return real_ctx_destroy(c);
+}
+
 /* ---- the resolver ---------------------------------------------------- */
 
 static const struct agent_hooked {
@@ -444,6 +478,13 @@ static const struct agent_hooked {
 	{"cuLaunchCooperativeKernel_ptsz", (void *)agent_w_coop_ptsz, (void **)&real_coop_ptsz},
 	{"cuLaunchKernelEx", (void *)agent_w_launch_ex, (void **)&real_launch_ex},
 	{"cuLaunchKernelEx_ptsz", (void *)agent_w_launch_ex_ptsz, (void **)&real_launch_ex_ptsz},
+	{"cuDevicePrimaryCtxRelease", (void *)agent_w_primary_release, (void **)&real_primary_release},
+	{"cuDevicePrimaryCtxRelease_v2", (void *)agent_w_primary_release,
+	 (void **)&real_primary_release},
+	{"cuDevicePrimaryCtxReset", (void *)agent_w_primary_reset, (void **)&real_primary_reset},
+	{"cuDevicePrimaryCtxReset_v2", (void *)agent_w_primary_reset, (void **)&real_primary_reset},
+	{"cuCtxDestroy", (void *)agent_w_ctx_destroy, (void **)&real_ctx_destroy},
+	{"cuCtxDestroy_v2", (void *)agent_w_ctx_destroy, (void **)&real_ctx_destroy},
 };
 
 static void *agent_resolve_cuda(const char *name, void *real)

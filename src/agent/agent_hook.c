@@ -10,6 +10,7 @@
  * wrappers: the caller's address tells them apart (code of this library).
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,11 +108,55 @@ void *agent_real_driver(const char *name)
 	return f;
 }
 
+/*
+ * dlsym(RTLD_NEXT) means "after the caller's object", but the real dlsym
+ * would see this library as the caller.  So for another caller: walk the
+ * link map from the caller's object on and look the name up in each later
+ * object, as the dynamic linker does for RTLD_NEXT.
+ */
+static void *agent_dlsym_next(const void *caller, const char *name)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+	void *main_handle = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
+	if (!dladdr(caller, &info) || !main_handle ||
+	    dlinfo(main_handle, RTLD_DI_LINKMAP, &lm) || !lm)
+		return NULL;
+	int after = 0;
+	void *sym = NULL;
+	for (; lm && !sym; lm = lm->l_next) {
+		Dl_info obj;
+		if (!dladdr((void *)lm->l_ld, &obj))
+			continue;
+		if (!after) {
+			after = obj.dli_fbase == info.dli_fbase;
+			continue;
+		}
+		void *h = dlopen(lm->l_name[0] ? lm->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		/* dlsym on a handle also searches the object's dependencies:
+		 * keep only a definition in this very object */
+		void *s = agent_real_dlsym(h, name);
+		Dl_info def;
+		if (s && dladdr(s, &def) && def.dli_fbase == obj.dli_fbase)
+			sym = s;
+		dlclose(h);
+	}
+	return sym;
+}
+
 AGENT_EXPORT void *dlsym(void *handle, const char *name)
 {
+	const void *caller = __builtin_return_address(0);
+	if (handle == RTLD_NEXT && !agent_owns(caller)) {
+		void *next = agent_dlsym_next(caller, name);
+		if (!next || name[0] != 'c' || name[1] != 'u')
+			return next;
+		return agent_hook_lookup(name, next);
+	}
 	void *real = agent_real_dlsym(handle, name);
-	if (!real || name[0] != 'c' || name[1] != 'u' ||
-	    agent_owns(__builtin_return_address(0)))
+	if (!real || name[0] != 'c' || name[1] != 'u' || agent_owns(caller))
 		return real;
 	return agent_hook_lookup(name, real);
 }
@@ -183,6 +228,14 @@ static void *agent_resolve_get_proc(const char *name, void *real)
 		return (void *)agent_get_proc_v2;
 	}
 	if (!strcmp(name, "cuGetProcAddress")) {
+		/* Asked for by name through cuGetProcAddress with a CUDA 12+
+		 * version, the driver hands out cuGetProcAddress_v2 (five
+		 * arguments) under the plain name: the wrapper must match the
+		 * ABI of what the driver returned, not the name asked for. */
+		if (real == agent_real_driver("cuGetProcAddress_v2")) {
+			real_get_proc_v2 = (get_proc_v2_fn)real;
+			return (void *)agent_get_proc_v2;
+		}
 		real_get_proc = (get_proc_fn)real;
 		return (void *)agent_get_proc;
 	}

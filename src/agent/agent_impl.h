@@ -75,5 +75,8 @@ CUfunction agent_launch_target(CUfunction f, CUstream s);
 void agent_launch_refused(CUfunction f, CUresult r);
 /* A redirected launch was queued on s: mirror maps when it completes. */
 void agent_launch_done(CUstream s);
+/* The application unloads code (teardown 0) or releases, resets or destroys
+ * a context (teardown 1): copy the device maps into the session now. */
+void agent_before_unload(int teardown);
 
 #endif /* GPUEXT_AGENT_IMPL_H */

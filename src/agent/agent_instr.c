@@ -127,13 +127,45 @@ static void *agent_mirror_main(void *arg)
 	return NULL;
 }
 
-__attribute__((destructor)) static void agent_gpu_fini(void)
+/* Stop the mirror thread; 0 if there was none (or it belongs to a parent). */
+static int agent_mirror_stop(void)
 {
 	if (!agent_gpu.mirror_running || agent_gpu.mirror_pid != getpid())
-		return;
+		return 0;
 	__atomic_store_n(&agent_gpu.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(agent_gpu.mirror_thread, NULL);
 	agent_gpu.mirror_running = 0;
+	return 1;
+}
+
+/*
+ * The application unloads a module or tears its context down.  cudart does
+ * both from its atexit handler, which runs before this library's destructor
+ * and before the driver shuts down: by the destructor, the driver answers
+ * CUDA_ERROR_DEINITIALIZED and the last kernels' counts would be lost.  So
+ * the maps are copied here, and at a teardown for the last time (the device
+ * maps live in the primary context, which a reset or the exit destroys).
+ */
+void agent_before_unload(int teardown)
+{
+	if (!agent_gpu.mirror_running || agent_gpu.mirror_pid != getpid())
+		return;
+	if (teardown)
+		agent_mirror_stop();
+	pthread_mutex_lock(&agent_gpu_lock);
+	agent_mirror();
+	pthread_mutex_unlock(&agent_gpu_lock);
+}
+
+static void agent_gpu_atexit(void)
+{
+	agent_before_unload(1);
+}
+
+__attribute__((destructor)) static void agent_gpu_fini(void)
+{
+	if (!agent_mirror_stop())
+		return;
 	/* the last kernels' results: the application has normally synchronized
 	 * before exiting; the copies wait for the rest */
 	CUcontext cur = NULL;
@@ -212,6 +244,13 @@ static int agent_gpu_init(struct err *e)
 	agent_gpu.mirror_pid = getpid();
 	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,
 						   agent_mirror_main, NULL);
+	/* exit() runs atexit handlers newest first, all before any library
+	 * destructor: registered now (after cudart registered its teardown at
+	 * the application's first CUDA call), the last copy runs while the
+	 * driver and the context are still alive; libcuda's own destructor
+	 * would otherwise shut the driver down before agent_gpu_fini. */
+	if (agent_gpu.mirror_running)
+		atexit(agent_gpu_atexit);
 	return 0;
 }
 
@@ -347,7 +386,10 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 				    .entry_sym = have[0] ? "gxa_entry" : NULL,
 				    .exit_sym = have[1] ? "gxa_exit" : NULL,
 				    .mem_sym = have[2] ? "gxa_mem" : NULL,
-				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
+				    .extra = extra, .min_version_major = 7, .min_version_minor = 8,
+				    /* each instrumented kernel gets a module of its own:
+				     * the driver need not compile the others */
+				    .only_kernel = 1};
 	CUmodule mod;
 	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_inject(pm, &o, &text, &len, e) ||
 	    ptx_rt_module_load(agent_gpu.rt, text, &mod, e))

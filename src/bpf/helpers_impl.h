@@ -15,6 +15,10 @@
  */
 int helper_safe_read(void *dst, const void *src, size_t len);
 
+/* The fallback path of helper_safe_read (tested on its own): 0 or -EFAULT,
+ * dst undefined on failure. */
+int helper_read_via_pipe(void *dst, const void *src, size_t len);
+
 /*
  * Copy a NUL-terminated string of at most size - 1 bytes from src, without
  * faulting; dst is always terminated.  Returns the length with the NUL, or

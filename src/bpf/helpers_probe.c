@@ -23,7 +23,7 @@ enum { PROBE_CHUNK = 4096 };
 /* The pipe for the fallback path, one per thread, opened on first use. */
 static _Thread_local int probe_pipe[2] = {-1, -1};
 
-static int probe_read_pipe(void *dst, const void *src, size_t len)
+int helper_read_via_pipe(void *dst, const void *src, size_t len)
 {
 	if (probe_pipe[0] < 0 && pipe2(probe_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -EFAULT;
@@ -54,7 +54,7 @@ static int probe_read_raw(void *dst, const void *src, size_t len)
 			return -EFAULT;
 		vm_readv_blocked = 1;
 	}
-	return probe_read_pipe(dst, src, len);
+	return helper_read_via_pipe(dst, src, len);
 }
 
 int helper_safe_read(void *dst, const void *src, size_t len)

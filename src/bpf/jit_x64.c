@@ -97,6 +97,8 @@ struct jit_ctx {
 	uint8_t *is_imm_hi;          /* insn i is the second slot of LD_IMM64 */
 	int all_long;                /* first pass: no 2-byte jumps */
 	size_t exit_off, abort_off;  /* trampoline labels */
+	int in_main;                 /* emitting the main function (not a callee) */
+	int main_is_callee;          /* a local call targets insn 0: main saves like a callee */
 };
 
 #define PROG_NAME(p) ((p)->name ? (p)->name : "?")
@@ -164,16 +166,34 @@ static size_t fault_size(size_t i, enum jit_fault kind)
 	return m.len;
 }
 
-static void emit_prologue(struct x64_buf *b)
+/*
+ * The main function's frame has the same size as a callee's (the depth check
+ * counts frames from r12), but its saved-register slots stay unused: the
+ * trampoline already saved the native callee-saved registers and restores
+ * them, so main skips five pushes and five pops on every run.
+ */
+enum { JIT_SAVED_BYTES = 8 * JIT_SAVED_REGS };
+
+static void emit_prologue(struct x64_buf *b, int in_main)
 {
+	if (in_main) {
+		x64_rm(b, X64_W, 0x8d, X64_RBP, X64_RSP, -JIT_SAVED_BYTES); /* lea */
+		x64_rm(b, X64_W, 0x8d, X64_RSP, X64_RSP, -JIT_SAVED_BYTES - ISA_STACK_SIZE);
+		return;
+	}
 	for (int r = 6; r <= ISA_REG_FP; r++)
 		x64_push(b, reg_map[r]);
 	x64_mov_rr(b, X64_W, X64_RBP, X64_RSP);
 	x64_alu_ri(b, X64_W, X64_SUB, X64_RSP, ISA_STACK_SIZE);
 }
 
-static void emit_exit(struct x64_buf *b)
+static void emit_exit(struct x64_buf *b, int in_main)
 {
+	if (in_main) {
+		x64_rm(b, X64_W, 0x8d, X64_RSP, X64_RBP, JIT_SAVED_BYTES); /* lea */
+		x64_ret(b);
+		return;
+	}
 	x64_mov_rr(b, X64_W, X64_RSP, X64_RBP);
 	for (int r = ISA_REG_FP; r >= 6; r--)
 		x64_pop(b, reg_map[r]);
@@ -752,7 +772,7 @@ static int emit_insn(struct jit_ctx *c, size_t i)
 		emit_callx(c, i, in);
 		return 0;
 	case ISA_OPC_JMP_EXIT:
-		emit_exit(b);
+		emit_exit(b, c->in_main);
 		return 0;
 
 	case ISA_OPC_LD_IMM64:
@@ -804,8 +824,9 @@ static int emit_pass(struct jit_ctx *c)
 			continue;
 		}
 		if (c->is_func[i]) {
+			c->in_main = i == 0 && !c->main_is_callee;
 			c->cur.func[i] = (uint32_t)c->b.len;
-			emit_prologue(&c->b);
+			emit_prologue(&c->b, c->in_main);
 		}
 		c->cur.body[i] = (uint32_t)c->b.len;
 		int rc = emit_insn(c, i);
@@ -856,6 +877,8 @@ static int scan_prog(struct jit_ctx *c)
 		if (rc)
 			return rc;
 		c->is_func[t] = 1;
+		if (t == 0)
+			c->main_is_callee = 1;
 	}
 	/*
 	 * Never run into code that is not this function's: past the end of the

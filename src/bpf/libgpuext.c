@@ -222,10 +222,11 @@ GPUEXT_API int gpuext_program__test_run(struct gpuext_program *prog,
 	if (!buf)
 		return -ENOMEM;
 	/* The JIT compiles once, after the maps exist. */
-	if (backend == PROG_BACKEND_JIT && !prog->prog->jit && jit_compile(prog->prog, NULL, &e)) {
+	if (backend == PROG_BACKEND_JIT && !prog->prog->jit &&
+	    (err = jit_compile(prog->prog, NULL, &e))) {
 		api_warn("prog '%s': %s", name, e.msg);
 		free(buf);
-		return -EINVAL;
+		return err;
 	}
 	uint64_t r0 = 0, start = api_now_ns();
 	for (int i = 0; !err && i < repeat; i++) {

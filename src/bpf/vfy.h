@@ -59,13 +59,20 @@ struct vfy_reg {
 };
 
 /* Per stack byte: what the program wrote there. */
-enum { SLOT_INVALID = 0, SLOT_MISC, SLOT_SPILL };
+enum {
+	SLOT_INVALID = 0,
+	SLOT_MISC,    /* data */
+	SLOT_SPILL,   /* part of an 8-byte spilled register (spill[]) */
+	SLOT_SPILL32, /* part of a 4-byte spilled scalar (spill32_min/max[]) */
+};
 enum { VFY_SLOTS = ISA_STACK_SIZE / 8 };
 
 struct vfy_frame {
 	struct vfy_reg regs[ISA_NR_REGS];
 	uint8_t stype[ISA_STACK_SIZE];     /* byte fp-512+i */
 	struct vfy_reg spill[VFY_SLOTS];   /* slot i covers fp-512+8i .. +8 */
+	/* 4-byte half i (fp-512+4i): the u32 bounds of a spilled 32-bit scalar */
+	uint32_t spill32_min[ISA_STACK_SIZE / 4], spill32_max[ISA_STACK_SIZE / 4];
 	uint32_t callsite;                 /* call insn, UINT32_MAX in the main frame */
 	uint32_t subprog;
 };

@@ -127,7 +127,7 @@ void vfy_log_state(struct vfy_env *env, const struct vfy_state *s)
 			char m[9];
 			bool any = false;
 			for (int j = 0; j < 8; j++) {
-				m[j] = st[j] == SLOT_MISC ? 'm' : '?';
+				m[j] = st[j] == SLOT_MISC ? 'm' : st[j] == SLOT_SPILL32 ? 's' : '?';
 				any |= st[j] != SLOT_INVALID;
 			}
 			m[8] = '\0';

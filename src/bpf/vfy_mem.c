@@ -81,20 +81,30 @@ static void mark_depth(struct vfy_env *env, const struct vfy_reg *r, int64_t lo)
 /* fp-relative offset o (-512..-1) to index into stype. */
 static int sidx(int64_t o) { return (int)(o + ISA_STACK_SIZE); }
 
-/* Bytes [lo, hi) of frame f are about to change: a spill they overlap becomes data. */
-static int check_clobber_spills(struct vfy_env *env, struct vfy_frame *f, int64_t lo, int64_t hi)
+/*
+ * Bytes [lo, hi) of frame f may change.  A spill they overlap becomes plain
+ * data, unless exact (a store at a known offset) covers it whole: then the
+ * caller replaces it.  Part of a spilled pointer never becomes data a
+ * program could read as a number.
+ */
+static int check_clobber_spills(struct vfy_env *env, struct vfy_frame *f, int64_t lo, int64_t hi,
+				bool exact)
 {
 	for (int64_t o = lo & ~7LL; o < hi; o += 8) {
 		int slot = sidx(o) / 8;
 		if (f->stype[slot * 8] != SLOT_SPILL)
 			continue;
-		if (o >= lo && o + 8 <= hi)
-			continue; /* fully overwritten */
+		if (exact && o >= lo && o + 8 <= hi)
+			continue; /* overwritten whole */
 		if (vfy_reg_is_ptr(&f->spill[slot]) && !env->opts.allow_ptr_leaks)
 			return vfy_reject(env, EACCES,
 					  "overwriting part of a spilled pointer at fp%lld", (long long)o);
 		memset(&f->stype[slot * 8], SLOT_MISC, 8);
 	}
+	/* A 32-bit spill loses its value when any of its bytes may change. */
+	for (int64_t o = lo & ~3LL; o < hi; o += 4)
+		if (f->stype[sidx(o)] == SLOT_SPILL32)
+			memset(&f->stype[sidx(o)], SLOT_MISC, 4);
 	return 0;
 }
 
@@ -115,7 +125,7 @@ static int check_stack_write(struct vfy_env *env, uint32_t regno, const struct v
 					  "storing a pointer to the stack of a called function into "
 					  "its caller's stack");
 	}
-	if ((err = check_clobber_spills(env, f, lo, hi + size)))
+	if ((err = check_clobber_spills(env, f, lo, hi + size, lo == hi)))
 		return err;
 	if (lo != hi) {
 		/* Which bytes are written is unknown: none becomes initialized. */
@@ -125,6 +135,13 @@ static int check_stack_write(struct vfy_env *env, uint32_t regno, const struct v
 	if (size == 8 && !(lo & 7) && value) {
 		f->spill[i / 8] = *value;
 		memset(&f->stype[i], SLOT_SPILL, 8);
+		return 0;
+	}
+	/* A 32-bit scalar keeps its bounds (compilers spill u32 counters so). */
+	if (size == 4 && !(lo & 3) && value && value->type == REG_SCALAR) {
+		f->spill32_min[i / 4] = value->b.u32min;
+		f->spill32_max[i / 4] = value->b.u32max;
+		memset(&f->stype[i], SLOT_SPILL32, 4);
 		return 0;
 	}
 	memset(&f->stype[i], SLOT_MISC, size);
@@ -157,6 +174,23 @@ static int check_stack_read(struct vfy_env *env, uint32_t regno, const struct vf
 		*loaded = f->spill[i / 8];
 		return 0;
 	}
+	/* The low bytes of a spilled scalar (little-endian): its value, truncated. */
+	if (lo == hi && !(lo & 7) && f->stype[i] == SLOT_SPILL && !sign_extend &&
+	    f->spill[i / 8].type == REG_SCALAR) {
+		struct vfy_bounds b = f->spill[i / 8].b;
+		vfy_bounds_end(&b, size * 8, false);
+		mark_reg_scalar(loaded, b);
+		return 0;
+	}
+	if (lo == hi && size == 4 && !(lo & 3) && f->stype[i] == SLOT_SPILL32 && !sign_extend) {
+		struct vfy_bounds b = vfy_bounds_sized(4);
+		b.u32min = b.umin = f->spill32_min[i / 4];
+		b.u32max = b.umax = f->spill32_max[i / 4];
+		if (!vfy_bounds_sync(&b))
+			return vfy_bug(env, "inconsistent 32-bit spill at fp%lld", (long long)lo);
+		mark_reg_scalar(loaded, b);
+		return 0;
+	}
 	mark_reg_scalar(loaded, sign_extend ? vfy_bounds_sized_signed(size) : vfy_bounds_sized(size));
 	return 0;
 }
@@ -175,6 +209,9 @@ static const char *map_name(const struct vfy_env *env, uint32_t map)
 static int check_align(struct vfy_env *env, uint32_t regno, const struct vfy_reg *r, int32_t off,
 		       uint32_t size, enum vfy_access kind, int64_t lo, int64_t hi)
 {
+	/* Only loads and stores of 2, 4, 8 bytes have an alignment (not helper buffers). */
+	if (size != 2 && size != 4 && size != 8)
+		return 0;
 	bool misaligned = (((int64_t)r->off + off) & (size - 1)) || !tnum_is_aligned(r->b.var, size);
 	if (misaligned && (kind == ACCESS_ATOMIC || env->profile == VFY_PROFILE_GPU ||
 			   r->type == REG_PTR_STACK))
@@ -323,7 +360,7 @@ int check_helper_mem(struct vfy_env *env, uint32_t regno, uint64_t size_min, uin
 		}
 		return 0;
 	}
-	if ((err = check_clobber_spills(env, f, lo, hi + (int64_t)size_max)))
+	if ((err = check_clobber_spills(env, f, lo, hi + (int64_t)size_max, false)))
 		return err;
 	/* Only the bytes every possible call writes become initialized. */
 	if (lo == hi)

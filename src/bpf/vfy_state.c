@@ -175,11 +175,21 @@ static bool stacksafe(const struct vfy_frame *old, const struct vfy_frame *cur, 
 		case SLOT_INVALID:
 			break;
 		case SLOT_MISC:
-			if (c == SLOT_MISC)
+			if (c == SLOT_MISC || c == SLOT_SPILL32)
 				break;
 			if (c == SLOT_SPILL && cur->spill[i / 8].type == REG_SCALAR)
 				break;
 			return false;
+		case SLOT_SPILL32:
+			if (c != SLOT_SPILL32)
+				return false;
+			if (i % 4 == 0 &&
+			    (exact ? old->spill32_min[i / 4] != cur->spill32_min[i / 4] ||
+					     old->spill32_max[i / 4] != cur->spill32_max[i / 4] :
+				     old->spill32_min[i / 4] > cur->spill32_min[i / 4] ||
+					     old->spill32_max[i / 4] < cur->spill32_max[i / 4]))
+				return false;
+			break;
 		case SLOT_SPILL:
 			if (c != SLOT_SPILL)
 				return false;
@@ -277,6 +287,11 @@ uint64_t vfy_state_hash(const struct vfy_env *env, const struct vfy_state *s)
 		for (int i = 0; i < VFY_SLOTS; i++)
 			if (fr->stype[i * 8] == SLOT_SPILL)
 				h = hash_reg(h, &fr->spill[i], true);
+		for (int i = 0; i < ISA_STACK_SIZE / 4; i++)
+			if (fr->stype[i * 4] == SLOT_SPILL32) {
+				h = hash_bytes(h, &fr->spill32_min[i], 4);
+				h = hash_bytes(h, &fr->spill32_max[i], 4);
+			}
 	}
 	return h;
 }

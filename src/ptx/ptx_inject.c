@@ -288,6 +288,61 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	return 0;
 }
 
+struct ptx_inject_name {
+	const char *s;
+	size_t len;
+};
+
+/* Names in order of their bytes, then their length. */
+static int ptx_inject_cmp_name(const void *a, const void *b)
+{
+	const struct ptx_inject_name *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->s, y->s, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/*
+ * For only_kernel: which definitions to leave out (1 per function).  A
+ * kernel goes unless a statement outside its own header names it (a
+ * device-side launch takes its address).  One sorted index of the names
+ * used keeps this O(n log n) for modules of thousands of kernels.
+ */
+static int ptx_inject_dropped(struct ptx_inject *in, unsigned char **drop)
+{
+	const struct ptx_module *m = in->m;
+	struct ptx_inject_name *names;
+	size_t n = 0;
+
+	*drop = calloc(m->nfunc ? m->nfunc : 1, 1);
+	names = malloc((m->ntok ? m->ntok : 1) * sizeof(*names));
+	if (!*drop || !names) {
+		free(names);
+		free(*drop);
+		*drop = NULL;
+		return err_set(in->e, ENOMEM, "out of memory instrumenting PTX");
+	}
+	for (size_t i = 0; i < m->nstmt; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		if (s->kind == PTX_STMT_FUNC_HEAD)
+			continue;
+		for (uint32_t t = s->tok; t < s->tok + s->ntok; t++)
+			if (m->toks[t].kind == PTX_TOK_NAME)
+				names[n++] = (struct ptx_inject_name){m->text + m->toks[t].off,
+								      m->toks[t].len};
+	}
+	qsort(names, n, sizeof(*names), ptx_inject_cmp_name);
+	for (size_t f = 0; f < m->nfunc; f++) {
+		const struct ptx_func *fn = &m->funcs[f];
+		if (!fn->entry || fn == in->f)
+			continue;
+		struct ptx_inject_name key = {m->text + m->toks[fn->name].off, m->toks[fn->name].len};
+		(*drop)[f] = !bsearch(&key, names, n, sizeof(*names), ptx_inject_cmp_name);
+	}
+	free(names);
+	return 0;
+}
+
 static int ptx_inject_is_header(const struct ptx_module *m, const struct ptx_stmt *s)
 {
 	return s->kind == PTX_STMT_DIRECTIVE && (ptx_parse_tok_is(m, s->tok, ".version") ||
@@ -312,8 +367,19 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		return err_set(e, ENOENT, "kernel '%s' is not defined in the module",
 			       o->kernel ? o->kernel : "(null)");
 	ptx_inject_prefix(&in);
+	unsigned char *drop = NULL;
+	size_t next_func = 0;
+	if (o->only_kernel && (err = ptx_inject_dropped(&in, &drop)))
+		return err;
 	for (size_t i = 0; i < m->nstmt && !err; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
+		while (next_func < m->nfunc && m->funcs[next_func].head < i)
+			next_func++;
+		if (drop && next_func < m->nfunc && m->funcs[next_func].head == i &&
+		    drop[next_func]) {
+			i = m->funcs[next_func].end;
+			continue;
+		}
 		if (!extra_done && !ptx_inject_is_header(m, s)) {
 			if (o->extra)
 				ptx_buf_printf(&in.b, "\n%s\n", o->extra);
@@ -335,6 +401,7 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 	}
 	if (!extra_done && o->extra)
 		ptx_buf_printf(&in.b, "\n%s\n", o->extra);
+	free(drop);
 	if (err) {
 		ptx_buf_free(&in.b);
 		return err;

@@ -53,6 +53,9 @@ struct ptx_inject_opts {
 	const char *mem_sym;
 	const char *extra;      /* PTX appended to the module (no header) */
 	unsigned min_version_major, min_version_minor;
+	/* Leave out the module's other kernels (those no statement refers to
+	 * by name), so that the driver JIT-compiles only what runs. */
+	int only_kernel;
 };
 
 /*

@@ -28,6 +28,9 @@
 		}                                                                     \
 	} while (0)
 
+/* the fake driver's test hook (tests/fakecuda/fakecuda.c) */
+void *fakecuda_next_cuinit(void);
+
 typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t,
 				CUdriverProcAddressQueryResult *);
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -129,6 +132,15 @@ int main(int argc, char **argv)
 	np.func = NULL;
 	np.kern = kern;
 	CHECK(cuGraphAddKernelNode(&node, NULL, NULL, 0, &np));
+	/* dlsym(RTLD_NEXT) keeps its meaning under the agent's dlsym */
+	if (fakecuda_next_cuinit() != NULL) {
+		fprintf(stderr, "app: dlsym(RTLD_NEXT) from libcuda found a cuInit after it\n");
+		return 1;
+	}
+	if (dlsym(RTLD_NEXT, "printf") != dlsym(RTLD_DEFAULT, "printf")) {
+		fprintf(stderr, "app: dlsym(RTLD_NEXT, printf) is not libc's\n");
+		return 1;
+	}
 	printf("app ok\n");
 	free(ptx);
 	return 0;

@@ -13,6 +13,7 @@
  * Not part of gpuext: a test fixture (built by the Makefile as
  * build/fakecuda/libcuda.so.1).
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -244,6 +245,15 @@ FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned
 FAKE_API CUresult cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
 FAKE_API CUresult cuGetErrorString(CUresult r, const char **s) { *s = "fake error"; return CUDA_SUCCESS; }
 FAKE_API CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == CUDA_ERROR_INVALID_PTX ? "CUDA_ERROR_INVALID_PTX" : "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
+
+/* dlsym(RTLD_NEXT) from this library: objects after it define no cuInit,
+ * so NULL, also with the agent's dlsym in between (test of its RTLD_NEXT). */
+FAKE_API void *fakecuda_next_cuinit(void)
+{
+	/* volatile: no tail call, dlsym must see this library as its caller */
+	void *volatile sym = dlsym(RTLD_NEXT, "cuInit");
+	return sym;
+}
 
 static const struct {
 	const char *name;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bpf/helpers.h"
+#include "bpf/helpers_impl.h"
 #include "bpf/map.h"
 #include "ptx/ptx_helpers.h"
 
@@ -190,6 +191,15 @@ static void test_probe_read_never_crashes(void **state)
 		assert_int_equal((int64_t)call(str_ids[i], U(dst), 32, 16, 0, 0), -EFAULT);
 		assert_int_equal((int64_t)call(str_ids[i], U(dst), 0, U("x"), 0, 0), 0);
 	}
+	/* The fallback for sandboxes without process_vm_readv, on its own. */
+	char big[3 * 4096];
+	memset(big, 'q', sizeof(big));
+	char *copy = malloc(sizeof(big));
+	assert_int_equal(helper_read_via_pipe(copy, big, sizeof(big)), 0);
+	assert_memory_equal(copy, big, sizeof(big));
+	assert_int_equal(helper_read_via_pipe(copy, (void *)8, 16), -EFAULT);
+	assert_int_equal(helper_read_via_pipe(copy, two + page - 8, 16), -EFAULT);
+	free(copy);
 	munmap(two, page);
 }
 

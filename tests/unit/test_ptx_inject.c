@@ -212,6 +212,57 @@ static void test_placement_and_forms(void **state)
 	ptx_module_free(m);
 }
 
+/* only_kernel: the other kernels go, unless something names them. */
+static void test_only_kernel(void **state)
+{
+	static const char text[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".func (.param .b32 r) helper(.param .b32 a)\n{\n\t.reg .b32 %r<2>;\n"
+		"\tld.param.b32 %r1, [a];\n\tst.param.b32 [r], %r1;\n\tret;\n}\n"
+		".visible .entry gone()\n{\n\tret;\n}\n"
+		".visible .entry named()\n{\n\tret;\n}\n"
+		".visible .entry target(.param .u64 p)\n{\n\t.reg .b64 %rd<3>;\n"
+		"\tmov.u64 %rd1, named;\n\tld.param.u64 %rd2, [p];\n"
+		"\tst.global.u64 [%rd2], %rd1;\n\tret;\n}\n"
+		".visible .entry also_gone()\n{\n\tret;\n}\n";
+	struct ptx_module *m;
+	struct err e = {{0}};
+	char *out, *log;
+	size_t len;
+
+	assert_int_equal(ptx_parse(text, sizeof(text) - 1, &m, &e), 0);
+	struct ptx_inject_opts o = {.kernel = "target", .only_kernel = 1};
+	assert_int_equal(ptx_inject(m, &o, &out, &len, &e), 0);
+	assert_null(strstr(out, "gone"));
+	assert_non_null(strstr(out, ".entry named()"));
+	assert_non_null(strstr(out, ".entry target("));
+	assert_non_null(strstr(out, "helper"));
+	int st = ptx_corpus_ptxas(out, len, "sm_90", &log);
+	if (st > 0)
+		fail_msg("ptxas:\n%s\n%s", log, out);
+	free(log);
+	free(out);
+	ptx_module_free(m);
+
+	/* a corpus module: one kernel left, with the .func it calls */
+	char *ctext = test_read_file(PTX_CORPUS_DIR "/constructs.compute_90.ptx", NULL);
+	char *extra = ptx_corpus_probes("sm_90", NULL);
+	assert_non_null(ctext);
+	assert_int_equal(ptx_parse(ctext, strlen(ctext), &m, &e), 0);
+	struct ptx_inject_opts c = {.kernel = "calls", .only_kernel = 1, .extra = extra,
+				    .entry_sym = ENT, .exit_sym = EXT, .mem_sym = MEM};
+	assert_int_equal(ptx_inject(m, &c, &out, &len, &e), 0);
+	assert_int_equal(count_str(out, ".entry "), 1);
+	st = ptx_corpus_ptxas(out, len, "sm_90", &log);
+	if (st > 0)
+		fail_msg("ptxas:\n%s", log);
+	free(log);
+	free(out);
+	free(extra);
+	free(ctext);
+	ptx_module_free(m);
+}
+
 static void test_small_kernel_ptxas(void **state)
 {
 	char *extra = ptx_corpus_probes("sm_75", NULL), *log;
@@ -364,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_placement_and_forms),
 		cmocka_unit_test(test_small_kernel_ptxas),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_only_kernel),
 		cmocka_unit_test(test_clang_programs_as_probes),
 		cmocka_unit_test(test_inject_check_batch),
 	};

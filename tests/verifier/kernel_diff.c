@@ -68,6 +68,9 @@ static const struct {
 	 "ordinary pointer; Linux forbids modified ctx pointers because it rewrites ctx loads"},
 	{"mapval_ptr_diff",
 	 "the difference of two known offsets into one map value is a known number"},
+	{"stack_spill32_bounds",
+	 "a 4-byte spill read back whole keeps its u32 bounds at any 4-aligned offset; "
+	 "Linux tracks narrow spills only at 8-aligned offsets"},
 };
 
 /* Kernel rejections that come from a program type Linux does not have. */

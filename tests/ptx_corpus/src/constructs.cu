@@ -146,3 +146,14 @@ extern "C" __global__ void hints_printf(float *x, volatile int *flag, unsigned *
 		printf("thread %u sees %f\n", t, (double)x[t]);
 	flag[1] = 1;
 }
+
+// An indirect call (.callprototype) through a device function pointer.
+__device__ int twice(int x) { return 2 * x; }
+__device__ int thrice(int x) { return 3 * x; }
+typedef int (*int_fn)(int);
+__device__ int_fn g_fns[2] = {twice, thrice};
+
+extern "C" __global__ void indirect(int *out, int sel)
+{
+	out[threadIdx.x] = g_fns[sel & 1](out[threadIdx.x]);
+}
