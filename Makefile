@@ -33,8 +33,11 @@ LIB_SRCS  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS  := $(wildcard src/cli/*.c) $(wildcard src/host/*.c)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
-AGENT_SRCS:= $(wildcard src/agent/*.c)
-AGENT_OBJS:= $(AGENT_SRCS:%.c=$(BUILD)/%.o)
+AGENT_SRCS:= $(wildcard src/agent/*.c src/agent/*.S)
+AGENT_OBJS:= $(patsubst %.S,$(BUILD)/%.o,$(AGENT_SRCS:%.c=$(BUILD)/%.o))
+# The agent's objects as an archive too: unit tests and benchmarks link
+# the parts they test (the API probe trampolines) without the preload.
+AGENT_LIB := $(BUILD)/libgpuext-agent.a
 
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -70,6 +73,10 @@ bpf: $(BPF_OBJS) $(BPF19_OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -c $< -o $@
 
 build/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
@@ -161,9 +168,14 @@ $(CLI): $(CLI_OBJS) $(LIB)
 $(AGENT): $(AGENT_OBJS) $(LIB)
 	$(CC) -shared $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(AGENT_OBJS) $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB)
+$(AGENT_LIB): $(AGENT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) $(LIB) -lcmocka $(LDLIBS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB) $(if $(AGENT_SRCS),$(AGENT_LIB))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) \
+	    $(if $(AGENT_SRCS),$(AGENT_LIB)) $(LIB) -lcmocka $(LDLIBS)
 
 $(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)
 	@mkdir -p $(dir $@)

@@ -58,3 +58,14 @@ $(VFY_BENCH): bench/verifier/verifier_bench.c $(LIB)
 verifier-bench: $(VFY_BENCH) bpf
 	$(VFY_BENCH) build/bpf
 .PHONY: verifier-bench
+
+# The in-process API probe trampolines (issue 7): hooked vs unhooked call.
+APIPROBE_BENCH := $(BENCH_DIR)/apiprobe_bench
+$(APIPROBE_BENCH): bench/apiprobe_bench.c $(AGENT_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(AGENT_LIB) $(LIB) $(LDLIBS)
+apiprobe-bench: $(APIPROBE_BENCH) build/bpf/bench/progs/apiprobe.bpf.o
+	$(APIPROBE_BENCH)
+.PHONY: apiprobe-bench
+# Built by `make`: the GPU batch (tests/gpu/host.sh) runs it on the GPU machine.
+all: $(APIPROBE_BENCH)

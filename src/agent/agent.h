@@ -28,6 +28,15 @@ typedef void *(*agent_resolver_fn)(const char *name, void *real);
 enum { AGENT_MAX_RESOLVERS = 16 };
 int agent_hook_register(agent_resolver_fn fn);
 
+/*
+ * Add an outer resolver (at most AGENT_MAX_RESOLVERS): asked after the
+ * others with what they chose (their wrapper, or real), and its non-NULL
+ * answer wraps that.  The API probes use it, so that a probed function the
+ * agent also wraps (cuLaunchKernel) runs its probes and then the agent's
+ * wrapper.  Returns 0 or -ENOSPC.
+ */
+int agent_hook_register_outer(agent_resolver_fn fn);
+
 /* What the application gets for driver function name whose real address is
  * real (NULL real: NULL, a missing function stays missing). */
 void *agent_hook_lookup(const char *name, void *real);

@@ -25,6 +25,8 @@
 
 static agent_resolver_fn agent_resolvers[AGENT_MAX_RESOLVERS];
 static int agent_resolver_cnt;
+static agent_resolver_fn agent_outer_resolvers[AGENT_MAX_RESOLVERS];
+static int agent_outer_cnt;
 
 int agent_hook_register(agent_resolver_fn fn)
 {
@@ -34,16 +36,32 @@ int agent_hook_register(agent_resolver_fn fn)
 	return 0;
 }
 
+int agent_hook_register_outer(agent_resolver_fn fn)
+{
+	if (agent_outer_cnt == AGENT_MAX_RESOLVERS)
+		return -ENOSPC;
+	agent_outer_resolvers[agent_outer_cnt++] = fn;
+	return 0;
+}
+
 void *agent_hook_lookup(const char *name, void *real)
 {
 	if (!real || !name)
 		return real;
+	void *got = real;
 	for (int i = 0; i < agent_resolver_cnt; i++) {
 		void *w = agent_resolvers[i](name, real);
-		if (w)
-			return w;
+		if (w) {
+			got = w;
+			break;
+		}
 	}
-	return real;
+	for (int i = 0; i < agent_outer_cnt; i++) {
+		void *w = agent_outer_resolvers[i](name, got);
+		if (w)
+			got = w;
+	}
+	return got;
 }
 
 typedef void *(*dlsym_fn)(void *, const char *);
