@@ -3,7 +3,7 @@
 # machine, with the build folder carried (build/gpuext, the agent,
 # build/bpf, build/examples).
 #
-#   OUT=DIR ITERS=50 bench/gpu_overhead.sh
+#   OUT=DIR ITERS=50 [TOOLS="threadhist smload memtrace"] bench/gpu_overhead.sh
 #
 # Each example runs ITERS launches plainly and under `gpuext run PROG` for
 # each probe program (empty entry+exit probes, the counting program, and the
@@ -23,7 +23,9 @@ GPUEXT=build/gpuext
 
 cases=("vecadd -n 16777216" "gemm -n 2048" "reduce -n 16777216" "imbalance")
 progs=("empty=build/bpf/examples/gpu_empty.bpf.o" "count=build/bpf/examples/gpu_count.bpf.o")
-for t in kernelretsnoop threadhist smload memtrace; do
+# TOOLS: which device tools to measure too (kernelretsnoop prints one line
+# per warp: millions on the larger examples).
+for t in ${TOOLS-threadhist smload memtrace}; do
 	[ -f "build/bpf/tools/$t.bpf.o" ] && progs+=("$t=build/bpf/tools/$t.bpf.o")
 done
 
