@@ -18,7 +18,9 @@ dir="$OUT/ptx"
 mkdir -p "$dir"
 export TRITON_CACHE_DIR="$dir/triton-cache"
 
-python3 - "$dir" <<'EOF' 2>&1 | tee "$dir/collect.log"
+# Triton's @jit reads the kernel's source with inspect: the script must be a
+# file, not standard input.
+cat > "$dir/collect.py" <<'EOF'
 import glob, os, shutil, sys, traceback
 
 d = sys.argv[1]
@@ -139,6 +141,7 @@ except Exception:
 
 print("collected:", " ".join(got) if got else "nothing")
 EOF
+python3 "$dir/collect.py" "$dir" 2>&1 | tee "$dir/collect.log"
 
 status=0
 for t in test_ptx_parse test_ptx_inject; do
