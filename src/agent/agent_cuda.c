@@ -21,8 +21,6 @@
 #include "agent_impl.h"
 #include "cuda/fatbin.h"
 
-#define AGENT_EXPORT __attribute__((visibility("default")))
-
 /* ---- modules and kernels ------------------------------------------------ */
 
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -169,18 +167,6 @@ static void agent_module_forget(const void *handle)
 }
 
 /* ---- the wrappers ---------------------------------------------------- */
-
-/* A wrapper's real function: set when a lookup hands the wrapper out, else
- * resolved from the driver at first call. */
-#define AGENT_REAL(var, sym)                                                    \
-	do {                                                                    \
-		if (!(var))                                                     \
-			*(void **)&(var) = agent_real_driver(sym);              \
-		if (!(var))                                                     \
-			return CUDA_ERROR_NOT_FOUND;                            \
-	} while (0)
-
-#define AGENT_WRAP(ret_name, sym, params) AGENT_EXPORT CUresult ret_name params __asm__(sym);
 
 typedef CUresult (*load_data_ex_fn)(CUmodule *, const void *, unsigned, CUjit_option *, void **);
 typedef CUresult (*load_data_fn)(CUmodule *, const void *);
@@ -455,11 +441,7 @@ CUresult agent_w_ctx_destroy(CUcontext c)
 
 /* ---- the resolver ---------------------------------------------------- */
 
-static const struct agent_hooked {
-	const char *name;
-	void *wrapper;
-	void **real;
-} agent_hooked[] = {
+static const struct agent_hooked agent_hooked[] = {
 	{"cuModuleLoadData", (void *)agent_w_load_data, (void **)&real_load_data},
 	{"cuModuleLoadDataEx", (void *)agent_w_load_data_ex, (void **)&real_load_data_ex},
 	{"cuModuleLoadFatBinary", (void *)agent_w_load_fatbin, (void **)&real_load_fatbin},
@@ -489,13 +471,9 @@ static const struct agent_hooked {
 
 static void *agent_resolve_cuda(const char *name, void *real)
 {
-	for (size_t i = 0; i < sizeof(agent_hooked) / sizeof(agent_hooked[0]); i++)
-		if (!strcmp(name, agent_hooked[i].name)) {
-			if (real != agent_hooked[i].wrapper)
-				__atomic_store_n(agent_hooked[i].real, real, __ATOMIC_RELEASE);
-			return agent_hooked[i].wrapper;
-		}
-	return NULL;
+	const struct agent_hooked *h =
+		agent_hooked_find(agent_hooked, sizeof(agent_hooked) / sizeof(agent_hooked[0]), name);
+	return h ? agent_hooked_take(h, real) : NULL;
 }
 
 __attribute__((constructor(101))) static void agent_cuda_init(void)

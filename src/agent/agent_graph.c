@@ -13,15 +13,7 @@
 #include "agent.h"
 #include "agent_impl.h"
 
-#define AGENT_EXPORT __attribute__((visibility("default")))
 
-#define AGENT_REAL(var, sym)                                                    \
-	do {                                                                    \
-		if (!(var))                                                     \
-			*(void **)&(var) = agent_real_driver(sym);              \
-		if (!(var))                                                     \
-			return CUDA_ERROR_NOT_FOUND;                            \
-	} while (0)
 
 /* The node's function, redirected (v2 params: func, else the CUkernel). */
 static void agent_node_v2(CUDA_KERNEL_NODE_PARAMS_v2 *p)
@@ -142,11 +134,7 @@ CUresult agent_w_exec_set_v2(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NOD
  * different parameter structs: a base name gets the _v2 wrapper when the
  * real function is the driver's _v2 export, else the v1 wrapper.
  */
-static const struct {
-	const char *name;
-	void *wrapper;
-	void **real;
-} agent_graph_hooked[] = {
+static const struct agent_hooked agent_graph_hooked[] = {
 	{"cuGraphAddKernelNode", (void *)agent_w_graph_add, (void **)&real_add},
 	{"cuGraphAddKernelNode_v2", (void *)agent_w_graph_add_v2, (void **)&real_add_v2},
 	{"cuGraphKernelNodeSetParams", (void *)agent_w_graph_set, (void **)&real_set},
@@ -159,21 +147,16 @@ enum { AGENT_GRAPH_HOOKED = sizeof(agent_graph_hooked) / sizeof(agent_graph_hook
 
 static void *agent_resolve_graph(const char *name, void *real)
 {
-	for (size_t i = 0; i < AGENT_GRAPH_HOOKED; i++) {
-		if (strcmp(name, agent_graph_hooked[i].name))
-			continue;
-		size_t at = i;
-		if (i % 2 == 0) {
-			/* a base name: is real the driver's _v2 function? */
-			void *v2 = agent_real_driver(agent_graph_hooked[i + 1].name);
-			if (v2 && v2 == real)
-				at = i + 1;
-		}
-		if (real != agent_graph_hooked[at].wrapper)
-			__atomic_store_n(agent_graph_hooked[at].real, real, __ATOMIC_RELEASE);
-		return agent_graph_hooked[at].wrapper;
+	const struct agent_hooked *h = agent_hooked_find(agent_graph_hooked, AGENT_GRAPH_HOOKED, name);
+	if (!h)
+		return NULL;
+	if ((h - agent_graph_hooked) % 2 == 0) {
+		/* a base name: is real the driver's _v2 function? */
+		void *v2 = agent_real_driver(h[1].name);
+		if (v2 && v2 == real)
+			h++;
 	}
-	return NULL;
+	return agent_hooked_take(h, real);
 }
 
 __attribute__((constructor(101))) static void agent_graph_init(void)

@@ -21,7 +21,6 @@
 #include "agent.h"
 #include "agent_impl.h"
 
-#define AGENT_EXPORT __attribute__((visibility("default")))
 
 static agent_resolver_fn agent_resolvers[AGENT_MAX_RESOLVERS];
 static int agent_resolver_cnt;
@@ -91,6 +90,22 @@ static int agent_owns(const void *addr)
 	}
 	Dl_info info;
 	return dladdr(addr, &info) && info.dli_fbase == self.dli_fbase;
+}
+
+const struct agent_hooked *agent_hooked_find(const struct agent_hooked *table, size_t n,
+					     const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, table[i].name))
+			return &table[i];
+	return NULL;
+}
+
+void *agent_hooked_take(const struct agent_hooked *h, void *real)
+{
+	if (real != h->wrapper)
+		__atomic_store_n(h->real, real, __ATOMIC_RELEASE);
+	return h->wrapper;
 }
 
 /* The real driver function name (for exported wrappers called before any

@@ -20,6 +20,37 @@ extern size_t agent_gpu_prog_cnt;
 /* The real driver function name (RTLD_NEXT, else libcuda.so.1's). */
 void *agent_real_driver(const char *name);
 
+/* Symbols the agent interposes (every other symbol of the library is hidden). */
+#define AGENT_EXPORT __attribute__((visibility("default")))
+
+/* A wrapper's real function: set when a lookup hands the wrapper out, else
+ * resolved from the driver at first call. */
+#define AGENT_REAL(var, sym)                                                    \
+	do {                                                                    \
+		if (!(var))                                                     \
+			*(void **)&(var) = agent_real_driver(sym);              \
+		if (!(var))                                                     \
+			return CUDA_ERROR_NOT_FOUND;                            \
+	} while (0)
+
+/* Declare wrapper ret_name, exported under the driver's symbol sym. */
+#define AGENT_WRAP(ret_name, sym, params) AGENT_EXPORT CUresult ret_name params __asm__(sym);
+
+/* One driver function the agent wraps: its name, the wrapper, and where the
+ * wrapper finds the real function. */
+struct agent_hooked {
+	const char *name;
+	void *wrapper;
+	void **real;
+};
+
+/* The entry of name in table[0..n), or NULL. */
+const struct agent_hooked *agent_hooked_find(const struct agent_hooked *table, size_t n,
+					     const char *name);
+/* Hand out h's wrapper for real (remembered as the real function, unless a
+ * lookup handed the wrapper itself back). */
+void *agent_hooked_take(const struct agent_hooked *h, void *real);
+
 /* Does a GPU program of the session target kernel `mangled`? */
 int agent_kernel_targeted(const char *mangled);
 /* Does p's glob match the mangled name or its demangled base name? */

@@ -15,7 +15,6 @@
 #include "agent.h"
 #include "agent_impl.h"
 
-#define AGENT_EXPORT __attribute__((visibility("default")))
 
 struct agent_link {
 	struct agent_link *next;
@@ -99,14 +98,6 @@ static link_add_data_fn real_add_data, real_add_data_v2;
 static link_add_file_fn real_add_file, real_add_file_v2;
 static link_complete_fn real_complete;
 static link_destroy_fn real_destroy;
-
-#define AGENT_REAL(var, sym)                                                    \
-	do {                                                                    \
-		if (!(var))                                                     \
-			*(void **)&(var) = agent_real_driver(sym);              \
-		if (!(var))                                                     \
-			return CUDA_ERROR_NOT_FOUND;                            \
-	} while (0)
 
 static CUresult agent_link_created(CUresult r, CUlinkState *st)
 {
@@ -246,11 +237,7 @@ CUresult agent_w_link_destroy(CUlinkState st)
 	return real_destroy(st);
 }
 
-static const struct {
-	const char *name;
-	void *wrapper;
-	void **real;
-} agent_link_hooked[] = {
+static const struct agent_hooked agent_link_hooked[] = {
 	{"cuLinkCreate", (void *)agent_w_link_create, (void **)&real_create},
 	{"cuLinkCreate_v2", (void *)agent_w_link_create_v2, (void **)&real_create_v2},
 	{"cuLinkAddData", (void *)agent_w_link_add_data, (void **)&real_add_data},
@@ -266,13 +253,9 @@ static const struct {
  * serves it (its real slot holds whichever the application asked for). */
 static void *agent_resolve_link(const char *name, void *real)
 {
-	for (size_t i = 0; i < sizeof(agent_link_hooked) / sizeof(agent_link_hooked[0]); i++)
-		if (!strcmp(name, agent_link_hooked[i].name)) {
-			if (real != agent_link_hooked[i].wrapper)
-				__atomic_store_n(agent_link_hooked[i].real, real, __ATOMIC_RELEASE);
-			return agent_link_hooked[i].wrapper;
-		}
-	return NULL;
+	const struct agent_hooked *h = agent_hooked_find(
+		agent_link_hooked, sizeof(agent_link_hooked) / sizeof(agent_link_hooked[0]), name);
+	return h ? agent_hooked_take(h, real) : NULL;
 }
 
 __attribute__((constructor(101))) static void agent_link_init(void)
