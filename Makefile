@@ -174,7 +174,7 @@ $(AGENT_LIB): $(AGENT_OBJS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB) $(if $(AGENT_SRCS),$(AGENT_LIB))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) \
+	$(CC) $(CFLAGS) -MMD -MP -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) \
 	    $(if $(AGENT_SRCS),$(AGENT_LIB)) $(LIB) -lcmocka $(LDLIBS)
 
 $(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)

@@ -10,8 +10,8 @@
 /* Distinct blocks (linear index) per run that get their own counters. */
 #define TH_MAX_BLOCKS 262144
 
-/* Value of `per_block` (key: linear block index), `per_sm` (key: SM id)
- * and `total` (key 0). */
+/* Value of `per_block` (key: linear block index) and `per_sm` (key: SM id).
+ */
 struct th_count {
 	__u64 threads;
 	__u64 warps;

@@ -56,21 +56,20 @@ int tool_threadhist_event(FILE *out, const struct object *obj, const char *map,
 int tool_threadhist_summary(FILE *out, const struct object *obj,
 			    const struct session_status *st, int json)
 {
-	struct map *total = tool_map(obj, "total", 4, sizeof(struct th_count));
 	struct map *per_sm = tool_map(obj, "per_sm", 4, sizeof(struct th_count));
 	struct map *per_block = tool_map(obj, "per_block", 4, sizeof(struct th_count));
 	struct th_sms *sms = calloc(1, sizeof(*sms));
 	struct th_blocks blocks = {{{0}}, 0};
 	struct th_count t = {0, 0};
-	uint32_t zero = 0;
-	if (!total || !per_sm || !per_block || !sms) {
+	if (!per_sm || !per_block || !sms) {
 		free(sms);
 		return 1;
 	}
-	uint64_t buf[8] = {0}; /* a one-CPU value, 8-byte rounded */
-	if (!map_lookup_copy(total, &zero, buf))
-		memcpy(&t, buf, sizeof(t));
 	tool_map_each(per_sm, th_sm_one, sms);
+	for (size_t i = 0; i < sms->n; i++) {
+		t.threads += sms->threads[i];
+		t.warps += sms->warps[i];
+	}
 	tool_map_each(per_block, th_block_one, &blocks);
 	if (json) {
 		fprintf(out, "{\"threads\":%" PRIu64 ",\"warps\":%" PRIu64 ",\"blocks\":%" PRIu64
