@@ -22,7 +22,7 @@ static const struct cli_cmd cli_cmds[] = {
 	 "run ISA conformance cases on a backend"},
 	{"ptx", do_ptx, "FILE SECTION [--target sm_XX] [--mode warp|thread]",
 	 "print the PTX a program becomes"},
-	{"run-gpu", do_run_gpu, "FILE SECTION [--data FILE] [--no-verify]",
+	{"run-gpu", do_run_gpu, "FILE SECTION [--data FILE]",
 	 "run a program once on the GPU and print r0"},
 	{"verify", do_verify, "[--gpu] [--log-all] FILE [SECTION|NAME]...",
 	 "verify programs and print OK or the error, with statistics"},

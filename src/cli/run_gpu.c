@@ -15,15 +15,15 @@
 #include "ptx/ptx_rt.h"
 
 static const char run_gpu_usage[] =
-	"Usage: gpuext run-gpu FILE SECTION [--data FILE] [--no-verify]\n\n"
+	"Usage: gpuext run-gpu FILE SECTION [--data FILE]\n\n"
 	"Run the program of FILE named SECTION (section or function name) once on\n"
 	"the first GPU, as a kernel of one thread, with r1 = a device copy of the\n"
 	"--data file (or 0) and r2 = its length.  The object's maps are created in\n"
 	"GPU memory (global data initialised).  Prints r0, then what the program\n"
 	"printed with bpf_trace_printk, what it wrote to ring buffers (hex) and the\n"
 	"non-zero elements of its maps.  The program is verified first with the\n"
-	"device profile (GPU helpers, --data's length as the memory size);\n"
-	"--no-verify skips that (a bad access then faults the GPU context).\n"
+	"device profile (GPU helpers, --data's length as the memory size): there\n"
+	"is no way around that, since a bad access would fault the GPU context.\n"
 	"Needs a CUDA driver and a GPU.\n";
 
 enum { RUN_GPU_TRACE_RING = 1u << 20 };
@@ -87,7 +87,7 @@ int do_run_gpu(int argc, char **argv)
 	char *data = NULL;
 	size_t data_len = 0;
 	uint64_t r0;
-	int ret = 1, verify = 1;
+	int ret = 1;
 
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
@@ -95,8 +95,6 @@ int do_run_gpu(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--data") && i + 1 < argc) {
 			data_path = argv[++i];
-		} else if (!strcmp(argv[i], "--no-verify")) {
-			verify = 0;
 		} else if (argv[i][0] == '-') {
 			cli_error("run-gpu: unknown option '%s' (see gpuext run-gpu --help)", argv[i]);
 			return 2;
@@ -127,16 +125,14 @@ int do_run_gpu(int argc, char **argv)
 		cli_error("%s: no program named or in section '%s'", path, section);
 		goto out;
 	}
-	if (verify) {
-		static char log[16384];
-		struct vfy_opts vo = {.profile = VFY_PROFILE_GPU, .log_level = VFY_LOG_PATH,
-				      .log_buf = log, .log_size = sizeof(log),
-				      .mem_size = (uint32_t)data_len};
-		if (verifier_check(p, &vo, NULL, &e)) {
-			fputs(log, stderr);
-			cli_error("%s: %s", path, e.msg);
-			goto out;
-		}
+	static char log[16384];
+	struct vfy_opts vo = {.profile = VFY_PROFILE_GPU, .log_level = VFY_LOG_PATH,
+			      .log_buf = log, .log_size = sizeof(log),
+			      .mem_size = (uint32_t)data_len};
+	if (verifier_check(p, &vo, NULL, &e)) {
+		fputs(log, stderr);
+		cli_error("%s: %s", path, e.msg);
+		goto out;
 	}
 	if (ptx_rt_open(0, &rt, &e)) {
 		cli_error("run-gpu: %s", e.msg);
