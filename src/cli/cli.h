@@ -23,6 +23,11 @@ __attribute__((format(printf, 1, 2))) void cli_error(const char *fmt, ...);
 /* Is argv[i] one of "-h", "--help"?  Used by every handler. */
 int cli_is_help(const char *arg);
 
+/* An argument of a `CMD FILE SECTION` command that is no known option:
+ * FILE, then SECTION.  0, or 2 (usage) after saying what is wrong. */
+int cli_take_file_section(const char *cmd, const char *arg, const char **path,
+			  const char **section);
+
 /* Global options, parsed by main before the noun. */
 extern int cli_json;    /* -j/--json: machine-readable output */
 extern int cli_verbose; /* -v */

@@ -63,6 +63,24 @@ int cli_is_help(const char *arg)
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
+int cli_take_file_section(const char *cmd, const char *arg, const char **path,
+			  const char **section)
+{
+	if (arg[0] == '-') {
+		cli_error("%s: unknown option '%s' (see gpuext %s --help)", cmd, arg, cmd);
+		return 2;
+	}
+	if (!*path) {
+		*path = arg;
+	} else if (!*section) {
+		*section = arg;
+	} else {
+		cli_error("%s: too many arguments (see gpuext %s --help)", cmd, cmd);
+		return 2;
+	}
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: gpuext [-j|--json] [-v] COMMAND [ARGS]\n\n"

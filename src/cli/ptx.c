@@ -53,15 +53,7 @@ int do_ptx(int argc, char **argv)
 				return 2;
 			}
 			mode = !strcmp(m, "warp") ? PTX_MODE_WARP : PTX_MODE_THREAD;
-		} else if (argv[i][0] == '-') {
-			cli_error("ptx: unknown option '%s' (see gpuext ptx --help)", argv[i]);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else if (!section) {
-			section = argv[i];
-		} else {
-			cli_error("ptx: too many arguments (see gpuext ptx --help)");
+		} else if (cli_take_file_section("ptx", argv[i], &path, &section)) {
 			return 2;
 		}
 	}

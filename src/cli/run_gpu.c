@@ -95,15 +95,7 @@ int do_run_gpu(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--data") && i + 1 < argc) {
 			data_path = argv[++i];
-		} else if (argv[i][0] == '-') {
-			cli_error("run-gpu: unknown option '%s' (see gpuext run-gpu --help)", argv[i]);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else if (!section) {
-			section = argv[i];
-		} else {
-			cli_error("run-gpu: too many arguments (see gpuext run-gpu --help)");
+		} else if (cli_take_file_section("run-gpu", argv[i], &path, &section)) {
 			return 2;
 		}
 	}
