@@ -298,3 +298,16 @@ $(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 test-bins: $(FAKECUDA_DIR)/session_writer
 all: $(FAKECUDA_DIR)/session_writer
+$(FAKECUDA_DIR)/version_loop: tests/fakecuda/version_loop.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/version_loop
+all: $(FAKECUDA_DIR)/version_loop
+
+# The kernel-uprobe backend (src/host/, linked into the CLI with libbpf):
+# its test links the same objects and libraries.
+HOST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/host/*.c))
+HOST_LIBS := -lbpf -lelf -lz
+$(BUILD)/tests/test_host: tests/unit/test_host.c $(TEST_LIB_OBJS) $(HOST_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) \
+	    $(HOST_OBJS) $(LIB) -lcmocka $(HOST_LIBS) $(LDLIBS)
