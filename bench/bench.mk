@@ -69,3 +69,11 @@ apiprobe-bench: $(APIPROBE_BENCH) build/bpf/bench/progs/apiprobe.bpf.o
 .PHONY: apiprobe-bench
 # Built by `make`: the GPU batch (tests/gpu/host.sh) runs it on the GPU machine.
 all: $(APIPROBE_BENCH)
+
+# Kernel uprobes vs in-process API probes on a real driver call (issue 7,
+# Must show 3): needs libcuda.so.1 and root where it runs (tests/gpu/attach.sh).
+UPROBE_BENCH := $(BENCH_DIR)/uprobe_bench
+$(UPROBE_BENCH): bench/uprobe_bench.c $(AGENT_LIB) $(HOST_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HOST_OBJS) $(AGENT_LIB) $(LIB) $(HOST_LIBS) $(LDLIBS)
+all: $(UPROBE_BENCH)

@@ -56,6 +56,13 @@ int host_proc_libs(pid_t pid, struct host_libs *out, struct err *e);
 void host_libs_free(struct host_libs *libs);
 
 /*
+ * Is the file path the library lib: same name up to ".so", then nothing or
+ * a version?  The name a program asks for is rarely the file's:
+ * libcuda.so.1 is /usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05 in maps.
+ */
+int host_lib_matches(const char *path, const char *lib);
+
+/*
  * Resolve target (see above) in the libraries of pid, or, with pid <= 0,
  * through the dynamic linker's search (dlopen of LIB in this process).
  * With search set, a target pid has not mapped (yet) is looked up the

@@ -77,13 +77,18 @@ int host_proc_libs(pid_t pid, struct host_libs *out, struct err *e)
 	return 0;
 }
 
-/* Is path's file name lib, or lib followed by a version ("libcuda.so.1" for
- * "libcuda.so", "libcuda.so.580.95" for "libcuda.so.1" does not count)? */
-static int host_lib_matches(const char *path, const char *lib)
+int host_lib_matches(const char *path, const char *lib)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
+	/* The stem: lib up to its ".so" (libcuda.so.1 -> libcuda.so). */
 	size_t n = strlen(lib);
+	for (const char *so = lib; (so = strstr(so, ".so")); so += 3) {
+		if (!so[3] || so[3] == '.') {
+			n = (size_t)(so + 3 - lib);
+			break;
+		}
+	}
 	return !strncmp(base, lib, n) && (!base[n] || base[n] == '.');
 }
 

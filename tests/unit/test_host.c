@@ -184,6 +184,19 @@ static void test_resolve_errors(void **state)
 	}
 }
 
+static void test_library_names_match_their_files(void **state)
+{
+	assert_true(host_lib_matches("/usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05",
+				     "libcuda.so.1"));
+	assert_true(host_lib_matches("/usr/lib/libcuda.so.1", "libcuda.so.1"));
+	assert_true(host_lib_matches("/usr/lib/libcuda.so", "libcuda.so.1"));
+	assert_true(host_lib_matches("/x/libcudart.so.13.0.48", "libcudart.so"));
+	assert_true(host_lib_matches("/x/libfoo", "libfoo"));
+	assert_false(host_lib_matches("/usr/lib/libcudart.so.13", "libcuda.so.1"));
+	assert_false(host_lib_matches("/usr/lib/libcuda.sox", "libcuda.so"));
+	assert_false(host_lib_matches("/usr/lib/libnvidia-ml.so.1", "libcuda.so.1"));
+}
+
 static void test_section_targets(void **state)
 {
 	const char *t;
@@ -390,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_proc_libs_of_this_process),
 		cmocka_unit_test(test_resolve_target_forms),
 		cmocka_unit_test(test_resolve_errors),
+		cmocka_unit_test(test_library_names_match_their_files),
 		cmocka_unit_test(test_section_targets),
 		cmocka_unit_test(test_kernel_uprobes_count_this_process),
 		cmocka_unit_test(test_cli_attach_errors),
