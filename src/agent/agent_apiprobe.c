@@ -29,11 +29,13 @@ _Static_assert(offsetof(struct apiprobe_regs, di) == 112, "agent_tramp.S PT_DI")
 _Static_assert(offsetof(struct apiprobe_regs, ip) == 128, "agent_tramp.S PT_IP");
 _Static_assert(offsetof(struct apiprobe_regs, sp) == 152, "agent_tramp.S PT_SP");
 
-/* The programs attached to one function name. */
+/* The programs attached to one function name: their compiled entries
+ * (jit.h's hot path: no per-call checks, the programs are verified and
+ * compiled once at attach). */
 struct apiprobe_probe {
 	char name[APIPROBE_NAME_MAX];
-	struct prog *entry[APIPROBE_MAX_PROGS];
-	struct prog *ret[APIPROBE_MAX_PROGS];
+	jit_hot_fn entry[APIPROBE_MAX_PROGS];
+	jit_hot_fn ret[APIPROBE_MAX_PROGS];
 	_Atomic uint32_t entry_cnt;
 	_Atomic uint32_t ret_cnt;
 };
@@ -79,15 +81,16 @@ __attribute__((visibility("hidden"))) void *apiprobe_enter(uint32_t idx,
 __attribute__((visibility("hidden"))) uint64_t apiprobe_leave(const uint64_t *saved,
 							       uint64_t sp);
 
-static void run_progs(struct prog *const *progs, uint32_t cnt, struct apiprobe_regs *regs)
+static inline void run_progs(const jit_hot_fn *progs, uint32_t cnt,
+			     struct apiprobe_regs *regs)
 {
-	struct prog_run_opts opts = {.args = {(uintptr_t)regs}};
-	uint64_t r0;
-
 	tls.busy = 1;
-	for (uint32_t i = 0; i < cnt; i++)
-		if (jit_run(progs[i], &opts, &r0, NULL))
+	for (uint32_t i = 0; i < cnt; i++) {
+		struct jit_hot_fault fault = {.insn = -1};
+		progs[i]((uintptr_t)regs, 0, 0, 0, 0, &fault);
+		if (fault.kind)
 			atomic_fetch_add_explicit(&prog_errors, 1, memory_order_relaxed);
+	}
 	tls.busy = 0;
 }
 
@@ -175,7 +178,7 @@ int apiprobe_attach(const char *func, struct prog *p, struct err *e)
 			      p->name, APIPROBE_MAX_PROGS, is_ret ? "return" : "entry", func);
 		goto out;
 	}
-	(is_ret ? pr->ret : pr->entry)[n] = p;
+	(is_ret ? pr->ret : pr->entry)[n] = jit_hot_entry(p);
 	atomic_store_explicit(cnt, n + 1, memory_order_release);
 out:
 	pthread_mutex_unlock(&attach_lock);

@@ -56,7 +56,8 @@ struct apiprobe_regs {
 /*
  * Attach p (verified; PROG_TYPE_UPROBE runs at entry, PROG_TYPE_URETPROBE at
  * return) to function func.  p is JIT-compiled with the default helpers
- * unless already compiled.  p must outlive the probes.
+ * unless already compiled.  p must outlive the probes and not be compiled
+ * again while attached (the probes call its code directly).
  */
 int apiprobe_attach(const char *func, struct prog *p, struct err *e);
 

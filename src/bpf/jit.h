@@ -36,6 +36,25 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 int jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0,
 	    struct err *e);
 
+/*
+ * The hot path, for callers that run one compiled program very often (the
+ * in-process API probes, where jit_run's checks are a measurable share of
+ * a probed call): the code's entry, called as
+ *     struct jit_hot_fault f = {.insn = -1};
+ *     r0 = entry(r1, r2, r3, r4, r5, &f);
+ * f.kind != 0 afterwards is the error jit_run() would have returned.  The
+ * program runs with the helper table it was compiled with.  NULL when p is
+ * not compiled; valid until p is compiled again or freed.
+ */
+struct jit_hot_fault {
+	int32_t insn;   /* -1, or the instruction that faulted */
+	int32_t kind;   /* 0: no fault */
+	uint64_t value; /* the helper id of a bad callx */
+};
+typedef uint64_t (*jit_hot_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+			       uint64_t r5, struct jit_hot_fault *fault);
+jit_hot_fn jit_hot_entry(const struct prog *p);
+
 /* The machine code of the compiled p (NULL, 0 when not compiled). */
 const uint8_t *jit_code(const struct prog *p, size_t *len);
 

@@ -1021,6 +1021,18 @@ int jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0
 	return 0;
 }
 
+/* jit.h's hot entry is the same code with the same state. */
+_Static_assert(sizeof(struct jit_hot_fault) == sizeof(struct jit_state) &&
+		       offsetof(struct jit_hot_fault, kind) == offsetof(struct jit_state, fault_kind) &&
+		       offsetof(struct jit_hot_fault, value) == offsetof(struct jit_state, fault_value),
+	       "struct jit_hot_fault is struct jit_state");
+
+jit_hot_fn jit_hot_entry(const struct prog *p)
+{
+	const struct jit_image *img = p->jit;
+	return img ? (jit_hot_fn)(uintptr_t)img->mem.base : NULL;
+}
+
 const uint8_t *jit_code(const struct prog *p, size_t *len)
 {
 	const struct jit_image *img = p->jit;
