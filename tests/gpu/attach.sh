@@ -122,4 +122,29 @@ if [ -x build/examples/vecadd ]; then
 fi
 
 echo "attach batch: $pass passed, $fail failed" | tee -a "$SUMMARY"
+
+# A bench/results page, ready to commit as bench/results/DATE-h200-uprobe.md.
+{
+	echo "# Kernel uprobes vs in-process API probes on the GPU machine"
+	echo
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+	echo "- host: $(lscpu | sed -n 's/^Model name: *//p'), kernel $(uname -r); gpuext $(git log -1 --format=%h 2>/dev/null)"
+	echo "- command: \`OUT=\$OUT tests/gpu/attach.sh\` (build/bench/uprobe_bench: best of 7 rounds)"
+	echo
+	echo "## Per-call cost of cuDriverGetVersion (libcuda.so.1), one process, one run"
+	echo
+	cat "$OUT/uprobe_bench.md" 2>/dev/null
+	echo
+	# issue 7's targets, from the counting row: <= 20 ns added, >= 20x cheaper
+	awk -F'|' '$2 ~ /array counter/ {
+		a = $4; r = $7; gsub(/[ +]/, "", a); gsub(/[ x]/, "", r)
+		printf "Targets (counting program): %s ns added in process (<= 20: %s), kernel uprobe %sx the in-process cost (>= 20: %s)\n",
+			a, (a + 0 <= 20 ? "met" : "not met"), r, (r + 0 >= 20 ? "met" : "not met") }' "$OUT/uprobe_bench.md" 2>/dev/null
+	echo
+	echo "## gpuext attach / run --kernel-uprobes"
+	echo
+	echo '```'
+	cat "$SUMMARY"
+	echo '```'
+} > "$OUT/uprobe-results.md"
 [ $fail -eq 0 ]
