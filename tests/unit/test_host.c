@@ -394,6 +394,55 @@ static void test_cli_attach_running_process(void **state)
 	free(out);
 }
 
+/* No -p: every process that runs the library's function. */
+static void test_cli_attach_every_process(void **state)
+{
+	char cmd[768];
+	int st;
+	snprintf(cmd, sizeof(cmd),
+		 "((sleep 0.5; %s 40 5 > /dev/null) & "
+		 "LD_LIBRARY_PATH=build/fakecuda %s attach --duration 2 %s; st=$?; wait; exit $st)",
+		 LOOP, test_cli_path(), PROG);
+	char *out = test_run_cmd(cmd, &st);
+	assert_non_null(out);
+	if (cli_refused(out)) {
+		free(out);
+		skip();
+	}
+	if (st)
+		fail_msg("%s: status %d:\n%s", cmd, st, out);
+	assert_non_null(strstr(out, "3 probes attached to every process"));
+	assert_non_null(strstr(out, "(duration reached)"));
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(summary_value(out, k), 40);
+	free(out);
+}
+
+/* Ctrl-C detaches and still prints what was counted. */
+static void test_cli_attach_interrupted(void **state)
+{
+	char cmd[768];
+	int st;
+	snprintf(cmd, sizeof(cmd),
+		 "(%s 1000 5 > /dev/null & p=$!; "
+		 "for i in $(seq 100); do grep -q libcuda /proc/$p/maps && break; sleep 0.02; done; "
+		 "timeout --preserve-status -s INT 1 %s attach -p $p %s; st=$?; kill $p; exit $st)",
+		 LOOP, test_cli_path(), PROG);
+	char *out = test_run_cmd(cmd, &st);
+	assert_non_null(out);
+	if (cli_refused(out)) {
+		free(out);
+		skip();
+	}
+	if (st)
+		fail_msg("%s: status %d:\n%s", cmd, st, out);
+	assert_non_null(strstr(out, "(interrupted)"));
+	long n = summary_value(out, 0);
+	if (n <= 0 || n >= 1000)
+		fail_msg("counted %ld calls in 1 s of 1000 5 ms apart:\n%s", n, out);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +458,8 @@ int main(void)
 		cmocka_unit_test(test_cli_attach_errors),
 		cmocka_unit_test(test_cli_run_kernel_uprobes_exact),
 		cmocka_unit_test(test_cli_attach_running_process),
+		cmocka_unit_test(test_cli_attach_every_process),
+		cmocka_unit_test(test_cli_attach_interrupted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
