@@ -81,42 +81,71 @@ __attribute__((visibility("hidden"))) void *apiprobe_enter(uint32_t idx,
 __attribute__((visibility("hidden"))) uint64_t apiprobe_leave(const uint64_t *saved,
 							       uint64_t sp);
 
+/* One fault record for the whole run: the code writes it only on a fault,
+ * so a call counts once in prog_errors however many of its programs fault. */
 static inline void run_progs(const jit_hot_fn *progs, uint32_t cnt,
 			     struct apiprobe_regs *regs)
 {
+	struct jit_hot_fault fault;
+
+	fault.kind = 0; /* the rest is written with it, on a fault */
 	tls.busy = 1;
-	for (uint32_t i = 0; i < cnt; i++) {
-		struct jit_hot_fault fault = {.insn = -1};
+	for (uint32_t i = 0; i < cnt; i++)
 		progs[i]((uintptr_t)regs, 0, 0, 0, 0, &fault);
-		if (fault.kind)
-			atomic_fetch_add_explicit(&prog_errors, 1, memory_order_relaxed);
-	}
 	tls.busy = 0;
+	if (fault.kind)
+		atomic_fetch_add_explicit(&prog_errors, 1, memory_order_relaxed);
 }
 
-void *apiprobe_enter(uint32_t idx, struct apiprobe_regs *regs)
+/* Return probes: swap the return address for the return stub.  Out of
+ * line: entry-only probes, the common case, never come here. */
+static __attribute__((noinline)) void push_return(uint32_t idx, struct apiprobe_regs *regs)
 {
-	struct apiprobe_probe *pr = sites[idx].probe;
-	void *real = sites[idx].real;
+	if (tls.depth == APIPROBE_MAX_DEPTH) {
+		atomic_fetch_add_explicit(&depth_skips, 1, memory_order_relaxed);
+		return;
+	}
+	uint64_t *ret_slot = (uint64_t *)(uintptr_t)regs->sp;
+	tls.frames[tls.depth++] = (struct apiprobe_frame){*ret_slot, idx};
+	*ret_slot = (uintptr_t)apiprobe_ret_stub;
+}
+
+/* Every case of apiprobe_enter: nested calls, several entry programs,
+ * return programs. */
+static __attribute__((noinline)) void *enter_any(uint32_t idx, struct apiprobe_regs *regs)
+{
+	const struct apiprobe_site *site = &sites[idx];
+	struct apiprobe_probe *pr = site->probe;
 
 	if (tls.busy) {
 		atomic_fetch_add_explicit(&recursion_skips, 1, memory_order_relaxed);
-		return real;
+		return site->real;
 	}
-	regs->ip = (uintptr_t)real;
+	regs->ip = (uintptr_t)site->real;
 	uint32_t n = atomic_load_explicit(&pr->entry_cnt, memory_order_acquire);
 	if (n)
 		run_progs(pr->entry, n, regs);
-	if (atomic_load_explicit(&pr->ret_cnt, memory_order_acquire)) {
-		if (tls.depth == APIPROBE_MAX_DEPTH) {
-			atomic_fetch_add_explicit(&depth_skips, 1, memory_order_relaxed);
-			return real;
-		}
-		uint64_t *ret_slot = (uint64_t *)(uintptr_t)regs->sp;
-		tls.frames[tls.depth++] = (struct apiprobe_frame){*ret_slot, idx};
-		*ret_slot = (uintptr_t)apiprobe_ret_stub;
-	}
-	return real;
+	if (atomic_load_explicit(&pr->ret_cnt, memory_order_acquire))
+		push_return(idx, regs);
+	return site->real;
+}
+
+/*
+ * The common case inline: one entry program, no return program, not
+ * nested.  Kept apart so that it needs almost no registers of its own
+ * (the general case's loop would make the compiler save six on every call).
+ */
+void *apiprobe_enter(uint32_t idx, struct apiprobe_regs *regs)
+{
+	const struct apiprobe_site *site = &sites[idx];
+	const struct apiprobe_probe *pr = site->probe;
+
+	if (atomic_load_explicit(&pr->entry_cnt, memory_order_acquire) != 1 ||
+	    atomic_load_explicit(&pr->ret_cnt, memory_order_acquire) || tls.busy)
+		return enter_any(idx, regs);
+	regs->ip = (uintptr_t)site->real;
+	run_progs(pr->entry, 1, regs);
+	return site->real;
 }
 
 uint64_t apiprobe_leave(const uint64_t *saved, uint64_t sp)

@@ -82,7 +82,7 @@ int apiprobe_has(const char *func);
 struct apiprobe_stats {
 	uint64_t recursion_skips; /* probed calls made from inside a probe */
 	uint64_t depth_skips;     /* return probes skipped: shadow stack full */
-	uint64_t prog_errors;     /* program runs that reported an error */
+	uint64_t prog_errors;     /* probed calls in which a program reported an error */
 	uint64_t site_skips;      /* wraps refused: all trampolines in use */
 };
 void apiprobe_stats_get(struct apiprobe_stats *out);

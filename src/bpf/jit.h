@@ -40,9 +40,10 @@ int jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0
  * The hot path, for callers that run one compiled program very often (the
  * in-process API probes, where jit_run's checks are a measurable share of
  * a probed call): the code's entry, called as
- *     struct jit_hot_fault f = {.insn = -1};
+ *     struct jit_hot_fault f;  f.kind = 0;
  *     r0 = entry(r1, r2, r3, r4, r5, &f);
- * f.kind != 0 afterwards is the error jit_run() would have returned.  The
+ * f.kind != 0 afterwards is the error jit_run() would have returned (the
+ * code writes f only on a fault, all of it).  The
  * program runs with the helper table it was compiled with.  NULL when p is
  * not compiled; valid until p is compiled again or freed.
  */
