@@ -14,23 +14,17 @@
  * Settings (until scheduling policies drive them):
  *   GPUEXT_SCHED_TIMESLICE_US=N    timeslice of every channel group, us
  *   GPUEXT_SCHED_INTERLEAVE=L      low | medium | high (privileged clients)
- *   GPUEXT_SCHED_YIELD_US=N        every N us, preempt this process's
- *                                  channel groups (a short timeslice made
- *                                  from user space: the other processes'
- *                                  work gets the GPU at least that often)
  * None set: the wrapper is one branch on top of the real ioctl.  A
  * control the driver refuses is named once on stderr with its NV status;
  * the application runs on with the driver's defaults (fail-open).
  */
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -39,19 +33,8 @@
 
 static uint64_t sched_timeslice_us;  /* 0: leave the driver's */
 static int sched_interleave = -1;    /* -1: leave the driver's */
-static uint64_t sched_yield_us;      /* 0: no yield thread */
 static int sched_active;
 static nvrm_ioctl_fn sched_real_ioctl;
-
-/* This process's channel groups, for the yield thread: appended under the
- * lock, read by the thread after loading the count (entries are written
- * before the count is published and never change). */
-static struct sched_tsg {
-	int fd;
-	struct nvrm_object obj;
-} sched_tsgs[64];
-static unsigned sched_tsg_cnt;
-static pthread_mutex_t sched_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A decimal environment setting in 1..max, or 0 (unset, or ignored with a notice). */
 static uint64_t sched_env_us(const char *name, uint64_t max)
@@ -73,7 +56,6 @@ __attribute__((constructor(101))) static void sched_init(void)
 	const char *il = getenv("GPUEXT_SCHED_INTERLEAVE");
 
 	sched_timeslice_us = sched_env_us("GPUEXT_SCHED_TIMESLICE_US", 10000000);
-	sched_yield_us = sched_env_us("GPUEXT_SCHED_YIELD_US", 1000000);
 	if (il && *il) {
 		static const char *levels[] = {"low", "medium", "high"};
 		for (int i = 0; i < 3; i++)
@@ -82,7 +64,7 @@ __attribute__((constructor(101))) static void sched_init(void)
 		if (sched_interleave < 0)
 			agent_notice("GPUEXT_SCHED_INTERLEAVE='%s' ignored (low, medium or high)", il);
 	}
-	sched_active = sched_timeslice_us || sched_interleave >= 0 || sched_yield_us;
+	sched_active = sched_timeslice_us || sched_interleave >= 0;
 }
 
 /* Report a control's outcome: failures once per kind, successes when verbose. */
@@ -99,71 +81,6 @@ static void sched_report(const char *what, int status, const struct nvrm_object 
 	} else if (getenv("GPUEXT_AGENT_VERBOSE")) {
 		agent_notice("sched: channel group 0x%x: %s (%s)", tsg->handle, what, name);
 	}
-}
-
-/* The yield thread: every sched_yield_us, preempt each channel group of
- * the process and wait for the preemption (the driver allows one
- * outstanding preempt per group); the driver then schedules the next
- * runnable group, and this process's work resumes at its next turn. */
-static uint64_t sched_preempts, sched_preempt_ns;
-
-static uint64_t sched_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-__attribute__((destructor)) static void sched_fini(void)
-{
-	uint64_t n = __atomic_load_n(&sched_preempts, __ATOMIC_RELAXED);
-	if (n && getenv("GPUEXT_AGENT_VERBOSE"))
-		agent_notice("sched: %llu preemptions, %.1f us each on average",
-			     (unsigned long long)n,
-			     __atomic_load_n(&sched_preempt_ns, __ATOMIC_RELAXED) / 1e3 / n);
-}
-
-static void *sched_yield_thread(void *unused)
-{
-	static int preempt_failed;
-	struct timespec period = {(time_t)(sched_yield_us / 1000000),
-				  (long)(sched_yield_us % 1000000) * 1000};
-	(void)unused;
-	for (;;) {
-		nanosleep(&period, NULL);
-		unsigned n = __atomic_load_n(&sched_tsg_cnt, __ATOMIC_ACQUIRE);
-		for (unsigned i = 0; i < n; i++) {
-			uint64_t t0 = sched_now_ns();
-			int st = nvrm_tsg_preempt(sched_real_ioctl, sched_tsgs[i].fd,
-						  &sched_tsgs[i].obj, 1);
-			if (st) {
-				sched_report("preempt", st, &sched_tsgs[i].obj, &preempt_failed);
-				continue;
-			}
-			__atomic_add_fetch(&sched_preempts, 1, __ATOMIC_RELAXED);
-			__atomic_add_fetch(&sched_preempt_ns, sched_now_ns() - t0, __ATOMIC_RELAXED);
-		}
-	}
-	return NULL;
-}
-
-/* Remember tsg for the yield thread, starting the thread with the first. */
-static void sched_track(int fd, const struct nvrm_object *tsg)
-{
-	pthread_mutex_lock(&sched_lock);
-	unsigned n = sched_tsg_cnt;
-	if (n < sizeof(sched_tsgs) / sizeof(sched_tsgs[0])) {
-		sched_tsgs[n] = (struct sched_tsg){fd, *tsg};
-		__atomic_store_n(&sched_tsg_cnt, n + 1, __ATOMIC_RELEASE);
-		pthread_t t;
-		if (n == 0) {
-			if (pthread_create(&t, NULL, sched_yield_thread, NULL))
-				agent_notice("sched: no yield thread: pthread_create failed");
-			else
-				pthread_detach(t);
-		}
-	}
-	pthread_mutex_unlock(&sched_lock);
 }
 
 static void sched_apply(int fd, const struct nvrm_object *tsg)
@@ -189,8 +106,6 @@ static void sched_apply(int fd, const struct nvrm_object *tsg)
 							   (enum nvrm_interleave)sched_interleave),
 			     tsg, &interleave_failed);
 	}
-	if (sched_yield_us)
-		sched_track(fd, tsg);
 }
 
 /* Where no libc ioctl follows the agent's (never seen; dlsym can fail). */
