@@ -18,6 +18,8 @@
 #   3. build/bench/uprobe_bench: per-call cost of cuDriverGetVersion with the
 #      in-process probe and with the kernel uprobe (empty, counting, hash
 #      update), one run; PASS when it completes (its counters checked).
+#      And build/bench/apiprobe_bench (the in-process probes on a C
+#      function, the number issue 7's 20 ns target was first measured with).
 #   Also, for information: vecadd (cudart, which dlopens libcuda) under
 #   --kernel-uprobes: the count next to the launches.
 # Logs go to $OUT (default build/attach-gpu-out).  Prints PASS/FAIL lines and
@@ -119,6 +121,13 @@ else
 	result FAIL "uprobe_bench: $(tail -1 "$OUT/uprobe_bench.err")"
 fi
 
+if build/bench/apiprobe_bench > "$OUT/apiprobe_bench.md" 2>&1; then
+	result PASS "apiprobe_bench (apiprobe_bench.md)"
+	cat "$OUT/apiprobe_bench.md"
+else
+	result FAIL "apiprobe_bench: $(tail -1 "$OUT/apiprobe_bench.md")"
+fi
+
 # For information: cudart reaches the driver through cuGetProcAddress.
 if [ -x build/examples/vecadd ]; then
 	"$GPUEXT" run --kernel-uprobes "$PROG" -- build/examples/vecadd -iters 50 > "$OUT/vecadd.log" 2>&1
@@ -144,6 +153,10 @@ echo "attach batch: $pass passed, $fail failed" | tee -a "$SUMMARY"
 		a = $4; r = $7; gsub(/[ +]/, "", a); gsub(/[ x]/, "", r)
 		printf "Targets (counting program): %s ns added in process (<= 20: %s), kernel uprobe %sx the in-process cost (>= 20: %s)\n",
 			a, (a + 0 <= 20 ? "met" : "not met"), r, (r + 0 >= 20 ? "met" : "not met") }' "$OUT/uprobe_bench.md" 2>/dev/null
+	echo
+	echo "## In-process probes on a 2-argument C function (apiprobe_bench)"
+	echo
+	cat "$OUT/apiprobe_bench.md" 2>/dev/null
 	echo
 	echo "## gpuext attach / run --kernel-uprobes"
 	echo
