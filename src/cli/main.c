@@ -33,6 +33,9 @@ static const struct cli_cmd cli_cmds[] = {
 	{"tools", do_tools, "", "list the shipped tools (gpuext run --tool NAME)"},
 	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N] [--backend B]",
 	 "run a program on given data; print r0 and the maps"},
+	{"sim", do_sim,
+	 "(--trace FILE | --gen PATTERN) (--budget B | --oversub X) [--policy P]... [--json]",
+	 "simulate unified memory under a budget with memory policies"},
 };
 
 void cli_error(const char *fmt, ...)
