@@ -122,13 +122,14 @@ static int struct_ops_bind(struct object *obj, const struct elf_file *elf, size_
 					       "%s: struct_ops '%s': member '%s' is set to '%s', "
 					       "which is not a program", obj->name, so->name, member,
 					       fn);
+			/* Any program: the runtime of the ops struct decides which
+			 * section types it accepts (mem_policy.c: struct_ops/...). */
 			struct prog *p = struct_ops_prog(obj, fn);
-			if (!p || p->type != PROG_TYPE_STRUCT_OPS)
+			if (!p)
 				return err_set(e, EINVAL,
 					       "%s: struct_ops '%s': member '%s': function '%s' is "
-					       "not in a struct_ops/... section (it is in %s)",
-					       obj->name, so->name, member, fn,
-					       p ? p->section : elf_section_name(elf, sym.st_shndx));
+					       "not a program (a global function in a SEC() section)",
+					       obj->name, so->name, member, fn);
 			if ((err = struct_ops_add_member(obj, so, member, p, e)))
 				return err;
 		}

@@ -23,6 +23,7 @@ enum { SIM_MAX_POLICIES = 32 };
 struct sim_args {
 	const char *trace, *gen, *out;
 	const char *policies[SIM_MAX_POLICIES];
+	char names[SIM_MAX_POLICIES][96]; /* short: file names without .bpf.o, '+' */
 	int npol;
 	struct uvm_gen_opts g;
 	uint64_t budget;
@@ -226,6 +227,8 @@ static void sim_print_json(const struct sim_args *a, const char *name, uint64_t 
 		const struct uvm_sim_result *x = &r[i];
 		printf("%s{\"policy\":", i ? "," : "");
 		cli_json_str(stdout, a->policies[i]);
+		printf(",\"name\":");
+		cli_json_str(stdout, a->names[i]);
 		printf(",\"backend\":\"%s\",\"accesses\":%llu,\"hits\":%llu,\"faults\":%llu,"
 		       "\"dup_faults\":%llu,\"batches\":%llu,\"pages_prefetched\":%llu,"
 		       "\"bytes_htod\":%llu,\"bytes_dtoh\":%llu,\"evictions\":%llu,"
@@ -261,10 +264,8 @@ static void sim_print_text(const struct sim_args *a, const char *name, uint64_t 
 	       "clamped");
 	for (int i = 0; i < npol; i++) {
 		const struct uvm_sim_result *x = &r[i];
-		const char *p = a->policies[i];
-		const char *base = strrchr(p, '/');
-		printf("%-28.28s %10llu %8llu %11.1f %11.1f %9llu %10llu %10.2f %7.2fx %7llu\n",
-		       base && !strchr(base, ',') ? base + 1 : p, (unsigned long long)x->st.faults,
+		printf("%-28s %10llu %8llu %11.1f %11.1f %9llu %10llu %10.2f %7.2fx %7llu\n",
+		       a->names[i], (unsigned long long)x->st.faults,
 		       (unsigned long long)x->st.batches, (double)x->bytes_htod / 1048576.0,
 		       (double)x->bytes_dtoh / 1048576.0, (unsigned long long)x->st.evictions,
 		       (unsigned long long)x->st.pages_prefetched, x->total_s * 1e3,
@@ -292,6 +293,7 @@ static int sim_run_all(struct sim_args *a, const struct uvm_trace *t, const char
 			cli_error("sim: policy %s", e.msg);
 			return 1;
 		}
+		snprintf(a->names[i], sizeof(a->names[i]), "%s", mem_policy_name(pol));
 		int err = uvm_sim_run(t, &a->so, pol, &r[i], &e);
 		mem_policy_free(pol);
 		if (err) {

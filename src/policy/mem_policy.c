@@ -142,6 +142,11 @@ static int mem_policy_add_object(struct mem_policy *pol, const char *path, struc
 		if (pol->ops[op])
 			return err_set(e, EINVAL, "%s: %s is already set by another object of "
 				       "this policy", path, mem_op_names[op]);
+		const struct prog *p = so->members[i].prog;
+		if (p->type != PROG_TYPE_STRUCT_OPS)
+			return err_set(e, EINVAL, "%s: struct_ops '%s': %s is set to '%s', a "
+				       "program of section '%s', not struct_ops/...", path, so->name,
+				       mem_op_names[op], p->name, p->section);
 		if ((err = mem_policy_load_op(pol, obj, (enum mem_op)op, so->members[i].prog, e)))
 			return err;
 	}

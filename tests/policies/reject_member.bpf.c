@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* reject_member: a struct_ops member set to a program of another section;
- * the loader must refuse it naming the member (tests/unit/test_policies.c). */
+ * the loader binds it, the policy runtime must refuse it naming the member
+ * (tests/unit/test_policies.c). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/gpu_mem_ops.h>

@@ -281,7 +281,7 @@ static void test_cli(void **state)
 	out = test_run_cmd(cmd, &status);
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(out, "\"policy\":\"none\""));
-	assert_non_null(strstr(out, "mru.bpf.o\",\"backend\":\"jit\""));
+	assert_non_null(strstr(out, "mru.bpf.o\",\"name\":\"mru\",\"backend\":\"jit\""));
 	/* 4 passes over 2048 pages, half of them fit: LRU faults on every one. */
 	assert_non_null(strstr(out, "\"faults\":8192"));
 	free(out);

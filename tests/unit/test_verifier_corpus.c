@@ -160,10 +160,6 @@ static void verify_objects_in(const char *dir, int *count, int *bad)
 		}
 		if (l < 6 || strcmp(de->d_name + l - 6, ".bpf.o"))
 			continue;
-		/* Policies made to be refused by the loader or the policy
-		 * profile (test_policies.c checks their messages). */
-		if (!strcmp(dir, TEST_BPF_DIR "/tests/policies") && !strncmp(de->d_name, "reject_", 7))
-			continue;
 		struct object *obj = NULL;
 		struct err e;
 		if (object_open(path, &obj, &e) || object_create_maps(obj, &e)) {
