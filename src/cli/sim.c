@@ -112,12 +112,27 @@ static int sim_parse_num(const char *opt, const char *s, double lo, double *out)
 	return 0;
 }
 
+/* An integer in [lo, hi]. */
+static int sim_parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi,
+			  uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+		cli_error("sim: %s: '%s' is not an integer in %llu..%llu", opt, s,
+			  (unsigned long long)lo, (unsigned long long)hi);
+		return 2;
+	}
+	*out = v;
+	return 0;
+}
+
 static int sim_parse(int argc, char **argv, struct sim_args *a)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		double d = 0;
 		int rc = 0;
 		if (cli_is_help(o)) {
 			sim_usage(stdout);
@@ -166,16 +181,15 @@ static int sim_parse(int argc, char **argv, struct sim_args *a)
 			rc = sim_parse_num(o, v, 0, &a->so.link.batch_us);
 		else if (!strcmp(o, "--fault-ns"))
 			rc = sim_parse_num(o, v, 0, &a->so.link.fault_ns);
-		else if (!strcmp(o, "--seed") || !strcmp(o, "--passes") || !strcmp(o, "--batch")) {
-			rc = sim_parse_num(o, v, !strcmp(o, "--seed") ? 0 : 1, &d);
-			if (!rc && d > (!strcmp(o, "--seed") ? 1.8e19 : 1e6))
-				rc = sim_parse_num(o, "-1", 0, &d);
-			if (!strcmp(o, "--seed"))
-				a->g.seed = (uint64_t)d;
-			else if (!strcmp(o, "--passes"))
-				a->g.passes = (uint32_t)d;
+		else if (!strcmp(o, "--seed"))
+			rc = sim_parse_uint(o, v, 0, UINT64_MAX, &a->g.seed);
+		else if (!strcmp(o, "--passes") || !strcmp(o, "--batch")) {
+			uint64_t n = 0;
+			rc = sim_parse_uint(o, v, 1, 1000000, &n);
+			if (!strcmp(o, "--passes"))
+				a->g.passes = (uint32_t)n;
 			else
-				a->so.batch_max = (uint32_t)d;
+				a->so.batch_max = (uint32_t)n;
 		} else {
 			cli_error("sim: unknown option '%s' (see gpuext sim --help)", o);
 			return 2;

@@ -165,8 +165,10 @@ struct mem_rt {
 	/* Blocks resident per pid (pid-quota): a small linear table. */
 	struct { uint32_t pid, blocks; } *pids;
 	uint32_t pid_cnt;
-	/* Scratch of the batch in service. */
+	/* Scratch of the batch in service; batch_listed: how many of its
+	 * blocks are on the list (the rest of the list are the candidates). */
 	struct mem_rt_touch *touch;
+	uint32_t batch_listed;
 	uint32_t touch_cnt, touch_cap;
 };
 

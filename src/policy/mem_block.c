@@ -35,8 +35,12 @@ void mem_bits_set_range(struct mem_bits *b, uint32_t first, uint32_t end)
 {
 	if (end > MEM_PAGES)
 		end = MEM_PAGES;
-	for (uint32_t p = first; p < end; p++)
-		mem_bits_set(b, p);
+	while (first < end) {
+		uint32_t w = first / 64, lo = first % 64;
+		uint32_t hi = end - w * 64 < 64 ? end - w * 64 : 64;
+		b->w[w] |= (hi - lo == 64 ? ~0ull : ((1ull << (hi - lo)) - 1)) << lo;
+		first = w * 64 + hi;
+	}
 }
 
 uint32_t mem_bits_groups(const struct mem_bits *b)
@@ -44,7 +48,7 @@ uint32_t mem_bits_groups(const struct mem_bits *b)
 	uint32_t g = 0;
 
 	for (uint32_t i = 0; i < MEM_PAGES / MEM_GROUP_PAGES; i++)
-		if (mem_bits_count(b, i * MEM_GROUP_PAGES, (i + 1) * MEM_GROUP_PAGES))
+		if (b->w[i / 4] >> (i % 4 * MEM_GROUP_PAGES) & 0xffff)
 			g |= 1u << i;
 	return g;
 }

@@ -77,14 +77,25 @@ static uint32_t *mem_rt_pid_blocks(struct mem_rt *rt, uint32_t pid, struct err *
 	return &rt->pids[rt->pid_cnt++].blocks;
 }
 
-/* The driver's prefetch region for page p: see the file comment. */
+/*
+ * The driver's prefetch region for page p: see the file comment.  Levels
+ * up to 64 pages lie inside one word of the bitmap, the rest are whole
+ * words: one popcount each.
+ */
 static void mem_rt_tree_region(const struct mem_bits *counted, uint32_t p, uint32_t *first,
 			       uint32_t *end)
 {
+	uint64_t word = counted->w[p / 64];
+
 	*first = *end = p;
 	for (uint32_t size = 1; size <= MEM_PAGES; size *= 2) {
-		uint32_t f = p & ~(size - 1);
-		if (mem_bits_count(counted, f, f + size) * 100 > size * MEM_THRESHOLD_PCT) {
+		uint32_t f = p & ~(size - 1), n = 0;
+		if (size < 64)
+			n = (uint32_t)__builtin_popcountll(word >> (f % 64) & ((1ull << size) - 1));
+		else
+			for (uint32_t w = f / 64; w < (f + size) / 64; w++)
+				n += (uint32_t)__builtin_popcountll(counted->w[w]);
+		if (n * 100 > size * MEM_THRESHOLD_PCT) {
 			*first = f;
 			*end = f + size;
 		}
@@ -116,6 +127,10 @@ static void mem_rt_prefetch(struct mem_rt *rt, const struct mem_rt_touch *t,
 		uint32_t first, end;
 		uint64_t r0;
 		mem_rt_tree_region(&counted, p, &first, &end);
+		if (!mem_policy_has(rt->pol, MEM_OP_PREFETCH)) {
+			mem_bits_set_range(in, first, end);
+			continue;
+		}
 		struct mem_call call = {.op = MEM_OP_PREFETCH, .block = t->block,
 					.counted = &counted};
 		call.ctx.prefetch = (struct gpu_mem_prefetch_ctx){
@@ -149,6 +164,8 @@ static int mem_rt_evict_block(struct mem_rt *rt, uint32_t id, struct err *e)
 	memset(&b->resident, 0, sizeof(b->resident));
 	b->resident_pages = 0;
 	mem_list_remove(&rt->table, id);
+	if (b->batch == rt->batch)
+		rt->batch_listed--;
 	(*pid_blocks)--;
 	return 0;
 }
@@ -171,15 +188,13 @@ static uint32_t mem_rt_victim(const struct mem_rt *rt, uint32_t keep)
 /* Make room for one more block (keep: the block that needs it). */
 static int mem_rt_make_room(struct mem_rt *rt, uint32_t keep, struct err *e)
 {
-	uint32_t needed = 1, count = 0;
+	uint32_t needed = 1, count;
 	uint64_t r0;
 
 	if (rt->table.list_len < rt->capacity)
 		return 0;
 	struct mem_call call = {.op = MEM_OP_EVICT, .block = MEM_NIL};
-	if (mem_policy_has(rt->pol, MEM_OP_EVICT))
-		for (uint32_t id = rt->table.head; id != MEM_NIL; id = rt->table.blocks[id].next)
-			count += rt->table.blocks[id].batch != rt->batch;
+	count = rt->table.list_len - rt->batch_listed;
 	call.ctx.evict = (struct gpu_mem_evict_ctx){
 		.now = rt->now, .needed = needed, .nr_candidates = count,
 		.resident_blocks = rt->table.list_len, .capacity_blocks = rt->capacity};
@@ -216,6 +231,7 @@ static int mem_rt_service_block(struct mem_rt *rt, const struct mem_rt_touch *t,
 		if ((err = mem_rt_make_room(rt, t->block, e)))
 			return err;
 		mem_list_push_tail(&rt->table, t->block);
+		rt->batch_listed++;
 	}
 	b = &rt->table.blocks[t->block];
 	uint32_t *pid_blocks = mem_rt_pid_blocks(rt, b->pid, e);
@@ -273,6 +289,7 @@ static struct mem_rt_touch *mem_rt_touch_of(struct mem_rt *rt, uint32_t id, uint
 	t->pid = pid;
 	b->batch = rt->batch;
 	b->touch = rt->touch_cnt++;
+	rt->batch_listed += b->on_gpu;
 	return t;
 }
 
@@ -282,6 +299,7 @@ int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n, 
 
 	rt->batch++;
 	rt->touch_cnt = 0;
+	rt->batch_listed = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id, p = (uint32_t)(faults[i].addr >> MEM_PAGE_SHIFT) % MEM_PAGES;
 		if ((err = mem_table_get(&rt->table, faults[i].addr, faults[i].pid, &id, e)))

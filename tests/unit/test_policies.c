@@ -199,12 +199,14 @@ static void data_out(void *arg, uint64_t va, const struct mem_bits *pages)
 static void check_model(const struct mem_rt *rt)
 {
 	const struct mem_table *t = &rt->table;
-	uint32_t listed = 0, on_gpu = 0;
+	uint32_t listed = 0, on_gpu = 0, in_batch = 0;
 
 	for (uint32_t id = t->head; id != MEM_NIL; id = t->blocks[id].next) {
 		assert_true(t->blocks[id].on_gpu);
 		assert_true(++listed <= t->cnt);
+		in_batch += t->blocks[id].batch == rt->batch;
 	}
+	assert_int_equal(in_batch, rt->batch_listed);
 	assert_int_equal(listed, t->list_len);
 	assert_true(listed <= rt->capacity);
 	for (uint32_t id = 0; id < t->cnt; id++) {
