@@ -29,6 +29,7 @@ struct sim_args {
 	uint64_t budget;
 	double oversub;
 	int text;
+	int interp;
 	struct uvm_sim_opts so;
 };
 
@@ -68,6 +69,7 @@ static void sim_usage(FILE *out)
 		"  --dtoh-gbps X      device-to-host bandwidth, GB/s (default %.0f)\n"
 		"  --batch-us X       driver time per fault batch, us (default %.0f)\n"
 		"  --fault-ns X       driver time per faulting page, ns (default %.0f)\n"
+		"  --interp           run policies in the interpreter, not the JIT\n"
 		"  --json             JSON output (also the global -j)\n",
 		UVM_BATCH_MAX, UVM_LINK_DEFAULT.htod_gbps, UVM_LINK_DEFAULT.dtoh_gbps,
 		UVM_LINK_DEFAULT.batch_us, UVM_LINK_DEFAULT.fault_ns);
@@ -144,6 +146,10 @@ static int sim_parse(int argc, char **argv, struct sim_args *a)
 		}
 		if (!strcmp(o, "--text")) {
 			a->text = 1;
+			continue;
+		}
+		if (!strcmp(o, "--interp")) {
+			a->interp = 1;
 			continue;
 		}
 		if (o[0] != '-' || !strcmp(o, "-")) {
@@ -307,6 +313,8 @@ static int sim_run_all(struct sim_args *a, const struct uvm_trace *t, const char
 			cli_error("sim: policy %s", e.msg);
 			return 1;
 		}
+		if (pol && a->interp)
+			mem_policy_use_interp(pol);
 		snprintf(a->names[i], sizeof(a->names[i]), "%s", mem_policy_name(pol));
 		int err = uvm_sim_run(t, &a->so, pol, &r[i], &e);
 		mem_policy_free(pol);

@@ -116,6 +116,8 @@ struct mem_policy;
 int mem_policy_open(const char *paths, struct mem_policy **out, struct err *e);
 void mem_policy_free(struct mem_policy *pol);
 const char *mem_policy_name(const struct mem_policy *pol);
+/* Run every op in the interpreter from now on (to compare with the JIT). */
+void mem_policy_use_interp(struct mem_policy *pol);
 /* Which backend runs op (-1 when the op is not set). */
 int mem_policy_backend(const struct mem_policy *pol, enum mem_op op);
 /* Prototypes the verifier uses for struct_ops programs: the policy helpers

@@ -205,6 +205,12 @@ const char *mem_policy_name(const struct mem_policy *pol)
 	return pol ? pol->name : "none";
 }
 
+void mem_policy_use_interp(struct mem_policy *pol)
+{
+	for (int op = 0; op < MEM_OP_CNT; op++)
+		pol->backend[op] = PROG_BACKEND_INTERP;
+}
+
 int mem_policy_backend(const struct mem_policy *pol, enum mem_op op)
 {
 	return pol && pol->ops[op] ? (int)pol->backend[op] : -1;

@@ -158,6 +158,38 @@ static void test_every_shipped_policy_runs(void **state)
 	}
 }
 
+/* The interpreter (the JIT's fallback) and the JIT decide the same. */
+static void test_jit_and_interpreter_agree(void **state)
+{
+	const char *pats[] = {"moe", "decode"};
+
+	for (size_t p = 0; p < 2; p++) {
+		struct uvm_trace t;
+		gen(pats[p], &t);
+		for (size_t i = 0; i < SHIPPED; i++) {
+			struct uvm_sim_result jit, interp;
+			struct mem_policy *pol = open_policy(POLICIES, shipped[i]);
+			sim(&t, pol, &jit);
+			mem_policy_free(pol);
+			pol = open_policy(POLICIES, shipped[i]);
+			mem_policy_use_interp(pol);
+			sim(&t, pol, &interp);
+			mem_policy_free(pol);
+			for (int op = 0; op < MEM_OP_CNT; op++)
+				if (interp.backend[op] >= 0)
+					assert_int_equal(interp.backend[op], PROG_BACKEND_INTERP);
+			if (interp.st.faults != jit.st.faults ||
+			    interp.st.evictions != jit.st.evictions ||
+			    interp.bytes_htod != jit.bytes_htod ||
+			    interp.st.pages_prefetched != jit.st.pages_prefetched ||
+			    interp.st.policy_calls != jit.st.policy_calls)
+				fail_msg("%s on %s: interpreter and JIT differ", shipped[i], pats[p]);
+			assert_int_equal(interp.st.policy_errors, 0);
+		}
+		uvm_trace_free(&t);
+	}
+}
+
 /*
  * Page contents followed through the runtime: the host copy, the GPU copy
  * (valid while resident), the expected value.  Migrations copy host->GPU,
@@ -321,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_struct_ops_members),
 		cmocka_unit_test(test_policy_profile_errors),
 		cmocka_unit_test(test_every_shipped_policy_runs),
+		cmocka_unit_test(test_jit_and_interpreter_agree),
 		cmocka_unit_test(test_data_right_under_every_policy),
 		cmocka_unit_test(test_misbehaving_policy_is_clamped),
 	};

@@ -146,6 +146,41 @@ static void test_lru_against_mru(void **state)
 	assert_int_equal(r.st.evictions, 2);
 }
 
+/*
+ * Prefetch policies on one fault each in blocks A and B (two launches, room
+ * for both).  always-max: the whole block comes with each fault (511 more
+ * pages each).  prefetch-none: only the faulting pages.  adaptive-seq: a
+ * first fault only records where the process is, the second (512 pages
+ * further) is no run: the tree decides, nothing.
+ */
+static void test_prefetch_policies_exact(void **state)
+{
+	const char *two = "0 1 1 r 0x200000\n1 2 1 r 0x400000\n";
+	struct uvm_sim_result r;
+
+	sim_text(two, 4, 0, POLICIES "/prefetch-always-max.bpf.o", &r);
+	assert_int_equal(r.st.faults, 2);
+	assert_int_equal(r.st.pages_prefetched, 2 * 511);
+	assert_int_equal(r.bytes_htod, 2 * 512 * 4096);
+	sim_text(two, 4, 0, POLICIES "/prefetch-none.bpf.o", &r);
+	assert_int_equal(r.st.pages_prefetched, 0);
+	assert_int_equal(r.bytes_htod, 2 * 4096);
+	sim_text(two, 4, 0, POLICIES "/prefetch-adaptive-seq.bpf.o", &r);
+	assert_int_equal(r.st.pages_prefetched, 0);
+	/* adaptive-seq on pages 16, 17, 18, 49 of A, one launch each.  16: no
+	 * history, the tree: nothing.  17: a run (gap 1 <= 16), window 16 << 1
+	 * = 32 pages: [17, 49), 31 prefetched.  18: a hit.  49: gap 32 from the
+	 * last fault (17) breaks the run, the tree decides over pages 16..49
+	 * (34): [32,64) holds 18 of 32 (56%), [0,64) 34 of 64 (53%), [0,128)
+	 * 34 of 128 (no): [0,64) comes in, 30 more pages. */
+	sim_text("0 1 1 r 0x210000\n1 2 1 r 0x211000\n2 3 1 r 0x212000\n3 4 1 r 0x231000\n",
+		 4, 0, POLICIES "/prefetch-adaptive-seq.bpf.o", &r);
+	assert_int_equal(r.st.faults, 3);
+	assert_int_equal(r.hits, 1);
+	assert_int_equal(r.st.pages_prefetched, 31 + 30);
+	assert_int_equal(r.bytes_htod, (3 + 61) * 4096);
+}
+
 static void expect_parse_error(const char *text, const char *want)
 {
 	struct uvm_trace t;
@@ -313,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_tree_prefetch),
 		cmocka_unit_test(test_batching),
 		cmocka_unit_test(test_lru_against_mru),
+		cmocka_unit_test(test_prefetch_policies_exact),
 		cmocka_unit_test(test_text_errors),
 		cmocka_unit_test(test_round_trips_and_binary_errors),
 		cmocka_unit_test(test_generators),
