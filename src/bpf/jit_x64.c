@@ -451,6 +451,45 @@ static int emit_end(struct jit_ctx *c, size_t i, struct isa_insn in, int dst)
 	}
 }
 
+/*
+ * dst *= imm in a cheaper form than imul where one gives the same bits (the
+ * product modulo 2^64, or modulo 2^32 zero-extended): by 0, 1, a power of
+ * two, 3, 5 or 9 (one lea), 2^k + 1 or 2^k - 1 (shift, then add or subtract
+ * the copy in r11: two cycles of latency where imul takes three; x * 31 is
+ * the classic hash step).  Returns 0, emitting nothing, for other constants.
+ */
+static int emit_mul_k(struct x64_buf *b, unsigned w, int dst, int32_t imm)
+{
+	if (imm < 0)
+		return 0;
+	uint32_t v = (uint32_t)imm;
+	if (v == 0) {
+		x64_alu_rr(b, 0, X64_XOR, dst, dst);
+		return 1;
+	}
+	if (v == 1) {
+		if (!w)
+			x64_mov_rr(b, 0, dst, dst); /* zero-extends */
+		return 1;
+	}
+	if ((v & (v - 1)) == 0) {
+		x64_shift_ri(b, w, 4, dst, (uint8_t)__builtin_ctz(v)); /* shl */
+		return 1;
+	}
+	if (v == 3 || v == 5 || v == 9) {
+		x64_lea_bi(b, w, dst, dst, dst, (unsigned)__builtin_ctz(v - 1));
+		return 1;
+	}
+	int plus = ((v - 1) & (v - 2)) == 0; /* v = 2^k + 1 */
+	int minus = (v & (v + 1)) == 0;      /* v = 2^k - 1 */
+	if (!plus && !minus)
+		return 0;
+	x64_mov_rr(b, X64_W, X64_R11, dst);
+	x64_shift_ri(b, w, 4, dst, (uint8_t)__builtin_ctz(plus ? v - 1 : v + 1));
+	x64_alu_rr(b, w, plus ? X64_ADD : X64_SUB, dst, X64_R11);
+	return 1;
+}
+
 static int emit_alu(struct jit_ctx *c, size_t i, struct isa_insn in)
 {
 	struct x64_buf *b = &c->b;
@@ -479,11 +518,11 @@ static int emit_alu(struct jit_ctx *c, size_t i, struct isa_insn in)
 		return 0;
 	}
 	case ISA_ALU_MUL:
-		if (is_k) {
+		if (!is_k) {
+			x64_rr(b, w, 0x0faf, dst, src);
+		} else if (!emit_mul_k(b, w, dst, in.imm)) {
 			x64_rr(b, w, 0x69, dst, dst); /* imul r, r/m, imm32 */
 			x64_imm32(b, (uint32_t)in.imm);
-		} else {
-			x64_rr(b, w, 0x0faf, dst, src);
 		}
 		return 0;
 	case ISA_ALU_DIV: case ISA_ALU_MOD:
@@ -852,7 +891,7 @@ static int emit_mov_add(struct jit_ctx *c, size_t i)
 	} else {
 		/* dst holds src once the mov is done: "add dst, dst" adds src. */
 		int src2 = in[1].src == in[0].dst ? src : reg_map[in[1].src];
-		x64_lea_bi(&c->b, w, dst, src, src2);
+		x64_lea_bi(&c->b, w, dst, src, src2, 0);
 	}
 	return 1;
 }

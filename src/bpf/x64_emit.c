@@ -90,14 +90,15 @@ void x64_rm(struct x64_buf *b, unsigned flags, unsigned op, int reg, int base,
 		x64_imm32(b, (uint32_t)disp);
 }
 
-void x64_lea_bi(struct x64_buf *b, unsigned flags, int dst, int base, int index)
+void x64_lea_bi(struct x64_buf *b, unsigned flags, int dst, int base, int index,
+		unsigned scale)
 {
 	prefixes_sib(b, flags, dst, index, base);
 	x64_byte(b, 0x8d);
 	/* rbp/r13 as base need mod 01 and a zero disp8 (mod 00 there means none). */
 	int need_disp = (base & 7) == X64_RBP;
 	x64_byte(b, (uint8_t)((need_disp ? 0x40 : 0x00) | (dst & 7) << 3 | 0x04));
-	x64_byte(b, (uint8_t)((index & 7) << 3 | (base & 7))); /* SIB, scale 1 */
+	x64_byte(b, (uint8_t)(scale << 6 | (index & 7) << 3 | (base & 7))); /* SIB */
 	if (need_disp)
 		x64_byte(b, 0);
 }

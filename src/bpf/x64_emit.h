@@ -65,8 +65,9 @@ void x64_rr(struct x64_buf *b, unsigned flags, unsigned op, int reg, int rm);
 void x64_rm(struct x64_buf *b, unsigned flags, unsigned op, int reg, int base,
 	    int32_t disp);
 
-/* lea dst, [base + index]; index is not rsp. */
-void x64_lea_bi(struct x64_buf *b, unsigned flags, int dst, int base, int index);
+/* lea dst, [base + index * (1 << scale)]; index is not rsp, scale 0..3. */
+void x64_lea_bi(struct x64_buf *b, unsigned flags, int dst, int base, int index,
+		unsigned scale);
 
 /* Frequently used forms. */
 void x64_alu_rr(struct x64_buf *b, unsigned flags, enum x64_alu op, int dst, int src);

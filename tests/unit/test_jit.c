@@ -639,6 +639,57 @@ static void test_direct_entry(void **state)
 	jit_free(&cx);
 }
 
+/* ---- multiplication by constants ------------------------------------------- */
+
+/*
+ * Multiplication by an immediate takes cheaper forms for some constants
+ * (0, 1, powers of two, 3/5/9, 2^k +- 1): every such constant and its
+ * neighbours, both widths, every register, against C.
+ */
+static void test_mul_by_constant(void **state)
+{
+	static const uint64_t vals[] = {0, 1, 2, 0x7f, 0x80000000u, 0xffffffffu,
+					0x123456789abcdef1ull, 0x8000000000000000ull,
+					0xffffffffffffffffull};
+	int32_t imms[200];
+	size_t n_imm = 0;
+	for (int k = 0; k < 31; k++) {
+		int64_t p2 = (int64_t)1 << k;
+		for (int64_t d = -1; d <= 1; d++)
+			if (p2 + d >= INT32_MIN && p2 + d <= INT32_MAX)
+				imms[n_imm++] = (int32_t)(p2 + d);
+	}
+	imms[n_imm++] = INT32_MAX;
+	imms[n_imm++] = -1;
+	imms[n_imm++] = -31;
+	imms[n_imm++] = 0;
+
+	for (int w = 0; w < 2; w++) {
+		for (int r = 0; r < 10; r++) {
+			for (size_t k = 0; k < n_imm; k++) {
+				for (size_t v = 0; v < sizeof(vals) / sizeof(vals[0]); v++) {
+					struct isa_insn q[] = {
+						LDDW(r, vals[v]),
+						I((w ? ISA_ALU64 : ISA_ALU) | ISA_K | ISA_ALU_MUL, r,
+						  0, 0, imms[k]),
+						I(ISA_OPC_ALU64_MOV_X, 0, r, 0, 0),
+						EXIT,
+					};
+					uint64_t want = w ? vals[v] * (uint64_t)(int64_t)imms[k]
+							  : (uint32_t)((uint32_t)vals[v] *
+								       (uint32_t)imms[k]);
+					uint64_t got = run_ok(q, 5, NULL, 0);
+					if (got != want)
+						fail_msg("alu%d r%d 0x%llx * %d: 0x%llx, want 0x%llx",
+							 w ? 64 : 32, r, (unsigned long long)vals[v],
+							 imms[k], (unsigned long long)got,
+							 (unsigned long long)want);
+				}
+			}
+		}
+	}
+}
+
 /* ---- mov + add as lea ------------------------------------------------------ */
 
 /*
@@ -926,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_call_depth_error),
 		cmocka_unit_test(test_callx),
 		cmocka_unit_test(test_direct_entry),
+		cmocka_unit_test(test_mul_by_constant),
 		cmocka_unit_test(test_mov_add_lea),
 		cmocka_unit_test(test_loop_alignment),
 		cmocka_unit_test(test_long_and_short_jumps),
