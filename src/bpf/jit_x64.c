@@ -1212,7 +1212,10 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 	/*
 	 * Pass 0 only measures (every jump long: the largest layout).  Later
 	 * passes write into a scratch buffer of that size; once a pass
-	 * reproduces the previous layout, the bytes it wrote are final.
+	 * reproduces the previous layout, the bytes it wrote are final.  Loop
+	 * padding does not break the bound: no instruction is longer than in
+	 * pass 0, and aligning up an offset that is not larger gives an offset
+	 * that is not larger, so every offset stays at or below pass 0's.
 	 */
 	c.all_long = 1;
 	if ((rc = emit_pass(&c)))
