@@ -146,6 +146,7 @@ __attribute__((constructor(104))) static void agent_cupti_init(void)
 			     (uvm_progs.cnt ? CUPTI_WANT_UVM : 0),
 		.flush_ms = env_uint("GPUEXT_CUPTI_FLUSH_MS", 100),
 		.buffer_count = env_uint("GPUEXT_CUPTI_BUFFERS", 16),
+		.buffer_size = (size_t)env_uint("GPUEXT_CUPTI_BUFFER_KB", 4096) << 10,
 	};
 	if (!o.kind_mask)
 		return;

@@ -157,9 +157,9 @@ static void ut_timeline(FILE *out, int json)
 		fputs("]}", out);
 		return;
 	}
-	fprintf(out, "timeline (%d slices of %.3f ms; bar: bytes migrated)\n", UT_BINS,
-		(double)step / 1e6);
-	fprintf(out, "%10s %10s %10s %10s %10s\n", "T_MS", "CPU_FLT", "GPU_FLT", "HTOD_MIB",
+	fprintf(out, "timeline (%d slices of %.1f us; bar: bytes migrated)\n", UT_BINS,
+		(double)step / 1e3);
+	fprintf(out, "%12s %10s %10s %10s %10s\n", "T_US", "CPU_FLT", "GPU_FLT", "HTOD_MIB",
 		"DTOH_MIB");
 	for (size_t b = 0; b < UT_BINS; b++) {
 		uint64_t bytes = bin[b].htod_bytes + bin[b].dtoh_bytes;
@@ -168,8 +168,8 @@ static void ut_timeline(FILE *out, int json)
 		memset(bar, ' ', HIST_BAR_WIDTH);
 		memset(bar, '@', w);
 		bar[HIST_BAR_WIDTH] = 0;
-		fprintf(out, "%10.3f %10" PRIu64 " %10" PRIu64 " %10.2f %10.2f |%s|\n",
-			(double)(b * step) / 1e6, bin[b].cpu_faults, bin[b].gpu_faults,
+		fprintf(out, "%12.1f %10" PRIu64 " %10" PRIu64 " %10.2f %10.2f |%s|\n",
+			(double)(b * step) / 1e3, bin[b].cpu_faults, bin[b].gpu_faults,
 			(double)bin[b].htod_bytes / 1048576.0, (double)bin[b].dtoh_bytes / 1048576.0,
 			bar);
 	}
@@ -233,15 +233,15 @@ int tool_uvmtrace_summary(FILE *out, const struct object *obj, const struct sess
 	fprintf(out, "%zu blocks of 2 MiB%s\n", rows.n,
 		rows.n > shown ? " (the busiest shown)" : "");
 	if (shown) {
-		fprintf(out, "%18s %10s %10s %10s %10s %10s %10s\n", "BLOCK", "CPU_FLT", "GPU_FLT",
-			"HTOD_MIB", "DTOH_MIB", "FIRST_MS", "LAST_MS");
+		fprintf(out, "%18s %10s %10s %10s %10s %12s %12s\n", "BLOCK", "CPU_FLT", "GPU_FLT",
+			"HTOD_MIB", "DTOH_MIB", "FIRST_US", "LAST_US");
 		for (size_t i = 0; i < shown; i++) {
 			const struct ut_block *b = &rows.r[i].b;
-			fprintf(out, "%#18" PRIx64 " %10llu %10llu %10.2f %10.2f %10.3f %10.3f\n",
+			fprintf(out, "%#18" PRIx64 " %10llu %10llu %10.2f %10.2f %12.1f %12.1f\n",
 				rows.r[i].base, b->cpu_faults, b->gpu_faults,
 				(double)b->htod_bytes / 1048576.0, (double)b->dtoh_bytes / 1048576.0,
-				(double)(int64_t)(b->first_ns - ut.first) / 1e6,
-				(double)(int64_t)(b->last_ns - ut.first) / 1e6);
+				(double)(int64_t)(b->first_ns - ut.first) / 1e3,
+				(double)(int64_t)(b->last_ns - ut.first) / 1e3);
 		}
 		fputs("\n", out);
 		hist_bars_print(out, "htod_bytes_per_2MiB", base, heat, shown, 1, 0);
