@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent.h"
 #include "agent_impl.h"
@@ -88,9 +89,9 @@ static void agent_cupti_atexit(void)
 		agent_notice("%llu cupti/* program runs failed",
 			     (unsigned long long)atomic_load(&prog_errors));
 	if (getenv("GPUEXT_AGENT_VERBOSE"))
-		agent_notice("CUPTI: %llu kernels, %llu memcpys, %llu memsets, %llu unified-memory "
+		agent_notice("CUPTI (%s): %llu kernels, %llu memcpys, %llu memsets, %llu unified-memory "
 			     "events, %llu API calls (%llu GPU records not joined), %llu buffers",
-			     (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
+			     cupti_lib_path(), (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
 			     (unsigned long long)st.memsets, (unsigned long long)st.uvm,
 			     (unsigned long long)st.api, (unsigned long long)st.unjoined,
 			     (unsigned long long)st.buffers);
@@ -111,6 +112,21 @@ static unsigned env_uint(const char *name, unsigned dflt)
 {
 	const char *v = getenv(name);
 	return v && *v ? (unsigned)strtoul(v, NULL, 0) : dflt;
+}
+
+/* GPUEXT_CUPTI_API: which API calls CUPTI records for the join: "driver",
+ * "runtime", "0" (none), anything else both. */
+static unsigned api_kinds(const char *v)
+{
+	if (!v || !*v)
+		return CUPTI_WANT_API;
+	if (!strcmp(v, "0"))
+		return 0;
+	if (!strcmp(v, "driver"))
+		return CUPTI_WANT_DRIVER_API;
+	if (!strcmp(v, "runtime"))
+		return CUPTI_WANT_RUNTIME_API;
+	return CUPTI_WANT_API;
 }
 
 /* After agent_attach (constructor 102) has verified the programs. */
@@ -150,8 +166,8 @@ __attribute__((constructor(104))) static void agent_cupti_init(void)
 	};
 	if (!o.kind_mask)
 		return;
-	if ((kernel_progs.cnt || memcpy_progs.cnt) && env_uint("GPUEXT_CUPTI_API", 1))
-		o.kind_mask |= CUPTI_WANT_API;
+	if (kernel_progs.cnt || memcpy_progs.cnt)
+		o.kind_mask |= api_kinds(getenv("GPUEXT_CUPTI_API"));
 	struct cupti_sink sink = {on_kernel, on_memcpy, on_uvm, NULL};
 	if (cupti_start(&o, &sink, &e)) {
 		session_count(s, SESSION_ERRORS);

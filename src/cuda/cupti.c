@@ -4,6 +4,14 @@
  * flush timer and the completion callback (cupti.h).  Converting CUPTI's
  * records is cupti_record.c's.
  *
+ * Completed buffers are not read in CUPTI's callback: they are queued and
+ * read after the flush that returned them (the timer's, cupti_flush's),
+ * in two passes: the API call records of every queued buffer first, then
+ * the GPU records, so a kernel joins its launching call even when CUPTI
+ * returns the call's buffer (a global one) after the kernel's (a
+ * context's).  A buffer CUPTI completes on its own (full) waits for the
+ * next timer tick.
+ *
  * Invariants: every CUPTI entry point is called through the table `api`,
  * filled once by cupti_start() before any activity is enabled; the sink
  * runs under deliver_lock only (never concurrently with itself); buffers
@@ -48,6 +56,15 @@ static char lib_path[512];
 
 static struct cupti_sink sink;
 static pthread_mutex_t deliver_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Completed buffers waiting to be read, oldest first (at most the pool). */
+struct done_buf {
+	uint8_t *buf;
+	size_t valid;
+};
+static struct done_buf *done;
+static unsigned done_cnt;
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The buffer pool: free buffers on a stack under pool_lock. */
 static uint8_t **pool_free;
@@ -217,19 +234,44 @@ static void buffer_release(uint8_t *buffer)
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 				      size_t size, size_t valid)
 {
-	CUpti_Activity *rec = NULL;
 	size_t dropped = 0;
 
-	pthread_mutex_lock(&deliver_lock);
-	while (valid && api.cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
-		cupti_record_deliver(rec, &sink);
-	pthread_mutex_unlock(&deliver_lock);
 	if (api.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS &&
 	    dropped)
 		atomic_fetch_add_explicit(&cupti_counters.dropped, dropped, memory_order_relaxed);
 	atomic_fetch_add_explicit(&cupti_counters.buffers, 1, memory_order_relaxed);
-	if (buffer)
-		buffer_release(buffer);
+	if (!buffer)
+		return;
+	pthread_mutex_lock(&done_lock);
+	/* never more than the pool: every buffer is the pool's */
+	if (done_cnt < pool_total)
+		done[done_cnt++] = (struct done_buf){buffer, valid};
+	pthread_mutex_unlock(&done_lock);
+}
+
+/* Read every queued buffer: API calls first, then the GPU records. */
+static void process_done(void)
+{
+	pthread_mutex_lock(&deliver_lock);
+	pthread_mutex_lock(&done_lock);
+	unsigned n = done_cnt;
+	struct done_buf *list = done;
+	pthread_mutex_unlock(&done_lock);
+	/* done[0..n) is ours: the callback only appends past n, under the lock */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < n; i++) {
+			CUpti_Activity *rec = NULL;
+			while (list[i].valid && api.cuptiActivityGetNextRecord(
+							list[i].buf, list[i].valid, &rec) == CUPTI_SUCCESS)
+				cupti_record_deliver(rec, &sink, pass);
+		}
+	pthread_mutex_lock(&done_lock);
+	for (unsigned i = 0; i < n; i++)
+		buffer_release(list[i].buf);
+	memmove(done, done + n, (done_cnt - n) * sizeof(*done));
+	done_cnt -= n;
+	pthread_mutex_unlock(&done_lock);
+	pthread_mutex_unlock(&deliver_lock);
 }
 
 static void *timer_main(void *arg)
@@ -245,6 +287,7 @@ static void *timer_main(void *arg)
 		    !timer_stop) {
 			pthread_mutex_unlock(&timer_lock);
 			api.cuptiActivityFlushAll(0);
+			process_done();
 			pthread_mutex_lock(&timer_lock);
 		}
 	}
@@ -271,6 +314,11 @@ static int pool_init(const struct cupti_opts *o, struct err *e)
 	pool_free = calloc(pool_total, sizeof(*pool_free));
 	if (!pool_free)
 		return err_set(e, ENOMEM, "CUPTI: out of memory for the buffer pool");
+	free(done);
+	done = calloc(pool_total, sizeof(*done));
+	done_cnt = 0;
+	if (!done)
+		return err_set(e, ENOMEM, "CUPTI: out of memory for the buffer pool");
 	for (pool_free_cnt = 0; pool_free_cnt < pool_total; pool_free_cnt++) {
 		pool_free[pool_free_cnt] = aligned_alloc(8, pool_buf_size);
 		if (!pool_free[pool_free_cnt])
@@ -287,8 +335,8 @@ static const struct {
 	CUpti_ActivityKind kind;
 	const char *name;
 } kinds[] = {
-	{CUPTI_WANT_API, CUPTI_ACTIVITY_KIND_DRIVER, "driver API"},
-	{CUPTI_WANT_API, CUPTI_ACTIVITY_KIND_RUNTIME, "runtime API"},
+	{CUPTI_WANT_DRIVER_API, CUPTI_ACTIVITY_KIND_DRIVER, "driver API"},
+	{CUPTI_WANT_RUNTIME_API, CUPTI_ACTIVITY_KIND_RUNTIME, "runtime API"},
 	{CUPTI_WANT_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "concurrent kernel"},
 	{CUPTI_WANT_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"},
 	{CUPTI_WANT_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
@@ -373,8 +421,10 @@ int cupti_start(const struct cupti_opts *o, const struct cupti_sink *s, struct e
 
 void cupti_flush(void)
 {
-	if (atomic_load(&running))
-		api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (!atomic_load(&running))
+		return;
+	api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	process_done();
 }
 
 void cupti_stop(void)
@@ -390,6 +440,7 @@ void cupti_stop(void)
 		timer_started = 0;
 	}
 	api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	process_done();
 	disable_all();
 }
 

@@ -15,9 +15,10 @@ struct cupti_counters {
 };
 extern struct cupti_counters cupti_counters;
 
-/* Convert one CUPTI record and hand it to the sink (or, for an API call,
- * remember it for the join).  Called under cupti.c's delivery lock. */
-void cupti_record_deliver(const CUpti_Activity *rec, const struct cupti_sink *sink);
+/* Pass 0: remember rec if it is an API call (for the join); pass 1:
+ * convert rec if it is a GPU record and hand it to the sink.  Called under
+ * cupti.c's delivery lock. */
+void cupti_record_deliver(const CUpti_Activity *rec, const struct cupti_sink *sink, int pass);
 
 /* Forget the remembered API calls and zero the counters (cupti_start). */
 void cupti_record_reset(void);

@@ -6,9 +6,9 @@
  * the API call that issued them.
  *
  * The join keeps the last CUPTI_API_SLOTS calls in a table indexed by
- * correlation id modulo its size: a call's record comes before its GPU
- * records in CUPTI's delivery order except when they land in different
- * buffers (then the GPU record is passed on unjoined, counted).  When a
+ * correlation id modulo its size.  cupti.c reads the calls of every buffer
+ * a flush returned before their GPU records; a call CUPTI returns only in
+ * a later flush leaves its GPU record unjoined (counted).  When a
  * runtime call and the driver call inside it share a correlation id, the
  * outer one (earliest start) is kept.  Only the delivery thread touches
  * the table (cupti.c's lock).
@@ -17,7 +17,7 @@
 
 #include "cupti_impl.h"
 
-enum { CUPTI_API_SLOTS = 1 << 14 };
+enum { CUPTI_API_SLOTS = 1 << 16 };
 
 struct api_call {
 	uint32_t correlation_id; /* 0: empty (CUPTI's ids start at 1) */
@@ -153,8 +153,12 @@ static void uvm(const CUpti_ActivityUnifiedMemoryCounter3 *u, const struct cupti
 		s->uvm(s->arg, &r);
 }
 
-void cupti_record_deliver(const CUpti_Activity *rec, const struct cupti_sink *s)
+void cupti_record_deliver(const CUpti_Activity *rec, const struct cupti_sink *s, int pass)
 {
+	int is_call = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ||
+		      rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+	if (is_call != (pass == 0))
+		return;
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 	case CUPTI_ACTIVITY_KIND_KERNEL:

@@ -14,6 +14,8 @@
  *                         records of each kind, each with a driver API record
  *                         of the same correlation id first (not for UVM;
  *                         none with FAKECUPTI_NO_API=1)
+ *   FAKECUPTI_API_LAST=1  the API records go to buffers of their own, completed
+ *                         after the GPU records' (as CUPTI's global buffer may be)
  *   FAKECUPTI_BATCH=N     at most N records of each kind per flush (default all)
  *   FAKECUPTI_FORCED_ONLY=1  hand records over on forced flushes only
  *   FAKECUPTI_DROPPED=N   cuptiActivityGetNumDroppedRecords reports N, once
@@ -147,11 +149,16 @@ static size_t record_size(const CUpti_Activity *r)
 	}
 }
 
+/* The writer of API records when they go to buffers of their own. */
+static struct writer api_writer;
+
 /* The driver call of correlation id corr: [gpu_start - 500, gpu_start - 400], tid 4242. */
 static void put_api(struct writer *w, uint32_t corr, uint64_t gpu_start)
 {
 	if (env_uint("FAKECUPTI_NO_API", 0))
 		return;
+	if (env_uint("FAKECUPTI_API_LAST", 0))
+		w = &api_writer;
 	CUpti_ActivityAPI *a = writer_take(w, sizeof(*a));
 	if (a)
 		*a = (CUpti_ActivityAPI){.kind = CUPTI_ACTIVITY_KIND_DRIVER, .cbid = 307,
@@ -316,7 +323,7 @@ FAKE_API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	unsigned nk = env_uint("FAKECUPTI_KERNELS", 0), nc = env_uint("FAKECUPTI_MEMCPYS", 0),
 		 nu = env_uint("FAKECUPTI_UVM", 0);
 	static struct writer w; /* big: not on the stack; under flush_lock */
-	w.lost = 0;
+	w.lost = api_writer.lost = 0;
 	for (unsigned b = 0; b < batch && next_kernel < nk; b++)
 		put_kernel(&w, next_kernel++);
 	for (unsigned b = 0; b < batch && next_copy < nc; b++)
@@ -324,10 +331,12 @@ FAKE_API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	for (unsigned b = 0; b < batch && next_uvm < nu; b++)
 		put_uvm(&w, next_uvm++);
 	writer_flush(&w);
-	lost += w.lost;
+	writer_flush(&api_writer);
+	lost += w.lost + api_writer.lost;
 	pthread_mutex_unlock(&lock);
 	/* the client's completion asks for the dropped count: outside the lock */
 	writer_complete(&w);
+	writer_complete(&api_writer);
 	pthread_mutex_unlock(&flush_lock);
 	if (forced)
 		fake_log("flush-forced", w.lost);

@@ -50,7 +50,8 @@ static const struct cupti_sink sink = {on_kernel, on_memcpy, on_uvm, NULL};
 static const char *const env_vars[] = {"FAKECUPTI_KERNELS", "FAKECUPTI_MEMCPYS",
 				       "FAKECUPTI_UVM", "FAKECUPTI_BATCH",
 				       "FAKECUPTI_FORCED_ONLY", "FAKECUPTI_DROPPED",
-				       "FAKECUPTI_FAIL", "FAKECUPTI_VERSION"};
+				       "FAKECUPTI_FAIL", "FAKECUPTI_VERSION", "FAKECUPTI_API_LAST",
+				       "FAKECUPTI_NO_API"};
 
 static int setup(void **state)
 {
@@ -237,6 +238,26 @@ static void test_dropped(void **state)
 	assert_int_equal(got.nk, 2);
 }
 
+/* CUPTI returns the calls' buffer after the kernels': still joined. */
+static void test_join_across_buffers(void **state)
+{
+	struct err e = {{0}};
+	struct cupti_stats st;
+	setenv("FAKECUPTI_KERNELS", "5", 1);
+	setenv("FAKECUPTI_API_LAST", "1", 1);
+	assert_int_equal(start(60000, 0, 0, &e), 0);
+	cupti_flush();
+	unsetenv("FAKECUPTI_API_LAST");
+	assert_int_equal(got.nk, 5);
+	for (unsigned i = 0; i < 5; i++) {
+		assert_int_equal(got.k[i].api_tid, 4242);
+		assert_int_equal(got.k[i].api_start, got.k[i].start - 500);
+	}
+	cupti_stats_get(&st);
+	assert_int_equal(st.unjoined, 0);
+	assert_int_equal(st.buffers, 2);
+}
+
 static void test_unjoined(void **state)
 {
 	struct err e = {{0}};
@@ -299,6 +320,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_timer_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_join_across_buffers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unjoined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_open, setup, teardown),
 	};
