@@ -82,6 +82,7 @@ static int timer_stop;
 static unsigned flush_ms;
 
 struct cupti_counters cupti_counters;
+int64_t cupti_ts_offset;
 
 uint32_t cupti_name_hash(const char *name)
 {
@@ -372,6 +373,35 @@ static void disable_all(void)
 	enabled_mask = 0;
 }
 
+/* Configure and enable the kinds of mask; on failure nothing stays enabled. */
+static int enable_kinds(unsigned mask, struct err *e)
+{
+	CUptiResult r;
+	int ret;
+
+	if ((mask & CUPTI_WANT_UVM) && (ret = configure_uvm(e)))
+		return ret;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!(mask & kinds[i].want))
+			continue;
+		if ((r = api.cuptiActivityEnable(kinds[i].kind)) != CUPTI_SUCCESS) {
+			disable_all();
+			return err_set(e, EIO, "CUPTI: enabling %s activity failed: %s",
+				       kinds[i].name, result_str(r));
+		}
+		enabled_mask |= 1u << i;
+	}
+	return 0;
+}
+
+/* cuInit(0) of the process's libcuda: 1 if it succeeded. */
+static int driver_init(void)
+{
+	void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+	int (*init)(unsigned) = cu ? (int (*)(unsigned))dlsym(cu, "cuInit") : NULL;
+	return init && init(0) == 0;
+}
+
 int cupti_start(const struct cupti_opts *o, const struct cupti_sink *s, struct err *e)
 {
 	CUptiResult r;
@@ -393,25 +423,28 @@ int cupti_start(const struct cupti_opts *o, const struct cupti_sink *s, struct e
 		return ret;
 	sink = *s;
 	cupti_record_reset();
-	if ((r = api.cuptiActivityRegisterTimestampCallback(monotonic_ns)) != CUPTI_SUCCESS)
-		return err_set(e, EIO, "CUPTI: cuptiActivityRegisterTimestampCallback failed: %s",
-			       result_str(r));
+	/* CUPTI's own clock is CLOCK_REALTIME on Linux: when it refuses ours,
+	 * records are shifted by the offset between the two clocks, read now
+	 * (an NTP step during the run shows as a shift of that size). */
+	cupti_ts_offset = 0;
+	if (api.cuptiActivityRegisterTimestampCallback(monotonic_ns) != CUPTI_SUCCESS) {
+		struct timespec m, rt;
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		cupti_ts_offset = ((int64_t)m.tv_sec - rt.tv_sec) * 1000000000 +
+				  (m.tv_nsec - rt.tv_nsec);
+	}
 	if ((r = api.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=
 	    CUPTI_SUCCESS)
 		return err_set(e, EIO, "CUPTI: cuptiActivityRegisterCallbacks failed: %s",
 			       result_str(r));
-	if ((o->kind_mask & CUPTI_WANT_UVM) && (ret = configure_uvm(e)))
+	/* Some CUPTI versions want the driver initialised before the unified
+	 * memory counters can be configured: on a refusal, initialise it and
+	 * try once more. */
+	if ((ret = enable_kinds(o->kind_mask, e)) && driver_init())
+		ret = enable_kinds(o->kind_mask, e);
+	if (ret)
 		return ret;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (!(o->kind_mask & kinds[i].want))
-			continue;
-		if ((r = api.cuptiActivityEnable(kinds[i].kind)) != CUPTI_SUCCESS) {
-			disable_all();
-			return err_set(e, EIO, "CUPTI: enabling %s activity failed: %s",
-				       kinds[i].name, result_str(r));
-		}
-		enabled_mask |= 1u << i;
-	}
 	flush_ms = o->flush_ms ? o->flush_ms : 100;
 	timer_stop = 0;
 	timer_started = !pthread_create(&timer_thread, NULL, timer_main, NULL);

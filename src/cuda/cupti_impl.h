@@ -15,6 +15,10 @@ struct cupti_counters {
 };
 extern struct cupti_counters cupti_counters;
 
+/* Added to CUPTI's timestamps to give CLOCK_MONOTONIC: 0 when CUPTI took
+ * gpuext's timestamp function, else CLOCK_MONOTONIC - CLOCK_REALTIME. */
+extern int64_t cupti_ts_offset;
+
 /* Pass 0: remember rec if it is an API call (for the join); pass 1:
  * convert rec if it is a GPU record and hand it to the sink.  Called under
  * cupti.c's delivery lock. */

@@ -27,6 +27,12 @@ struct api_call {
 
 static struct api_call calls[CUPTI_API_SLOTS];
 
+/* A CUPTI timestamp on CLOCK_MONOTONIC (0 stays 0: "not recorded"). */
+static uint64_t ts(uint64_t t)
+{
+	return t ? t + (uint64_t)cupti_ts_offset : 0;
+}
+
 void cupti_record_reset(void)
 {
 	memset(calls, 0, sizeof(calls));
@@ -37,9 +43,9 @@ static void remember_call(const CUpti_ActivityAPI *a)
 {
 	struct api_call *c = &calls[a->correlationId % CUPTI_API_SLOTS];
 
-	if (c->correlation_id == a->correlationId && c->start <= a->start)
+	if (c->correlation_id == a->correlationId && c->start <= ts(a->start))
 		return; /* the outer call is already there */
-	*c = (struct api_call){a->correlationId, a->threadId, a->start, a->end};
+	*c = (struct api_call){a->correlationId, a->threadId, ts(a->start), ts(a->end)};
 }
 
 /* Fill the api_* fields of a GPU record: 1 if the call was found. */
@@ -60,7 +66,7 @@ static int join(uint32_t corr, __u64 *start, __u64 *end, __u32 *tid)
 static void kernel(const CUpti_ActivityKernel10 *k, const struct cupti_sink *s)
 {
 	struct gpuext_cupti_kernel r = {
-		.start = k->start, .end = k->end, .graph_node = k->graphNodeId,
+		.start = ts(k->start), .end = ts(k->end), .graph_node = k->graphNodeId,
 		.correlation_id = k->correlationId, .device = k->deviceId,
 		.context = k->contextId, .stream = k->streamId,
 		.grid_x = (uint32_t)k->gridX, .grid_y = (uint32_t)k->gridY,
@@ -94,7 +100,7 @@ static void kernel(const CUpti_ActivityKernel10 *k, const struct cupti_sink *s)
 static void copy(const CUpti_ActivityMemcpy6 *m, const struct cupti_sink *s)
 {
 	struct gpuext_cupti_memcpy r = {
-		.start = m->start, .end = m->end, .bytes = m->bytes,
+		.start = ts(m->start), .end = ts(m->end), .bytes = m->bytes,
 		.graph_node = m->graphNodeId, .correlation_id = m->correlationId,
 		.device = m->deviceId, .context = m->contextId, .stream = m->streamId,
 		.kind = m->copyKind, .src_kind = m->srcKind, .dst_kind = m->dstKind,
@@ -109,7 +115,7 @@ static void copy(const CUpti_ActivityMemcpy6 *m, const struct cupti_sink *s)
 static void set(const CUpti_ActivityMemset4 *m, const struct cupti_sink *s)
 {
 	struct gpuext_cupti_memcpy r = {
-		.start = m->start, .end = m->end, .bytes = m->bytes,
+		.start = ts(m->start), .end = ts(m->end), .bytes = m->bytes,
 		.graph_node = m->graphNodeId, .correlation_id = m->correlationId,
 		.device = m->deviceId, .context = m->contextId, .stream = m->streamId,
 		.kind = GPUEXT_CUPTI_MEMSET, .dst_kind = m->memoryKind, .value = m->value,
@@ -124,7 +130,7 @@ static void set(const CUpti_ActivityMemset4 *m, const struct cupti_sink *s)
 static void uvm(const CUpti_ActivityUnifiedMemoryCounter3 *u, const struct cupti_sink *s)
 {
 	struct gpuext_cupti_uvm r = {
-		.start = u->start, .end = u->end ? u->end : u->start, .address = u->address,
+		.start = ts(u->start), .end = ts(u->end ? u->end : u->start), .address = u->address,
 		.count = 1, .kind = u->counterKind, .src = u->srcId, .dst = u->dstId,
 		.stream = u->streamId, .flags = u->flags, .pid = u->processId,
 	};

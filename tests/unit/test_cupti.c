@@ -258,6 +258,26 @@ static void test_join_across_buffers(void **state)
 	assert_int_equal(st.buffers, 2);
 }
 
+/* CUPTI refuses gpuext's clock: its own (CLOCK_REALTIME) is shifted to
+ * CLOCK_MONOTONIC. */
+static void test_realtime_fallback(void **state)
+{
+	struct err e = {{0}};
+	struct timespec m, r;
+	setenv("FAKECUPTI_KERNELS", "1", 1);
+	setenv("FAKECUPTI_FAIL", "cuptiActivityRegisterTimestampCallback", 1);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	int64_t offset = ((int64_t)m.tv_sec - r.tv_sec) * 1000000000 + (m.tv_nsec - r.tv_nsec);
+	assert_int_equal(start(60000, 0, 0, &e), 0);
+	cupti_flush();
+	assert_int_equal(got.nk, 1);
+	int64_t shift = (int64_t)(got.k[0].start - 1000000);
+	assert_true(shift - offset < 1000000000 && offset - shift < 1000000000);
+	assert_int_equal(got.k[0].end - got.k[0].start, 100);
+	assert_int_equal(got.k[0].start - got.k[0].api_start, 500);
+}
+
 static void test_unjoined(void **state)
 {
 	struct err e = {{0}};
@@ -321,6 +341,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_flushes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_across_buffers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_realtime_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unjoined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_open, setup, teardown),
 	};
