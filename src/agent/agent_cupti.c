@@ -4,7 +4,10 @@
  * programs (verified by agent_attach), JIT-compiled and run on every
  * record the CUPTI source delivers (src/cuda/cupti.h), with the record as
  * ctx (include/bpf/gpuext_cupti.h).  CUPTI is started only when the
- * session has such programs, and only for the kinds they ask for.
+ * session has such programs, only for the kinds they ask for, and only in
+ * a process that uses CUDA: at its first cuInit (which every CUDA program
+ * calls first; the children an application starts, compilers and shells,
+ * never load libcupti).
  *
  * Flushes: CUPTI's own timer (GPUEXT_CUPTI_FLUSH_MS, default 100), at
  * context teardown (agent_cupti_flush from the agent's teardown hooks) and
@@ -40,6 +43,37 @@ static _Atomic uint64_t prog_errors;
 static atomic_flag exit_registered_again = ATOMIC_FLAG_INIT;
 
 static void agent_cupti_atexit(void);
+static void agent_cupti_start(void);
+
+/* 0: not started, 1: starting (a cuInit made by CUPTI itself passes), 2: done. */
+static _Atomic int start_state;
+
+static CUresult (*real_init)(unsigned int);
+
+AGENT_WRAP(agent_w_init, "cuInit", (unsigned int flags))
+CUresult agent_w_init(unsigned int flags)
+{
+	AGENT_REAL(real_init, "cuInit");
+	CUresult r = real_init(flags);
+	int idle = 0;
+	/* exported, so also called with no cupti programs: nothing to start */
+	if (r == CUDA_SUCCESS && kernel_progs.cnt + memcpy_progs.cnt + uvm_progs.cnt &&
+	    atomic_compare_exchange_strong(&start_state, &idle, 1)) {
+		agent_cupti_start();
+		atomic_store(&start_state, 2);
+	}
+	return r;
+}
+
+static const struct agent_hooked cupti_hooked[] = {
+	{"cuInit", (void *)agent_w_init, (void **)&real_init},
+};
+
+static void *agent_cupti_resolve(const char *name, void *real)
+{
+	const struct agent_hooked *h = agent_hooked_find(cupti_hooked, 1, name);
+	return h ? agent_hooked_take(h, real) : NULL;
+}
 
 static void run_all(const struct cupti_progs *ps, const void *rec)
 {
@@ -156,6 +190,16 @@ __attribute__((constructor(104))) static void agent_cupti_init(void)
 		}
 		ps->p[ps->cnt++] = p;
 	}
+	if (kernel_progs.cnt + memcpy_progs.cnt + uvm_progs.cnt &&
+	    agent_hook_register(agent_cupti_resolve))
+		agent_notice("cupti programs disabled: too many hook resolvers");
+}
+
+/* Start CUPTI: once per process, from the first cuInit. */
+static void agent_cupti_start(void)
+{
+	struct session *s = agent_session;
+	struct err e = {{0}};
 	struct cupti_opts o = {
 		.kind_mask = (kernel_progs.cnt ? CUPTI_WANT_KERNEL : 0) |
 			     (memcpy_progs.cnt ? CUPTI_WANT_MEMCPY : 0) |
@@ -164,8 +208,6 @@ __attribute__((constructor(104))) static void agent_cupti_init(void)
 		.buffer_count = env_uint("GPUEXT_CUPTI_BUFFERS", 16),
 		.buffer_size = (size_t)env_uint("GPUEXT_CUPTI_BUFFER_KB", 4096) << 10,
 	};
-	if (!o.kind_mask)
-		return;
 	if (kernel_progs.cnt || memcpy_progs.cnt)
 		o.kind_mask |= api_kinds(getenv("GPUEXT_CUPTI_API"));
 	struct cupti_sink sink = {on_kernel, on_memcpy, on_uvm, NULL};

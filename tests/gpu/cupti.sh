@@ -93,8 +93,8 @@ snoop() {
 		return
 	fi
 	timeout 120 "$bin" "$@" > "$log.plain" 2>&1
-	GPUEXT_AGENT_VERBOSE=1 timeout 120 "$GPUEXT" run --json --tool kernelsnoop -- "$bin" "$@" \
-		> "$log.json" 2> "$log.err"
+	GPUEXT_AGENT_VERBOSE=1 timeout 120 "$GPUEXT" run --json -o "$log.json" --tool kernelsnoop \
+		-- "$bin" "$@" > "$log.out" 2> "$log.err"
 	local rc=$? want
 	want=$(launches "$log.plain")
 	local why
@@ -102,7 +102,7 @@ snoop() {
 	local ok=$?
 	if [ $rc -ne 0 ]; then
 		result FAIL "kernelsnoop $name: exit $rc ($(tail -2 "$log.err" | tr '\n' ' '))"
-	elif [ "$(checksum "$log.json")" != "$(checksum "$log.plain")" ]; then
+	elif [ "$(checksum "$log.out")" != "$(checksum "$log.plain")" ]; then
 		result FAIL "kernelsnoop $name: checksum differs from the plain run"
 	elif grep -v '^gpuext: CUPTI (' "$log.err" | grep -q '^gpuext: '; then
 		result FAIL "kernelsnoop $name: agent said: $(grep '^gpuext: ' "$log.err" | head -2 | tr '\n' ' ')"
@@ -122,8 +122,8 @@ grep -h '^gpuext: CUPTI (' "$LOGS"/ks-vecadd.err > "$OUT/cupti-lib.txt" 2>/dev/n
 # PyTorch: cuBLAS GEMMs and PyTorch's own kernels, all SASS only.
 log="$LOGS/ks-torch_mlp"
 timeout 300 python3 tests/gpu/python/torch_mlp.py > "$log.plain" 2>&1
-timeout 300 "$GPUEXT" run --json --tool kernelsnoop -- python3 tests/gpu/python/torch_mlp.py \
-	> "$log.json" 2> "$log.err"
+timeout 300 "$GPUEXT" run --json -o "$log.json" --tool kernelsnoop -- \
+	python3 tests/gpu/python/torch_mlp.py > "$log.out" 2> "$log.err"
 rc=$?
 why=$(python3 - "$log.json" <<'PYEOF'
 import json, re, sys
@@ -145,7 +145,7 @@ PYEOF
 ok=$?
 if [ $rc -ne 0 ]; then
 	result FAIL "kernelsnoop torch_mlp: exit $rc ($(tail -2 "$log.err" | tr '\n' ' '))"
-elif [ -z "$(checksum "$log.plain")" ] || [ "$(checksum "$log.json")" != "$(checksum "$log.plain")" ]; then
+elif [ -z "$(checksum "$log.plain")" ] || [ "$(checksum "$log.out")" != "$(checksum "$log.plain")" ]; then
 	result FAIL "kernelsnoop torch_mlp: checksum differs from the plain run (or none)"
 elif [ $ok -ne 0 ]; then
 	result FAIL "kernelsnoop torch_mlp: $why"
@@ -157,9 +157,10 @@ fi
 log="$LOGS/uvm-managed"
 if [ -x "$EX/managed" ]; then
 	timeout 120 "$EX/managed" > "$log.plain" 2>&1
-	timeout 120 "$GPUEXT" run --json --tool uvmtrace -- "$EX/managed" > "$log.json" 2> "$log.err"
+	timeout 120 "$GPUEXT" run --json -o "$log.json" --tool uvmtrace -- "$EX/managed" \
+		> "$log.out" 2> "$log.err"
 	rc=$?
-	timeout 120 "$GPUEXT" run --tool uvmtrace -- "$EX/managed" > "$log.txt" 2>&1
+	timeout 120 "$GPUEXT" run -o "$log.txt" --tool uvmtrace -- "$EX/managed" > /dev/null 2>&1
 	why=$(python3 - "$log.json" $((256 << 20)) <<'PYEOF'
 import json, sys
 summary = None
@@ -183,7 +184,7 @@ PYEOF
 	ok=$?
 	if [ $rc -ne 0 ]; then
 		result FAIL "uvmtrace managed: exit $rc ($(tail -2 "$log.err" | tr '\n' ' '))"
-	elif [ "$(checksum "$log.json")" != "$(checksum "$log.plain")" ]; then
+	elif [ "$(checksum "$log.out")" != "$(checksum "$log.plain")" ]; then
 		result FAIL "uvmtrace managed: checksum differs from the plain run"
 	elif [ $ok -ne 0 ]; then
 		result FAIL "uvmtrace managed: $why"

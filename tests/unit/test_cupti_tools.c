@@ -332,6 +332,29 @@ static void test_run_kernelsnoop(void **state)
 	free(out);
 }
 
+/* A process that never calls cuInit never starts CUPTI. */
+static void test_run_no_cuda(void **state)
+{
+	char cmd[1024], log[] = "/tmp/gpuext-fakecupti-log-XXXXXX";
+	int status, fd = mkstemp(log);
+	need_fixtures();
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "GPUEXT_AGENT=build/libgpuext-agent.so GPUEXT_CUPTI_PATH=build/fakecupti/libcupti.so.13 "
+		 "FAKECUPTI_KERNELS=3 FAKECUPTI_LOG=%s %s run " TEST_BPF_DIR "/tools/kernelsnoop.bpf.o "
+		 "-- /bin/sh -c 'echo no cuda'", log, test_cli_path());
+	char *out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "no cuda\n"));
+	assert_non_null(strstr(out, "\n0 kernels, 0 distinct names\n"));
+	char *calls = test_read_file(log, NULL);
+	assert_true(!calls || !strstr(calls, "enable")); /* libcupti was never asked */
+	free(calls);
+	free(out);
+	unlink(log);
+}
+
 static void test_run_uvmtrace(void **state)
 {
 	int status;
@@ -381,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_kernelsnoop),
 		cmocka_unit_test(test_uvmtrace),
 		cmocka_unit_test(test_run_kernelsnoop),
+		cmocka_unit_test(test_run_no_cuda),
 		cmocka_unit_test(test_run_uvmtrace),
 		cmocka_unit_test(test_run_fail_open),
 	};
