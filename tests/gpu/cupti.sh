@@ -119,6 +119,13 @@ snoop reduce 'reduce_sum' -iters 4
 snoop imbalance 'imbalanced' -iters 2
 grep -h '^gpuext: CUPTI (' "$LOGS"/ks-vecadd.err > "$OUT/cupti-lib.txt" 2>/dev/null
 
+# With the driver calls only (GPUEXT_CUPTI_API=driver, cheaper): how many
+# kernels still join (a NOTE: says whether a kernel shares its correlation
+# id with the driver call inside cudaLaunchKernel).
+GPUEXT_CUPTI_API=driver timeout 120 "$GPUEXT" run --json -o "$LOGS/ks-vecadd-driver.json" \
+	--tool kernelsnoop -- "$EX/vecadd" -iters 5 > /dev/null 2>&1
+echo "NOTE kernelsnoop vecadd with driver calls only: $(grep -c '"api_start_ns"' "$LOGS/ks-vecadd-driver.json" 2>/dev/null) of $(grep -c '^{"kernel"' "$LOGS/ks-vecadd-driver.json" 2>/dev/null) kernels joined" | tee -a "$SUMMARY"
+
 # PyTorch: cuBLAS GEMMs and PyTorch's own kernels, all SASS only.
 log="$LOGS/ks-torch_mlp"
 timeout 300 python3 tests/gpu/python/torch_mlp.py > "$log.plain" 2>&1
