@@ -332,6 +332,27 @@ static void test_run_kernelsnoop(void **state)
 	free(out);
 }
 
+/* Every section through the agent: tests/progs/cupti_all.bpf.c's sums
+ * equal the fake's generators (3 kernels of 100, 101, 102 ns; HtoD copies
+ * of 4096 and 12288 bytes, two 1 MiB memsets; one event of each UVM kind). */
+static void test_run_all_sections(void **state)
+{
+	char cmd[1024];
+	int status;
+	need_fixtures();
+	snprintf(cmd, sizeof(cmd),
+		 "GPUEXT_AGENT=build/libgpuext-agent.so GPUEXT_CUPTI_PATH=build/fakecupti/libcupti.so.13 "
+		 "FAKECUPTI_KERNELS=3 FAKECUPTI_MEMCPYS=4 FAKECUPTI_UVM=4 %s run "
+		 TEST_BPF_DIR "/tests/progs/cupti_all.bpf.o -- " APP, test_cli_path());
+	char *out = test_run_cmd(cmd, &status);
+	if (status || !strstr(out, "app ok") || strstr(out, "gpuext: ") ||
+	    !strstr(out, "map kernel_stats:\n  0: 3\n  1: 303\n") ||
+	    !strstr(out, "map copy_bytes:\n  1: 16384\n  11: 2097152\n") ||
+	    !strstr(out, "map uvm_amount:\n  1: 65536\n  2: 4096\n  3: 1\n  4: 3\n"))
+		fail_msg("status %d:\n%s", status, out);
+	free(out);
+}
+
 /* A process that never calls cuInit never starts CUPTI. */
 static void test_run_no_cuda(void **state)
 {
@@ -404,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_kernelsnoop),
 		cmocka_unit_test(test_uvmtrace),
 		cmocka_unit_test(test_run_kernelsnoop),
+		cmocka_unit_test(test_run_all_sections),
 		cmocka_unit_test(test_run_no_cuda),
 		cmocka_unit_test(test_run_uvmtrace),
 		cmocka_unit_test(test_run_fail_open),
