@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cupti_impl.h"
 
@@ -73,6 +74,10 @@ static size_t pool_buf_size;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static _Atomic int running;
+/* The process that started the collection: a forked child inherits the
+ * flag but neither CUPTI's state nor the timer thread, and must not touch
+ * them (its exit handlers run cupti_stop too). */
+static pid_t owner_pid;
 static unsigned enabled_mask;
 static pthread_t timer_thread;
 static int timer_started;
@@ -99,7 +104,7 @@ const char *cupti_lib_path(void)
 
 int cupti_running(void)
 {
-	return atomic_load(&running);
+	return atomic_load(&running) && getpid() == owner_pid;
 }
 
 static const char *result_str(CUptiResult r)
@@ -407,7 +412,7 @@ int cupti_start(const struct cupti_opts *o, const struct cupti_sink *s, struct e
 	CUptiResult r;
 	int ret;
 
-	if (atomic_load(&running))
+	if (cupti_running())
 		return err_set(e, EBUSY, "CUPTI: a collection is already running");
 	const char *path = o->lib_path ? o->lib_path : getenv("GPUEXT_CUPTI_PATH");
 	/* Loaded once per process; another explicit path (tests) loads that. */
@@ -446,6 +451,7 @@ int cupti_start(const struct cupti_opts *o, const struct cupti_sink *s, struct e
 	if (ret)
 		return ret;
 	flush_ms = o->flush_ms ? o->flush_ms : 100;
+	owner_pid = getpid();
 	timer_stop = 0;
 	timer_started = !pthread_create(&timer_thread, NULL, timer_main, NULL);
 	atomic_store(&running, 1);
@@ -454,7 +460,7 @@ int cupti_start(const struct cupti_opts *o, const struct cupti_sink *s, struct e
 
 void cupti_flush(void)
 {
-	if (!atomic_load(&running))
+	if (!cupti_running())
 		return;
 	api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	process_done();
@@ -462,7 +468,7 @@ void cupti_flush(void)
 
 void cupti_stop(void)
 {
-	if (!atomic_exchange(&running, 0))
+	if (!cupti_running() || !atomic_exchange(&running, 0))
 		return;
 	if (timer_started) {
 		pthread_mutex_lock(&timer_lock);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cuda/cupti.h"
@@ -297,6 +298,29 @@ static void test_unjoined(void **state)
 	assert_int_equal(st.unjoined, 3);
 }
 
+/* A forked child (inheriting the exit handlers that call cupti_stop) does
+ * not touch the parent's collection; the parent's goes on. */
+static void test_fork(void **state)
+{
+	struct err e = {{0}};
+	setenv("FAKECUPTI_KERNELS", "2", 1);
+	assert_int_equal(start(10, 0, 0, &e), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int ok = !cupti_running();
+		cupti_flush();
+		cupti_stop();
+		_exit(ok && got.nk == 0 ? 0 : 1);
+	}
+	int status = -1;
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(cupti_running());
+	cupti_stop();
+	assert_int_equal(got.nk, 2);
+}
+
 static void expect_fail(const char *lib, const char *fail, const char *version, int err,
 			const char *msg)
 {
@@ -343,6 +367,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_join_across_buffers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_realtime_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unjoined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_open, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
