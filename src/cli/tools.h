@@ -37,6 +37,8 @@ TOOL_FMT(threadhist)
 TOOL_FMT(launchlate)
 TOOL_FMT(memtrace)
 TOOL_FMT(smload)
+TOOL_FMT(kernelsnoop)
+TOOL_FMT(uvmtrace)
 #undef TOOL_FMT
 
 /* Forget the state a formatter keeps between records (tests; one run per
@@ -45,5 +47,7 @@ void tool_kernelretsnoop_reset(void);
 /* offset_ns: added to a %globaltimer value to give CLOCK_MONOTONIC; with
  * have_offset 0 it is derived from the host clocks at the first record. */
 void tool_launchlate_reset(int64_t offset_ns, int have_offset);
+void tool_kernelsnoop_reset(void);
+void tool_uvmtrace_reset(void);
 
 #endif
