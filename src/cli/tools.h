@@ -37,7 +37,16 @@ TOOL_FMT(threadhist)
 TOOL_FMT(launchlate)
 TOOL_FMT(memtrace)
 TOOL_FMT(smload)
+TOOL_FMT(cudatrace)
+TOOL_FMT(syncsnoop)
+TOOL_FMT(launchlat)
 #undef TOOL_FMT
+
+/* Names of tools/cuda_calls.h's calls (enum cuda_call), copy directions
+ * (CD_*: "HtoD"...) and memory kinds (CM_*: "device"...); "?" if unknown. */
+const char *tool_call_name(uint32_t call);
+const char *tool_dir_name(uint32_t dir);
+const char *tool_mem_name(uint32_t kind);
 
 /* Forget the state a formatter keeps between records (tests; one run per
  * process otherwise). */
