@@ -9,10 +9,14 @@
  * probed call's return address): what is left at exit is the leak report.
  * Launches are counted per kernel handle, the name looked up once per
  * handle (bpf_cuda_kernel_name).  With `gpuext run --trace`, every call is
- * also sent to the `trace` ring buffer (trace.h).
+ * also sent to the `trace` ring buffer (trace.h), and so is every kernel,
+ * copy and memset CUPTI reports (GPU activity for the timeline; CUPTI's
+ * clock is the probes' CLOCK_MONOTONIC: include/bpf/gpuext_cupti.h).
  */
 #include "cuda_probe.h"
 #include "cudatrace.h"
+
+#include <bpf/gpuext_cupti.h>
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -54,6 +58,13 @@ struct {
 	__type(value, __u32);
 } trace_on SEC(".maps");
 
+static __always_inline int ct_tracing(void)
+{
+	__u32 zero = 0, *on = bpf_map_lookup_elem(&trace_on, &zero);
+
+	return on && *on;
+}
+
 static __always_inline void stat_add(__u32 key, __u64 v)
 {
 	__u64 *c = bpf_map_lookup_elem(&stats, &key);
@@ -78,7 +89,8 @@ static __always_inline int ct_enter(struct pt_regs *ctx, __u32 call)
 	return 0;
 }
 
-static __always_inline void ct_alloc(struct ct_pending *p, __u32 kind, __u64 size, __u32 tid)
+/* Returns the allocated address (0 if it could not be read). */
+static __always_inline __u64 ct_alloc(struct ct_pending *p, __u32 kind, __u64 size, __u32 tid)
 {
 	struct ct_alloc a = {.size = size, .site = p->site, .kind = kind, .tid = tid};
 	__u64 addr = 0;
@@ -88,6 +100,7 @@ static __always_inline void ct_alloc(struct ct_pending *p, __u32 kind, __u64 siz
 	stat_add(CT_ALLOC_BYTES + kind, size);
 	if (addr && bpf_map_update_elem(&allocs, &addr, &a, BPF_ANY))
 		stat_add(CT_ALLOCS_LOST, 1);
+	return addr;
 }
 
 static __always_inline void ct_free(__u64 addr)
@@ -153,7 +166,7 @@ static __always_inline void ct_launch(__u64 f)
 
 static __always_inline int ct_leave(struct pt_regs *ctx, __u32 call)
 {
-	__u32 tid = current_tid(), zero = 0;
+	__u32 tid = current_tid();
 	struct ct_pending *pp = bpf_map_lookup_elem(&pending, &tid);
 	int ret = (int)PT_REGS_RC(ctx);
 
@@ -163,8 +176,9 @@ static __always_inline int ct_leave(struct pt_regs *ctx, __u32 call)
 	}
 	struct ct_pending p = *pp;
 	pp->call = CALL_NONE; /* taken */
-	__u64 bytes = 0, addr = p.arg[0];
 	__u32 cls = call_class(call), dir = call_detail(call);
+	/* the trace's pointer: allocations set it once they succeeded */
+	__u64 bytes = 0, addr = cls == CC_ALLOC || cls == CC_ALLOC_PITCH ? 0 : p.arg[0];
 
 	if (cls == CC_COPY_2D) {
 		bytes = ct_copy_2d(p.arg[0], &dir);
@@ -181,9 +195,9 @@ static __always_inline int ct_leave(struct pt_regs *ctx, __u32 call)
 	if (ret) {
 		stat_add(CT_FAILED, 1);
 	} else if (cls == CC_ALLOC || cls == CC_ALLOC_PITCH) {
-		ct_alloc(&p, call_detail(call), bytes, tid);
+		addr = ct_alloc(&p, call_detail(call), bytes, tid);
 	} else if (cls == CC_FREE) {
-		ct_free(addr);
+		ct_free(p.arg[0]);
 	} else if (cls == CC_COPY || cls == CC_COPY_2D) {
 		stat_add(CT_COPIES + dir, 1);
 		stat_add(CT_COPY_BYTES + dir, bytes);
@@ -196,14 +210,74 @@ static __always_inline int ct_leave(struct pt_regs *ctx, __u32 call)
 		ct_launch(addr);
 	}
 
-	__u32 *on = bpf_map_lookup_elem(&trace_on, &zero);
-	if (on && *on) {
+	if (ct_tracing()) {
 		struct trace_rec r = {.start = p.start, .end = bpf_ktime_get_ns(), .arg = bytes,
 				      .corr = addr, .kind = TRACE_API, .track = tid,
 				      .call = call, .ret = ret};
 
 		bpf_ringbuf_output(&trace, &r, sizeof(r), 0);
 	}
+	return 0;
+}
+
+SEC("cupti/kernel")
+int ct_gpu_kernel(const struct gpuext_cupti_kernel *k)
+{
+	if (!ct_tracing())
+		return 0;
+	struct trace_named *t = bpf_ringbuf_reserve(&trace, sizeof(*t), 0);
+	if (!t)
+		return 0;
+	t->r.start = k->start;
+	t->r.end = k->end;
+	t->r.arg = k->name_hash;
+	t->r.corr = k->correlation_id;
+	t->r.kind = TRACE_GPU_KERNEL;
+	t->r.track = k->stream;
+	t->r.call = 0;
+	t->r.ret = 0;
+	t->r.device = k->device;
+	t->r.pad = 0;
+	bpf_probe_read_kernel(t->name, sizeof(t->name), k->name);
+	t->name[TRACE_NAME_LEN - 1] = 0;
+	bpf_ringbuf_submit(t, 0);
+	return 0;
+}
+
+/* CUPTI's copy kinds to cuda_calls.h's directions (arrays are device memory). */
+static __always_inline __u32 ct_cupti_dir(__u32 kind)
+{
+	switch (kind) {
+	case GPUEXT_CUPTI_COPY_HTOD:
+	case GPUEXT_CUPTI_COPY_HTOA:
+		return CD_HTOD;
+	case GPUEXT_CUPTI_COPY_DTOH:
+	case GPUEXT_CUPTI_COPY_ATOH:
+		return CD_DTOH;
+	case GPUEXT_CUPTI_COPY_HTOH:
+		return CD_HTOH;
+	case GPUEXT_CUPTI_COPY_PTOP:
+		return CD_PEER;
+	case GPUEXT_CUPTI_COPY_UNKNOWN:
+		return CD_DEFAULT;
+	default:
+		return CD_DTOD;
+	}
+}
+
+SEC("cupti/memcpy")
+int ct_gpu_memcpy(const struct gpuext_cupti_memcpy *m)
+{
+	if (!ct_tracing())
+		return 0;
+	int set = m->kind == GPUEXT_CUPTI_MEMSET;
+	struct trace_rec r = {.start = m->start, .end = m->end, .arg = m->bytes,
+			      .corr = m->correlation_id,
+			      .kind = set ? TRACE_GPU_MEMSET : TRACE_GPU_MEMCPY,
+			      .track = m->stream, .call = set ? 0 : ct_cupti_dir(m->kind),
+			      .device = m->device};
+
+	bpf_ringbuf_output(&trace, &r, sizeof(r), 0);
 	return 0;
 }
 

@@ -27,14 +27,22 @@ enum trace_kind {
 struct trace_rec {
 	__u64 start, end;
 	__u64 arg;     /* API: bytes (alloc, copy, memset) or kernel handle (launch);
-			  GPU: bytes (memcpy, memset) or the kernel's name id */
-	__u64 corr;    /* API: pointer (alloc, free, copy dst); GPU: correlation id */
+			  GPU: bytes (memcpy, memset) or the kernel's name hash */
+	__u64 corr;    /* API: the allocated or freed pointer, the copy's or memset's
+			  destination, a sync's call site; GPU: correlation id */
 	__u32 kind;    /* enum trace_kind */
 	__u32 track;   /* API: thread id; GPU: stream id */
 	__u32 call;    /* API: enum cuda_call; GPU memcpy: CD_* direction */
 	__s32 ret;     /* API: CUresult */
 	__u32 device;  /* GPU: device */
 	__u32 pad;
+};
+
+/* A record that names what it describes (GPU kernels): the ring buffer
+ * record is this size instead of sizeof(struct trace_rec). */
+struct trace_named {
+	struct trace_rec r;
+	char name[TRACE_NAME_LEN];
 };
 
 /* Value of a tool's `kernels` map (key: the __u64 CUfunction/CUkernel). */

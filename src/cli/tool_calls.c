@@ -12,6 +12,14 @@ const char *tool_call_name(uint32_t call)
 	return call && call < CALL_COUNT ? names[call] : "?";
 }
 
+uint32_t tool_call_class(uint32_t call)
+{
+#define CALL_CLASS(name, cls, detail, arg, blk) [CALL_##name] = cls,
+	static const uint32_t classes[CALL_COUNT] = {CUDA_CALLS(CALL_CLASS)};
+#undef CALL_CLASS
+	return call < CALL_COUNT ? classes[call] : 0;
+}
+
 const char *tool_dir_name(uint32_t dir)
 {
 	static const char *const names[CD_COUNT] = {"HtoD", "DtoH", "DtoD", "HtoH",

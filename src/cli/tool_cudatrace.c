@@ -7,6 +7,7 @@
  * histogram of the leaked sizes and the leaked bytes per call site.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,32 +30,11 @@ struct ct_kern {
 	struct trace_kernel k;
 };
 
-/* A growing array of n elements of size sz. */
-struct ct_vec {
+/* What tool_map_collect gave (NULL when empty). */
+struct ct_list {
 	void *v;
-	size_t n, cap, sz;
+	size_t n;
 };
-
-static int ct_push(struct ct_vec *vec, const void *a, const void *b, size_t alen)
-{
-	if (vec->n == vec->cap) {
-		size_t cap = vec->cap ? vec->cap * 2 : 256;
-		void *v = realloc(vec->v, cap * vec->sz);
-		if (!v)
-			return -1;
-		vec->v = v;
-		vec->cap = cap;
-	}
-	char *dst = (char *)vec->v + vec->n++ * vec->sz;
-	memcpy(dst, a, alen);
-	memcpy(dst + alen, b, vec->sz - alen);
-	return 0;
-}
-
-static int ct_leak_one(void *arg, const void *key, const void *value)
-{
-	return ct_push(arg, key, value, 8);
-}
 
 static int ct_by_size(const void *a, const void *b)
 {
@@ -98,6 +78,8 @@ static size_t ct_sites(const struct ct_leak *l, size_t n, struct ct_site *out)
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		out[i] = (struct ct_site){l[i].a.site, 1, l[i].a.size};
+	if (!n)
+		return 0;
 	qsort(out, n, sizeof(*out), ct_site_by_addr);
 	for (size_t i = 0; i < n; i++) {
 		if (m && out[m - 1].site == out[i].site) {
@@ -117,8 +99,8 @@ int tool_cudatrace_event(FILE *out, const struct object *obj, const char *map,
 	return 1; /* only `trace` records, which --trace takes */
 }
 
-static void ct_print_json(FILE *out, const uint64_t *s, const struct ct_vec *leaks,
-			  const struct ct_vec *kerns, const struct ct_site *sites, size_t nsites,
+static void ct_print_json(FILE *out, const uint64_t *s, const struct ct_list *leaks,
+			  const struct ct_list *kerns, const struct ct_site *sites, size_t nsites,
 			  const struct hist_log2 *h, uint64_t leak_bytes)
 {
 	fputs("{\"tool\":\"cudatrace\",\"allocs\":{", out);
@@ -160,8 +142,8 @@ static void ct_print_json(FILE *out, const uint64_t *s, const struct ct_vec *lea
 	fputs("}}\n", out);
 }
 
-static void ct_print_text(FILE *out, const uint64_t *s, const struct ct_vec *leaks,
-			  const struct ct_vec *kerns, const struct ct_site *sites, size_t nsites,
+static void ct_print_text(FILE *out, const uint64_t *s, const struct ct_list *leaks,
+			  const struct ct_list *kerns, const struct ct_site *sites, size_t nsites,
 			  const struct hist_log2 *h, uint64_t leak_bytes)
 {
 	fprintf(out, "%-8s %10s %16s %10s %16s\n", "memory", "allocs", "bytes", "frees",
@@ -214,8 +196,7 @@ int tool_cudatrace_summary(FILE *out, const struct object *obj, const struct ses
 	struct map *stats = tool_map(obj, "stats", 4, 8);
 	struct map *allocs = tool_map(obj, "allocs", 8, sizeof(struct ct_alloc));
 	struct map *kernels = tool_map(obj, "kernels", 8, sizeof(struct trace_kernel));
-	struct ct_vec leaks = {.sz = sizeof(struct ct_leak)};
-	struct ct_vec kerns = {.sz = sizeof(struct ct_kern)};
+	struct ct_list leaks = {0}, kerns = {0};
 	struct ct_site *sites = NULL;
 	struct hist_log2 h = {{0}};
 	uint64_t s[CT_STAT_COUNT] = {0}, leak_bytes = 0;
@@ -225,10 +206,14 @@ int tool_cudatrace_summary(FILE *out, const struct object *obj, const struct ses
 		return 1;
 	for (uint32_t i = 0; i < CT_STAT_COUNT; i++)
 		map_lookup_copy(stats, &i, &s[i]);
-	if (tool_map_each(allocs, ct_leak_one, &leaks) || tool_map_each(kernels, ct_leak_one, &kerns))
-		goto out;
-	qsort(leaks.v, leaks.n, leaks.sz, ct_by_size);
-	qsort(kerns.v, kerns.n, kerns.sz, ct_by_launches);
+	leaks.v = tool_map_collect(allocs, sizeof(struct ct_leak), offsetof(struct ct_leak, a),
+				   &leaks.n);
+	kerns.v = tool_map_collect(kernels, sizeof(struct ct_kern), offsetof(struct ct_kern, k),
+				   &kerns.n);
+	if (leaks.n)
+		qsort(leaks.v, leaks.n, sizeof(struct ct_leak), ct_by_size);
+	if (kerns.n)
+		qsort(kerns.v, kerns.n, sizeof(struct ct_kern), ct_by_launches);
 	const struct ct_leak *l = leaks.v;
 	for (size_t i = 0; i < leaks.n; i++) {
 		leak_bytes += l[i].a.size;

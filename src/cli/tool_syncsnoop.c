@@ -5,6 +5,7 @@
  * callers (call site and call) by total time blocked.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,28 +20,6 @@ struct ss_row {
 	struct ss_caller_key k;
 	struct ss_caller c;
 };
-
-struct ss_rows {
-	struct ss_row *r;
-	size_t n, cap;
-};
-
-static int ss_caller_one(void *arg, const void *key, const void *value)
-{
-	struct ss_rows *rows = arg;
-	if (rows->n == rows->cap) {
-		size_t cap = rows->cap ? rows->cap * 2 : 256;
-		struct ss_row *r = realloc(rows->r, cap * sizeof(*r));
-		if (!r)
-			return -1;
-		rows->r = r;
-		rows->cap = cap;
-	}
-	memcpy(&rows->r[rows->n].k, key, sizeof(struct ss_caller_key));
-	memcpy(&rows->r[rows->n].c, value, sizeof(struct ss_caller));
-	rows->n++;
-	return 0;
-}
 
 static int ss_by_ns(const void *a, const void *b)
 {
@@ -79,14 +58,18 @@ int tool_syncsnoop_summary(FILE *out, const struct object *obj, const struct ses
 	struct map *totals = tool_map(obj, "totals", 4, sizeof(struct ss_total));
 	struct map *callers = tool_map(obj, "callers", sizeof(struct ss_caller_key),
 				       sizeof(struct ss_caller));
-	struct ss_rows rows = {0};
+	struct {
+		struct ss_row *r;
+		size_t n;
+	} rows = {0};
 	int first = 1;
 
-	if (!hist || !totals || !callers || tool_map_each(callers, ss_caller_one, &rows)) {
-		free(rows.r);
+	if (!hist || !totals || !callers)
 		return 1;
-	}
-	qsort(rows.r, rows.n, sizeof(*rows.r), ss_by_ns);
+	rows.r = tool_map_collect(callers, sizeof(struct ss_row), offsetof(struct ss_row, c),
+				  &rows.n);
+	if (rows.r)
+		qsort(rows.r, rows.n, sizeof(*rows.r), ss_by_ns);
 	if (json)
 		fputs("{\"tool\":\"syncsnoop\",\"calls\":[", out);
 	else
