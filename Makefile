@@ -296,7 +296,7 @@ $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
 $(FAKECUDA_DIR)/memapp: tests/fakecuda/memapp.c $(FAKECUDA_DIR)/libcuda.so.1
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/memapp
 all: $(FAKECUDA_DIR)/memapp
 $(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)

@@ -29,6 +29,9 @@ struct rt_event {
 	uint64_t nest;  /* B: -end (outer calls first); E: -start (inner calls first) */
 	uint32_t rec;
 	char ph;        /* 'B', 'E', 'X' */
+	/* Order at one instant: calls that end there (0), then calls that begin
+	 * there (1), then the ends of calls that lasted no time (2). */
+	uint8_t rank;
 };
 
 struct run_trace *run_trace_new(const char *path)
@@ -85,11 +88,13 @@ static int rt_cmp(const void *a, const void *b)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	if (x->ph != y->ph) /* at one instant, calls end before others begin */
-		return x->ph == 'E' ? -1 : y->ph == 'E' ? 1 : 0;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	if (x->nest != y->nest)
 		return x->nest < y->nest ? -1 : 1;
-	return (x->rec > y->rec) - (x->rec < y->rec);
+	/* zero-length calls at one instant: begun in record order, ended in reverse */
+	return x->ph == 'E' ? (x->rec < y->rec) - (x->rec > y->rec)
+			    : (x->rec > y->rec) - (x->rec < y->rec);
 }
 
 static void rt_ts(FILE *f, uint64_t ns, uint64_t origin)
@@ -209,11 +214,12 @@ long run_trace_close(struct run_trace *t, const struct object *obj, int pid)
 		uint64_t end = r->end > r->start ? r->end : r->start;
 		origin = r->start < origin ? r->start : origin;
 		if (r->kind == TRACE_API) {
-			ev[n++] = (struct rt_event){(uint64_t)pid, r->track, r->start, -end, i, 'B'};
-			ev[n++] = (struct rt_event){(uint64_t)pid, r->track, end, -r->start, i, 'E'};
+			ev[n++] = (struct rt_event){(uint64_t)pid, r->track, r->start, -end, i, 'B', 1};
+			ev[n++] = (struct rt_event){(uint64_t)pid, r->track, end, -r->start, i, 'E',
+						    end == r->start ? 2 : 0};
 		} else if (r->kind >= TRACE_GPU_KERNEL && r->kind <= TRACE_GPU_MEMSET) {
 			ev[n++] = (struct rt_event){RUN_TRACE_GPU_PID + r->device, r->track, r->start,
-						    0, i, 'X'};
+						    0, i, 'X', 1};
 		}
 	}
 	if (n)
