@@ -26,7 +26,7 @@ struct {
 } stats SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH); /* threads that exited age out */
 	__uint(max_entries, CT_MAX_THREADS);
 	__type(key, __u32);
 	__type(value, struct ct_pending);

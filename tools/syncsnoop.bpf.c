@@ -11,7 +11,7 @@
 #include "syncsnoop.h"
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH); /* threads that exited age out */
 	__uint(max_entries, SS_MAX_THREADS);
 	__type(key, __u32);
 	__type(value, struct ss_pending);
