@@ -8,7 +8,7 @@
 # (inference loop): `gpuext run --tool cudatrace --json --trace FILE`,
 # `--tool syncsnoop --json` and `--tool launchlat --json`, then
 # tests/gpu/python/hosttools_check.py checks against what the script
-# printed: launches of its marker kernel (erfcx, once per step) in
+# printed: launches of its marker kernel (erfinv, once per step) in
 # cudatrace and launchlat (CUPTI), bytes copied HtoD/DtoH, the planted
 # driver-level leak listed with its exact size (and the freed one not), the
 # trace file's structure (B/E per thread, X per stream, ts per track), the

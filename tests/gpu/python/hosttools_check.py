@@ -76,9 +76,9 @@ work, ct = read("cudatrace")
 if not work or not ct:
     result(False, "cudatrace", f"no workload line or no summary (see {name}.cudatrace.*)")
 else:
-    marker = sum(k["launches"] for k in ct["kernels"] if "erfcx" in k["name"])
+    marker = sum(k["launches"] for k in ct["kernels"] if "erfinv" in k["name"])
     result(marker == work["marker_launches"], "cudatrace launches",
-           f"erfcx kernel launched {marker} times, the script made {work['marker_launches']} "
+           f"erfinv kernel launched {marker} times, the script made {work['marker_launches']} "
            f"calls ({ct['launches']} launches of {len(ct['kernels'])} kernels in all)")
     c = ct["copies"]
     exact = c["HtoD"]["bytes"] == work["htod_bytes"] and c["DtoH"]["bytes"] == work["dtoh_bytes"]
@@ -126,12 +126,12 @@ if not work or not ll:
 elif not ll["cupti"]:
     result(False, "launchlat", "no CUPTI kernel records (CUPTI absent or refused: see the log)")
 else:
-    marker = sum(k["count"] for k in ll["kernels"] if "erfcx" in k["name"])
+    marker = sum(k["records"] for k in ll["kernels"] if "erfinv" in k["name"])
     buckets = [b for b in ll["latency_ns"]["buckets"] if b["count"]]
     result(marker == work["marker_launches"] and ll["joined"] > 0 and ll["negative"] == 0,
            "launchlat",
            f"{ll['api_launches']} launch calls, {ll['kernel_records']} kernel records, "
-           f"{ll['joined']} joined, {ll['negative']} negative; erfcx {marker} "
+           f"{ll['joined']} joined, {ll['negative']} negative; erfinv {marker} "
            f"(script {work['marker_launches']}); latency from {buckets[0]['min'] if buckets else '-'}"
            f" to {buckets[-1]['max'] if buckets else '-'} ns; {len(ll['kernels'])} kernels")
 sys.exit(0 if all(results) else 1)

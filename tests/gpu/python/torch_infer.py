@@ -1,7 +1,7 @@
 # A PyTorch inference loop for the host tools (tests/gpu/hosttools.sh): a
 # small convolutional classifier in eval mode under inference_mode, batches
 # of images copied to the GPU, predictions copied back.  Each batch launches
-# the erfcx marker kernel once.  Prints the same last line as torch_train.py.
+# the erfinv marker kernel once.  Prints the same last line as torch_train.py.
 import sys
 import torch
 

@@ -1,7 +1,7 @@
 # A real PyTorch training loop for the host tools (tests/gpu/hosttools.sh):
 # an MLP classifier, SGD with momentum, synthetic batches made on the host
 # and copied to the GPU each step (no DataLoader), a known number of
-# optimizer steps.  Each step launches the erfcx marker kernel once (a
+# optimizer steps.  Each step launches the erfinv marker kernel once (a
 # metric, no grad).  Prints, on its last line, the steps, marker launches,
 # synchronize calls and the bytes it copied host->device and device->host
 # (hosttools_common.py counts every copy), and the planted leak's size.
