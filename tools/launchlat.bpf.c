@@ -43,13 +43,34 @@ static __always_inline void stat_add(__u32 key, __u64 v)
 		__sync_fetch_and_add(c, v);
 }
 
+/* The kernel's entry in `kernels`, made at its first record. */
+static __always_inline struct lt_kernel *lt_entry(const struct gpuext_cupti_kernel *k)
+{
+	__u32 hash = k->name_hash;
+	struct lt_kernel *e = bpf_map_lookup_elem(&kernels, &hash);
+
+	if (!e) {
+		struct lt_kernel n = {};
+
+		bpf_probe_read_kernel(n.name, sizeof(n.name), k->name);
+		n.name[LT_NAME_LEN - 1] = 0;
+		bpf_map_update_elem(&kernels, &hash, &n, BPF_NOEXIST);
+		e = bpf_map_lookup_elem(&kernels, &hash);
+		if (!e)
+			stat_add(LT_NAMES_LOST, 1);
+	}
+	return e;
+}
+
 SEC("cupti/kernel")
 int lt_kernel(const struct gpuext_cupti_kernel *k)
 {
 	__u64 start = k->start, api = k->api_start;
-	__u32 hash = k->name_hash;
+	struct lt_kernel *e = lt_entry(k);
 
 	stat_add(LT_KERNELS, 1);
+	if (e)
+		__sync_fetch_and_add(&e->records, 1);
 	if (!api)
 		return 0;
 	stat_add(LT_JOINED, 1);
@@ -62,20 +83,8 @@ int lt_kernel(const struct gpuext_cupti_kernel *k)
 	__u64 *h = bpf_map_lookup_elem(&hist, &b);
 	if (h)
 		__sync_fetch_and_add(h, 1);
-
-	struct lt_kernel *e = bpf_map_lookup_elem(&kernels, &hash);
-	if (!e) {
-		struct lt_kernel n = {};
-
-		bpf_probe_read_kernel(n.name, sizeof(n.name), k->name);
-		n.name[LT_NAME_LEN - 1] = 0;
-		bpf_map_update_elem(&kernels, &hash, &n, BPF_NOEXIST);
-		e = bpf_map_lookup_elem(&kernels, &hash);
-		if (!e) {
-			stat_add(LT_NAMES_LOST, 1);
-			return 0;
-		}
-	}
+	if (!e)
+		return 0;
 	__sync_fetch_and_add(&e->count, 1);
 	__sync_fetch_and_add(&e->ns, ns);
 	if (ns > e->max_ns)

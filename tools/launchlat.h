@@ -21,6 +21,7 @@ enum {
 
 /* Value of `kernels` (key: the record's name_hash). */
 struct lt_kernel {
+	__u64 records; /* kernel records (joined or not) */
 	__u64 count;   /* joined records */
 	__u64 ns;      /* sum of latencies */
 	__u64 max_ns;

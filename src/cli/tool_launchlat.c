@@ -2,8 +2,8 @@
 /*
  * tool_launchlat.c - launchlat's summary: the launches the API probes saw,
  * the kernel records CUPTI delivered and how many were joined with their
- * launching call, the log2 histogram of launch call to GPU start, and the
- * latency per kernel (count, average, max).  Without kernel records it says
+ * launching call, the log2 histogram of launch call to GPU start, and per
+ * kernel its records, those joined, their average and max latency.  Without kernel records it says
  * CUPTI gave none (absent, refused, or no kernel ran) and prints no
  * histogram.
  */
@@ -28,8 +28,8 @@ struct lt_row {
 static int lt_by_count(const void *a, const void *b)
 {
 	const struct lt_row *x = a, *y = b;
-	if (x->k.count != y->k.count)
-		return x->k.count < y->k.count ? 1 : -1;
+	if (x->k.records != y->k.records)
+		return x->k.records < y->k.records ? 1 : -1;
 	return strcmp(x->k.name, y->k.name);
 }
 
@@ -72,8 +72,9 @@ int tool_launchlat_summary(FILE *out, const struct object *obj, const struct ses
 		hist_log2_print(out, "latency_ns", &h, 1);
 		fputs(",\"kernels\":[", out);
 		for (size_t i = 0; i < rows.n; i++) {
-			fprintf(out, "%s{\"name_hash\":%u,\"count\":%" PRIu64 ",\"ns\":%" PRIu64
-				",\"max_ns\":%" PRIu64 ",\"name\":", i ? "," : "", rows.r[i].hash,
+			fprintf(out, "%s{\"name_hash\":%u,\"records\":%" PRIu64 ",\"count\":%" PRIu64
+				",\"ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"name\":", i ? "," : "",
+				rows.r[i].hash, (uint64_t)rows.r[i].k.records,
 				(uint64_t)rows.r[i].k.count, (uint64_t)rows.r[i].k.ns,
 				(uint64_t)rows.r[i].k.max_ns);
 			cli_json_str(out, rows.r[i].k.name);
@@ -98,10 +99,11 @@ int tool_launchlat_summary(FILE *out, const struct object *obj, const struct ses
 			s[LT_NEGATIVE]);
 	fputs("\n", out);
 	hist_log2_print(out, "latency_ns", &h, 0);
-	fprintf(out, "%10s %12s %12s  %s\n", "launches", "avg_ns", "max_ns", "kernel");
+	fprintf(out, "%10s %10s %12s %12s  %s\n", "kernels", "joined", "avg_ns", "max_ns",
+		"name");
 	for (size_t i = 0; i < rows.n && i < LT_TEXT_ROWS; i++)
-		fprintf(out, "%10" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
-			(uint64_t)rows.r[i].k.count,
+		fprintf(out, "%10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
+			(uint64_t)rows.r[i].k.records, (uint64_t)rows.r[i].k.count,
 			(uint64_t)(rows.r[i].k.count ? rows.r[i].k.ns / rows.r[i].k.count : 0),
 			(uint64_t)rows.r[i].k.max_ns, rows.r[i].k.name);
 	if (rows.n > LT_TEXT_ROWS)

@@ -469,9 +469,9 @@ static void test_launchlat(void **state)
 		fail_msg("got:\n%s", text);
 	assert_non_null(strstr(text, "[2K, 4K)                    1 |"));
 	assert_non_null(strstr(text, "[4K, 8K)                    2 |"));
-	if (!strstr(text, "         2         4000         5000  gemm\n"))
+	if (!strstr(text, "         2          2         4000         5000  gemm\n"))
 		fail_msg("got:\n%s", text);
-	assert_non_null(strstr(text, "         2         2500         5000  relu\n"));
+	assert_non_null(strstr(text, "         3          2         2500         5000  relu\n"));
 	free(text);
 
 	text = summary_text(obj, 1);
@@ -481,7 +481,12 @@ static void test_launchlat(void **state)
 	assert_int_equal(jget(j, "kernel_records", NULL), 5);
 	assert_int_equal(jget(j, "joined", NULL), 4);
 	assert_int_equal(jget(j, "negative", NULL), 1);
-	assert_int_equal(json_object_array_length(jarr(j, "kernels")), 2);
+	json_object *kernels = jarr(j, "kernels");
+	assert_int_equal(json_object_array_length(kernels), 2);
+	json_object *relu = json_object_array_get_idx(kernels, 0); /* most records first */
+	assert_string_equal(jstr(relu, "name"), "relu");
+	assert_int_equal(jget(relu, "records", NULL), 3);
+	assert_int_equal(jget(relu, "count", NULL), 2);
 	json_object_put(j);
 	free(text);
 	object_free(obj);
