@@ -304,3 +304,11 @@ $(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 test-bins: $(FAKECUDA_DIR)/session_writer
 all: $(FAKECUDA_DIR)/session_writer
+# The CUPTI source's test fixture (tests/fakecupti): a fake libcupti that
+# hands out synthetic activity records through CUPTI's buffer protocol.
+FAKECUPTI := $(BUILD)/fakecupti/libcupti.so.13
+$(FAKECUPTI): tests/fakecupti/fakecupti.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread
+test-bins: $(FAKECUPTI)
+all: $(FAKECUPTI)

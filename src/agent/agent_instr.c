@@ -148,6 +148,8 @@ static int agent_mirror_stop(void)
  */
 void agent_before_unload(int teardown)
 {
+	if (teardown)
+		agent_cupti_flush();
 	if (!agent_gpu.mirror_running || agent_gpu.mirror_pid != getpid())
 		return;
 	if (teardown)

@@ -48,6 +48,8 @@ TOOL_FMT(smload)
 TOOL_FMT(cudatrace)
 TOOL_FMT(syncsnoop)
 TOOL_FMT(launchlat)
+TOOL_FMT(kernelsnoop)
+TOOL_FMT(uvmtrace)
 #undef TOOL_FMT
 
 /* Names of tools/cuda_calls.h's calls (enum cuda_call), copy directions
@@ -63,5 +65,7 @@ void tool_kernelretsnoop_reset(void);
 /* offset_ns: added to a %globaltimer value to give CLOCK_MONOTONIC; with
  * have_offset 0 it is derived from the host clocks at the first record. */
 void tool_launchlate_reset(int64_t offset_ns, int have_offset);
+void tool_kernelsnoop_reset(void);
+void tool_uvmtrace_reset(void);
 
 #endif

@@ -15,14 +15,15 @@
  * (CUPTI otherwise hands over a buffer only when it is full); cupti_flush()
  * forces one (exit, context teardown).
  *
- * Records of the driver and runtime API calls (kind_mask CUPTI_WANT_API)
+ * Records of the driver and runtime API calls (kind_mask CUPTI_WANT_*_API)
  * are not passed on: they fill api_start/api_end/api_tid of the kernel and
- * memcpy records with the same correlation id (a table of the last
- * CUPTI_API_SLOTS calls).  A GPU record whose call's record comes later
- * (another buffer) is passed on unjoined and counted.
+ * memcpy records with the same correlation id (a table of the last 65536
+ * calls).  A GPU record whose call's record is not seen by the end of the
+ * flush that returned it is passed on unjoined and counted.
  *
- * The sink is called on CUPTI's buffer-completion thread (or the thread
- * that flushes), one record at a time, never concurrently with itself.
+ * The sink is called on the flush timer's thread (or the thread that calls
+ * cupti_flush/cupti_stop), one record at a time, never concurrently with
+ * itself.
  * One collection per process (CUPTI has one set of callbacks).
  */
 #ifndef GPUEXT_CUDA_CUPTI_H
@@ -38,7 +39,9 @@ enum cupti_want {
 	CUPTI_WANT_KERNEL = 1u << 0, /* concurrent kernel records */
 	CUPTI_WANT_MEMCPY = 1u << 1, /* memcpy and memset */
 	CUPTI_WANT_UVM = 1u << 2,    /* unified memory: faults, migrations */
-	CUPTI_WANT_API = 1u << 3,    /* driver and runtime calls, for the join */
+	CUPTI_WANT_DRIVER_API = 1u << 3,  /* driver calls, for the join */
+	CUPTI_WANT_RUNTIME_API = 1u << 4, /* runtime calls, for the join */
+	CUPTI_WANT_API = CUPTI_WANT_DRIVER_API | CUPTI_WANT_RUNTIME_API,
 };
 
 struct cupti_sink {

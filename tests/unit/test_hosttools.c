@@ -502,6 +502,36 @@ static void test_launchlat_without_cupti(void **state)
 	free(out);
 }
 
+#define FAKECUPTI "build/fakecupti/libcupti.so.13"
+
+/* With the fake libcupti (tests/fakecupti: 5 kernels, 2 copies and 2
+ * memsets, each with its driver API record): cudatrace's trace gets them as
+ * X events on their stream's track, launchlat joins every kernel. */
+static void test_with_fake_cupti(void **state)
+{
+	char path[] = "/tmp/gpuext-trace-XXXXXX", args[512];
+	int fd = mkstemp(path);
+	size_t named, x;
+	if (access(FAKECUPTI, R_OK))
+		skip();
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(args, sizeof(args), "--trace %s " TOOL("cudatrace"), path);
+	const char *env = "GPUEXT_CUPTI_PATH=" FAKECUPTI " FAKECUPTI_KERNELS=5 FAKECUPTI_MEMCPYS=4";
+	char *out = run_memapp(env, args);
+	assert_int_equal(check_trace(path, "_Z6vecaddPfS_S_i", NULL, &named, &x), 28);
+	assert_int_equal(x, 5 + 4);
+	assert_int_equal(named, 2);
+	free(out);
+	unlink(path);
+
+	out = run_memapp(env, TOOL("launchlat"));
+	if (!strstr(out, "7 launch calls (API probes), 5 kernels on the GPU (CUPTI), 5 joined "
+			 "with their launch call\n"))
+		fail_msg("got:\n%s", out);
+	free(out);
+}
+
 static void test_tools_listed(void **state)
 {
 	char cmd[512];
@@ -529,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_trace_writer_gpu),
 		cmocka_unit_test(test_launchlat),
 		cmocka_unit_test(test_launchlat_without_cupti),
+		cmocka_unit_test(test_with_fake_cupti),
 		cmocka_unit_test(test_tools_listed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
