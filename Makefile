@@ -43,6 +43,8 @@ TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_LIB_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
+# Libraries one test binary needs besides the others' (test-only dependencies).
+TEST_LIBS_test_hosttools := -ljson-c
 
 # eBPF programs: shipped tools and policies, examples, test programs.
 BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c \
@@ -176,7 +178,7 @@ $(AGENT_LIB): $(AGENT_OBJS)
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB) $(if $(AGENT_SRCS),$(AGENT_LIB))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) \
-	    $(if $(AGENT_SRCS),$(AGENT_LIB)) $(LIB) -lcmocka $(LDLIBS)
+	    $(if $(AGENT_SRCS),$(AGENT_LIB)) $(LIB) -lcmocka $(TEST_LIBS_$*) $(LDLIBS)
 
 $(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)
 	@mkdir -p $(dir $@)
@@ -294,6 +296,10 @@ $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 		-Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
+$(FAKECUDA_DIR)/memapp: tests/fakecuda/memapp.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN' -ldl
+test-bins: $(FAKECUDA_DIR)/memapp
+all: $(FAKECUDA_DIR)/memapp
 $(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)

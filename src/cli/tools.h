@@ -26,6 +26,14 @@ struct map *tool_map(const struct object *obj, const char *name, uint32_t key_si
 int tool_map_each(struct map *m, int (*fn)(void *arg, const void *key, const void *value),
 		  void *arg);
 
+/*
+ * Every element of m copied into one malloc'ed array (the caller frees) of
+ * *n elements of elem_size bytes: the key at offset 0, the value at
+ * value_off (the layout of a struct {key; value;}).  NULL with *n = 0 when
+ * the map is empty, the layout does not fit, or memory ran out.
+ */
+void *tool_map_collect(struct map *m, size_t elem_size, size_t value_off, size_t *n);
+
 #define TOOL_FMT(name)                                                                   \
 	int tool_##name##_event(FILE *out, const struct object *obj, const char *map,    \
 				const void *data, size_t size, int json);                \
@@ -37,9 +45,19 @@ TOOL_FMT(threadhist)
 TOOL_FMT(launchlate)
 TOOL_FMT(memtrace)
 TOOL_FMT(smload)
+TOOL_FMT(cudatrace)
+TOOL_FMT(syncsnoop)
+TOOL_FMT(launchlat)
 TOOL_FMT(kernelsnoop)
 TOOL_FMT(uvmtrace)
 #undef TOOL_FMT
+
+/* Names of tools/cuda_calls.h's calls (enum cuda_call), copy directions
+ * (CD_*: "HtoD"...) and memory kinds (CM_*: "device"...); "?" if unknown. */
+const char *tool_call_name(uint32_t call);
+uint32_t tool_call_class(uint32_t call); /* CC_*, 0 if unknown */
+const char *tool_dir_name(uint32_t dir);
+const char *tool_mem_name(uint32_t kind);
 
 /* Forget the state a formatter keeps between records (tests; one run per
  * process otherwise). */

@@ -243,6 +243,28 @@ FAKE_API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { mems
 FAKE_API CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) { *p = aligned_alloc(4096, (n + 4095) & ~(size_t)4095); return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
 FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags) { *d = (CUdeviceptr)p; return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
+/* Memory, copy and synchronisation calls of the host tools' tests
+ * (tests/fakecuda/memapp.c): copies are memcpy, syncs return at once. */
+FAKE_API CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags) { return cuMemAlloc_v2(p, n); }
+FAKE_API CUresult cuMemAllocHost_v2(void **p, size_t n) { return cuMemHostAlloc(p, n, 0); }
+FAKE_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) { return cuMemcpyHtoD_v2(d, s, n); }
+FAKE_API CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *s, size_t n, CUstream st) { return cuMemcpyHtoD_v2(d, s, n); }
+FAKE_API CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)d, (void *)s, n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)d, (void *)s, n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
+{
+	for (size_t y = 0; y < c->Height; y++) /* host or device pointers: both host memory here */
+		memcpy((char *)(c->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->dstHost : c->dstDevice) + c->dstXInBytes + (c->dstY + y) * c->dstPitch,
+		       (const char *)(c->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->srcHost : c->srcDevice) + c->srcXInBytes + (c->srcY + y) * c->srcPitch,
+		       c->WidthInBytes);
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n) { for (size_t i = 0; i < n; i++) memcpy((char *)d + 4 * i, &v, 4); return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamSynchronize(CUstream s) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamSynchronize_ptsz(CUstream s) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuEventSynchronize(CUevent e) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuFuncGetName(const char **name, CUfunction f) { *name = ((struct CUfunc_st *)f)->name; return CUDA_SUCCESS; }
+
 FAKE_API CUresult cuGetErrorString(CUresult r, const char **s) { *s = "fake error"; return CUDA_SUCCESS; }
 FAKE_API CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == CUDA_ERROR_INVALID_PTX ? "CUDA_ERROR_INVALID_PTX" : "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
 
@@ -270,6 +292,11 @@ static const struct {
 	{"cuLaunchKernel", (void *)fake_cuLaunchKernel, (void *)cuLaunchKernel_ptsz},
 	{"cuLaunchKernelEx", (void *)fake_cuLaunchKernelEx, NULL},
 	{"cuCtxGetCurrent", (void *)cuCtxGetCurrent, NULL},
+	{"cuMemAlloc", (void *)cuMemAlloc_v2, NULL},
+	{"cuMemFree", (void *)cuMemFree_v2, NULL},
+	{"cuMemcpyHtoD", (void *)cuMemcpyHtoD_v2, NULL},
+	{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, (void *)cuMemcpyHtoDAsync_v2_ptsz},
+	{"cuStreamSynchronize", (void *)cuStreamSynchronize, (void *)cuStreamSynchronize_ptsz},
 };
 
 FAKE_API CUresult fake_get_proc_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
