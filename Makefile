@@ -33,6 +33,10 @@ LIB_SRCS  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS  := $(wildcard src/cli/*.c) $(wildcard src/host/*.c)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+# The kernel-uprobe backend (src/host/): in the CLI, its test and
+# bench/uprobe_bench only, with libbpf; never in the library or the agent.
+HOST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/host/*.c))
+HOST_LIBS := $(if $(HOST_OBJS),-lbpf -lelf -lz)
 AGENT_SRCS:= $(wildcard src/agent/*.c src/agent/*.S)
 AGENT_OBJS:= $(patsubst %.S,$(BUILD)/%.o,$(AGENT_SRCS:%.c=$(BUILD)/%.o))
 # The agent's objects as an archive too: unit tests and benchmarks link
@@ -166,7 +170,7 @@ $(SOLIB): $(LIB_OBJS)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(CLI): $(CLI_OBJS) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS) $(if $(wildcard src/host/*.c),-lbpf -lelf -lz)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS) $(HOST_LIBS)
 
 $(AGENT): $(AGENT_OBJS) $(LIB)
 	$(CC) -shared $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(AGENT_OBJS) $(LIB) $(LDLIBS)
@@ -313,3 +317,13 @@ $(FAKECUPTI): tests/fakecupti/fakecupti.c
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread
 test-bins: $(FAKECUPTI)
 all: $(FAKECUPTI)
+$(FAKECUDA_DIR)/version_loop: tests/fakecuda/version_loop.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/version_loop
+all: $(FAKECUDA_DIR)/version_loop
+
+# The kernel-uprobe backend's test links its objects and libbpf (HOST_OBJS).
+$(BUILD)/tests/test_host: tests/unit/test_host.c $(TEST_LIB_OBJS) $(HOST_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) \
+	    $(HOST_OBJS) $(LIB) -lcmocka $(HOST_LIBS) $(LDLIBS)
