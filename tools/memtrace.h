@@ -7,9 +7,16 @@
 
 /* Heat map granularity: accesses are counted per 2 MiB region. */
 #define MT_REGION_SHIFT 21
-#define MT_MAX_REGIONS 65536
+/*
+ * Region slots of the heat map, a power of two: region r lives in slot
+ * r % MT_MAX_REGIONS or one of the MT_PROBES after it (so any 16 GiB of
+ * contiguous address space fits without a collision); accesses to a region
+ * that finds no slot are counted in slot MT_MAX_REGIONS (`untracked`).
+ */
+#define MT_MAX_REGIONS 8192
+#define MT_PROBES 4
 
-/* Value of `traffic`, key = GPUEXT_MEM_LOAD, _STORE or _ATOMIC. */
+/* Value of `traffic` (per SM; key = GPUEXT_MEM_LOAD, _STORE or _ATOMIC). */
 struct mt_traffic {
 	__u64 bytes;    /* size x active lanes */
 	__u64 accesses; /* thread accesses (active lanes) */

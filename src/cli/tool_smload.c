@@ -2,7 +2,8 @@
 /*
  * tool_smload.c - smload's summary: per SM the warps and the warp-time, the
  * imbalance as max / mean over the SMs that ran at least one warp, and a bar
- * per SM of its warp-time.
+ * per SM of its warp-time.  Warp-time is the SM's thread-time (smload.h) / 32:
+ * for full warps, the sum of the warps' run times.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 struct sl_sms {
 	uint64_t sm[SL_MAX_SM], warps[SL_MAX_SM], threads[SL_MAX_SM], busy[SL_MAX_SM];
 	size_t n;
+	uint64_t running; /* threads that entered and have not left (yet) */
 };
 
 static int sl_one(void *arg, const void *key, const void *value)
@@ -25,10 +27,15 @@ static int sl_one(void *arg, const void *key, const void *value)
 	memcpy(&k, key, 4);
 	memcpy(&l, value, sizeof(l));
 	if (l.warps && s->n < SL_MAX_SM) {
+		/* modulo 2^64 (smload.h); threads still running make it wrong:
+		 * counted, and their SM's time left at 0 */
+		uint64_t thread_ns = l.exit_lane_ns - l.entry_lane_ns;
+		int done = l.exit_threads == l.threads;
+		s->running += done ? 0 : l.threads - l.exit_threads;
 		s->sm[s->n] = k;
 		s->warps[s->n] = l.warps;
 		s->threads[s->n] = l.threads;
-		s->busy[s->n++] = l.busy_ns;
+		s->busy[s->n++] = done ? thread_ns / 32 : 0;
 	}
 	return 0;
 }
@@ -65,8 +72,9 @@ int tool_smload_summary(FILE *out, const struct object *obj, const struct sessio
 	double bimb = sl_imbalance(s->busy, s->n, &bmax, &bsum);
 	if (json) {
 		fprintf(out, "{\"sms\":%zu,\"warps\":%" PRIu64 ",\"busy_ns\":%" PRIu64
-			",\"warps_max_over_mean\":%.3f,\"busy_max_over_mean\":%.3f,\"per_sm\":[",
-			s->n, wsum, bsum, wimb, bimb);
+			",\"running_threads\":%" PRIu64 ",\"warps_max_over_mean\":%.3f,"
+			"\"busy_max_over_mean\":%.3f,\"per_sm\":[",
+			s->n, wsum, bsum, s->running, wimb, bimb);
 		for (size_t i = 0; i < s->n; i++)
 			fprintf(out, "%s{\"sm\":%" PRIu64 ",\"warps\":%" PRIu64 ",\"threads\":%" PRIu64
 				",\"busy_ns\":%" PRIu64 "}", i ? "," : "", s->sm[i], s->warps[i],
@@ -75,7 +83,11 @@ int tool_smload_summary(FILE *out, const struct object *obj, const struct sessio
 	} else {
 		fprintf(out, "SMs used %zu, warps %" PRIu64 ", warp-time %" PRIu64 " ns\n", s->n,
 			wsum, bsum);
-		fprintf(out, "imbalance (max/mean): warp-time %.3f, warps %.3f\n\n", bimb, wimb);
+		fprintf(out, "imbalance (max/mean): warp-time %.3f, warps %.3f\n", bimb, wimb);
+		if (s->running)
+			fprintf(out, "%" PRIu64 " threads had not exited: their SMs' time is 0\n",
+				s->running);
+		fputs("\n", out);
 		hist_bars_print(out, "busy_ns_per_sm", s->sm, s->busy, s->n, 0, 0);
 	}
 	free(s);

@@ -20,7 +20,7 @@ struct th_sms {
 static int th_sm_one(void *arg, const void *key, const void *value)
 {
 	struct th_sms *s = arg;
-	struct th_count c;
+	struct th_sm_count c;
 	uint32_t k;
 	memcpy(&k, key, 4);
 	memcpy(&c, value, sizeof(c));
@@ -42,6 +42,8 @@ static int th_block_one(void *arg, const void *key, const void *value)
 	struct th_blocks *b = arg;
 	struct th_count c;
 	memcpy(&c, value, sizeof(c));
+	if (!c.warps)
+		return 0; /* array: every block index is a key */
 	hist_log2_add(&b->threads, c.threads, 1);
 	b->blocks++;
 	return 0;
@@ -56,7 +58,7 @@ int tool_threadhist_event(FILE *out, const struct object *obj, const char *map,
 int tool_threadhist_summary(FILE *out, const struct object *obj,
 			    const struct session_status *st, int json)
 {
-	struct map *per_sm = tool_map(obj, "per_sm", 4, sizeof(struct th_count));
+	struct map *per_sm = tool_map(obj, "per_sm", 4, sizeof(struct th_sm_count));
 	struct map *per_block = tool_map(obj, "per_block", 4, sizeof(struct th_count));
 	struct th_sms *sms = calloc(1, sizeof(*sms));
 	struct th_blocks blocks = {{{0}}, 0};

@@ -6,8 +6,9 @@
  * every address is a 64-bit device address.
  *
  * Array maps:  data -> max_entries values, value_stride bytes apart.
- * Per-SM array: data -> max_entries x nr_sms values; a program on SM s sees
- *              slot s % nr_sms of each key.
+ * Per-SM array: data -> nr_sms copies of the array, sm_stride bytes apart (a
+ *              multiple of 128: no two SMs share a cache line); a program
+ *              on SM s sees copy s % nr_sms.
  * Hash:        data -> nr_slots slots (a power of two, at least twice
  *              max_entries), each {u32 state, u32 hash, key, value}:
  *              open addressing with linear probing, see docs/device-maps.md.
@@ -69,7 +70,8 @@ struct ptx_devmap {
 	uint64_t rb_cons_seen; /* last consumer position read from rb_ctrl */
 	uint64_t rb_drops;     /* records dropped because the buffer was full */
 	uint64_t rb_resv;      /* bytes taken from the budget (atomic), >= rb_prod */
-	uint64_t reserved[3];  /* the header is 128 bytes */
+	uint64_t sm_stride;    /* per-SM array: bytes between SMs' copies */
+	uint64_t reserved[2];  /* the header is 128 bytes */
 };
 
 /*

@@ -161,10 +161,10 @@ static __device__ void *rt_array_elem(struct ptx_devmap *m, const void *key)
 	u32 k = *(const u32 *)key;
 	if (k >= m->max_entries)
 		return 0;
-	u64 i = k;
-	if (m->type == T_PERCPU_ARRAY)
-		i = i * m->nr_sms + rt_smid() % m->nr_sms;
-	return (unsigned char *)m->data + i * m->value_stride;
+	u64 off = (u64)k * m->value_stride;
+	if (m->type == T_PERCPU_ARRAY) /* this SM's copy, on lines of its own */
+		off += (u64)(rt_smid() % m->nr_sms) * m->sm_stride;
+	return (unsigned char *)m->data + off;
 }
 
 RT u64 gx_rt_map_lookup(u64 map, u64 key)

@@ -425,6 +425,55 @@ static void test_snapshot_to_host_map(void **state)
 	free(m);
 }
 
+/*
+ * A per-SM array (3 SMs, 2 keys of 16 bytes): each SM's copy starts on its
+ * own 128-byte line, the runtime on SM 0 (the model's %smid) sees copy 0,
+ * and the host's per-CPU view sums to the sum over the SMs, whatever the
+ * number of CPU slots (fewer than the SMs: SMs folded into a slot).
+ */
+static void test_per_sm_array_snapshot(void **state)
+{
+	enum { SMS = 3, KEYS = 2 };
+	struct ptx_devmap m = {.type = MAP_TYPE_PERCPU_ARRAY, .key_size = 4, .value_size = 16,
+			       .max_entries = KEYS, .value_stride = 16, .nr_sms = SMS,
+			       .sm_stride = 128};
+	uint64_t *data = calloc(SMS, 128);
+	m.data = (uint64_t)(uintptr_t)data;
+	for (uint32_t s = 0; s < SMS; s++)
+		for (uint32_t k = 0; k < KEYS; k++) {
+			data[s * 16 + k * 2] = 100 * (s + 1) + k;   /* word 0 */
+			data[s * 16 + k * 2 + 1] = 1000 * (s + 1); /* word 1 */
+		}
+	uint32_t k1 = 1;
+	assert_ptr_equal((void *)(uintptr_t)gx_rt_map_lookup((u64)&m, (u64)&k1), &data[2]);
+	struct map_def def = {.type = MAP_TYPE_PERCPU_ARRAY, .key_size = 4, .value_size = 16,
+			      .max_entries = KEYS, .name = "per_sm"};
+	struct map *host;
+	assert_int_equal(map_create(&def, &host, NULL), 0);
+	unsigned cpus = map_nr_cpus(host);
+	uint64_t *vals = calloc(cpus, 16);
+	assert_int_equal(ptx_rt_snapshot_apply(&m, data, host, NULL), 0);
+	for (uint32_t k = 0; k < KEYS; k++) {
+		uint64_t w0 = 0, w1 = 0;
+		assert_int_equal(map_lookup_copy(host, &k, vals), 0);
+		for (unsigned c = 0; c < cpus; c++)
+			w0 += vals[c * 2], w1 += vals[c * 2 + 1];
+		assert_int_equal(w0, 600 + 3 * k);
+		assert_int_equal(w1, 6000);
+	}
+	/* a plain host map cannot take per-SM values */
+	struct map *plain;
+	struct err e = {{0}};
+	def.type = MAP_TYPE_ARRAY;
+	assert_int_equal(map_create(&def, &plain, NULL), 0);
+	assert_true(ptx_rt_snapshot_apply(&m, data, plain, &e) < 0);
+	assert_non_null(strstr(e.msg, "per-CPU host map"));
+	map_free(plain);
+	map_free(host);
+	free(vals);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_ring_concurrent_crossing),
 		cmocka_unit_test(test_ring_exact_drops),
 		cmocka_unit_test(test_snapshot_to_host_map),
+		cmocka_unit_test(test_per_sm_array_snapshot),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
