@@ -10,7 +10,8 @@
  *
  * Every warp of every kernel runs this, so nothing here may be a word that
  * all of them update: the counters are per-SM maps (each SM adds to its own
- * cache lines; the host sums the SMs), the adds are fire-and-forget
+ * cache lines, the traffic counters spread over SPREAD_SLOTS lines:
+ * spread.h; the host sums the SMs), the adds are fire-and-forget
  * reductions, and a region's slot is found by its address (an array index)
  * and a tag that is written once and then only read, from the SM's L1 cache.
  */
@@ -22,7 +23,7 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 3);
+	__uint(max_entries, 3 * SPREAD_SLOTS);
 	__type(key, __u32);
 	__type(value, struct mt_traffic);
 } traffic SEC(".maps");
@@ -69,9 +70,9 @@ SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-	__u32 kind = ctx->kind;
+	__u32 key = ctx->kind * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
 
-	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &kind);
+	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
 	if (t) {
 		__sync_fetch_and_add(&t->bytes, (__u64)ctx->size * lanes);
 		__sync_fetch_and_add(&t->accesses, lanes);

@@ -5,6 +5,8 @@
 
 #include <linux/types.h>
 
+#include "spread.h"
+
 /* Heat map granularity: accesses are counted per 2 MiB region. */
 #define MT_REGION_SHIFT 21
 /*
@@ -16,11 +18,13 @@
 #define MT_MAX_REGIONS 8192
 #define MT_PROBES 4
 
-/* Value of `traffic` (per SM; key = GPUEXT_MEM_LOAD, _STORE or _ATOMIC). */
+/* Value of `traffic` (per SM; key = kind x SPREAD_SLOTS + spread slot, kind
+ * = GPUEXT_MEM_LOAD, _STORE or _ATOMIC), a 128-byte line of its own. */
 struct mt_traffic {
 	__u64 bytes;    /* size x active lanes */
 	__u64 accesses; /* thread accesses (active lanes) */
 	__u64 instrs;   /* warp-level memory instructions (probe calls) */
+	__u64 pad[13];
 };
 
 #endif

@@ -20,16 +20,22 @@
 /* Plain array keyed by SM id (see threadhist.bpf.c for why not per-SM). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SL_MAX_SM);
+	__uint(max_entries, SL_MAX_SM * SPREAD_SLOTS);
 	__type(key, __u32);
 	__type(value, struct sl_load);
 } per_sm SEC(".maps");
+
+/* The warp's copy of its SM's counters (spread.h). */
+static __always_inline __u32 sl_key(void)
+{
+	return bpf_gpu_sm_id() * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
+}
 
 SEC("gpu/entry/*")
 int sl_entry(void *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-	__u32 sm = bpf_gpu_sm_id();
+	__u32 sm = sl_key();
 
 	struct sl_load *l = bpf_map_lookup_elem(&per_sm, &sm);
 	if (!l)
@@ -45,7 +51,7 @@ SEC("gpu/exit/*")
 int sl_exit(void *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-	__u32 sm = bpf_gpu_sm_id();
+	__u32 sm = sl_key();
 
 	struct sl_load *l = bpf_map_lookup_elem(&per_sm, &sm);
 	if (!l)

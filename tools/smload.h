@@ -5,10 +5,13 @@
 
 #include <linux/types.h>
 
+#include "spread.h"
+
 #define SL_MAX_SM 1024
 
 /*
- * Value of `per_sm` (key: SM id), a 128-byte line of its own.  A warp's
+ * Value of `per_sm` (key: SM id x SPREAD_SLOTS + spread slot), a 128-byte
+ * line of its own (spread.h).  A warp's
  * threads enter and exit on one SM, so the SM's thread-time, the sum over
  * its threads of (exit - entry), is exit_lane_ns - entry_lane_ns once every
  * thread has left (threads == exit_threads): no per-warp start time needs

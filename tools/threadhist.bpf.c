@@ -6,9 +6,10 @@
  *
  * Both maps are arrays, so finding a counter is an address computation, and
  * the adds are fire-and-forget reductions: no warp waits for memory here.
- * No counter is shared by the whole grid: an SM's counters sit on a cache
- * line of their own (only that SM's warps add to them), a block's are added
- * to by its own warps only.  The summary adds the per-SM counts for the
+ * No counter is shared by the whole grid: an SM's counters sit on cache
+ * lines of their own (only that SM's warps add to them, spread over
+ * SPREAD_SLOTS lines: spread.h), a block's are added to by its own warps
+ * only.  The summary adds the per-SM counts for the
  * totals.  (A grand-total word serialised every warp of the grid: 14x on a
  * short kernel; per-block hash inserts and lookups cost ~5000 cycles.)
  */
@@ -29,7 +30,7 @@ struct {
  * per-SM map is the sum over the SMs (docs/device-maps.md). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TH_MAX_SM);
+	__uint(max_entries, TH_MAX_SM * SPREAD_SLOTS);
 	__type(key, __u32);
 	__type(value, struct th_sm_count);
 } per_sm SEC(".maps");
@@ -41,7 +42,7 @@ int th_entry(void *ctx)
 	__u32 block = bpf_gpu_block_idx(0) +
 		      bpf_gpu_grid_dim(0) * (bpf_gpu_block_idx(1) +
 					     bpf_gpu_grid_dim(1) * bpf_gpu_block_idx(2));
-	__u32 sm = bpf_gpu_sm_id();
+	__u32 sm = bpf_gpu_sm_id() * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
 
 	struct th_sm_count *s = bpf_map_lookup_elem(&per_sm, &sm);
 	if (s) {

@@ -5,6 +5,8 @@
 
 #include <linux/types.h>
 
+#include "spread.h"
+
 /* Max SM id + 1 the per-SM array holds (H100/H200 have 132 SMs). */
 #define TH_MAX_SM 1024
 /* Blocks (linear index) that get their own counters; blocks past it are
@@ -17,8 +19,9 @@ struct th_count {
 	__u64 warps;
 };
 
-/* Value of `per_sm` (key: SM id): a 128-byte line of its own, so that the
- * SMs' counters, which every warp of the grid updates, never share one. */
+/* Value of `per_sm` (key: SM id x SPREAD_SLOTS + spread slot): a 128-byte
+ * line of its own, so that the SMs' counters, which every warp of the grid
+ * updates, never share one (spread.h). */
 struct th_sm_count {
 	__u64 threads;
 	__u64 warps;

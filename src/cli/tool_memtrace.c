@@ -72,10 +72,15 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 		return 1;
 	}
 	struct mt_traffic t[3];
-	for (uint32_t k = 0; k < 3; k++) {
-		uint64_t v[3];
-		tool_map_sum(traffic, &k, v, 3);
-		t[k] = (struct mt_traffic){v[0], v[1], v[2]};
+	for (uint32_t k = 0; k < 3; k++) { /* the kind's SPREAD_SLOTS copies */
+		memset(&t[k], 0, sizeof(t[k]));
+		for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
+			uint64_t v[3], key = k * SPREAD_SLOTS + c;
+			tool_map_sum(traffic, &key, v, 3);
+			t[k].bytes += v[0];
+			t[k].accesses += v[1];
+			t[k].instrs += v[2];
+		}
 	}
 	h->accesses = accesses;
 	tool_map_each(tags, mt_one, h);

@@ -15,6 +15,7 @@
 
 struct sl_sms {
 	uint64_t sm[SL_MAX_SM], warps[SL_MAX_SM], threads[SL_MAX_SM], busy[SL_MAX_SM];
+	struct sl_load sum[SL_MAX_SM]; /* the SM's copies added up */
 	size_t n;
 	uint64_t running; /* threads that entered and have not left (yet) */
 };
@@ -26,18 +27,39 @@ static int sl_one(void *arg, const void *key, const void *value)
 	uint32_t k;
 	memcpy(&k, key, 4);
 	memcpy(&l, value, sizeof(l));
-	if (l.warps && s->n < SL_MAX_SM) {
-		/* modulo 2^64 (smload.h); threads still running make it wrong:
-		 * counted, and their SM's time left at 0 */
-		uint64_t thread_ns = l.exit_lane_ns - l.entry_lane_ns;
-		int done = l.exit_threads == l.threads;
-		s->running += done ? 0 : l.threads - l.exit_threads;
-		s->sm[s->n] = k;
-		s->warps[s->n] = l.warps;
-		s->threads[s->n] = l.threads;
-		s->busy[s->n++] = done ? thread_ns / 32 : 0;
+	if (!l.warps)
+		return 0;
+	/* an SM's SPREAD_SLOTS copies are consecutive keys (arrays are walked
+	 * in key order); the time sums are modulo 2^64, so they add up too */
+	uint32_t sm = k / SPREAD_SLOTS;
+	if (!s->n || s->sm[s->n - 1] != sm) {
+		if (s->n == SL_MAX_SM)
+			return 0;
+		s->sm[s->n] = sm;
+		memset(&s->sum[s->n], 0, sizeof(s->sum[0]));
+		s->n++;
 	}
+	struct sl_load *t = &s->sum[s->n - 1];
+	t->warps += l.warps;
+	t->threads += l.threads;
+	t->exit_threads += l.exit_threads;
+	t->entry_lane_ns += l.entry_lane_ns;
+	t->exit_lane_ns += l.exit_lane_ns;
 	return 0;
+}
+
+/* Per SM: warps, threads and warp-time.  Threads still running make the
+ * time sums meaningless: counted, and their SM's time left at 0. */
+static void sl_finish(struct sl_sms *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct sl_load *t = &s->sum[i];
+		int done = t->exit_threads == t->threads;
+		s->running += done ? 0 : t->threads - t->exit_threads;
+		s->warps[i] = t->warps;
+		s->threads[i] = t->threads;
+		s->busy[i] = done ? (t->exit_lane_ns - t->entry_lane_ns) / 32 : 0;
+	}
 }
 
 /* max / mean of v[0..n): 0 when empty or all zero. */
@@ -67,6 +89,7 @@ int tool_smload_summary(FILE *out, const struct object *obj, const struct sessio
 		return 1;
 	}
 	tool_map_each(per_sm, sl_one, s);
+	sl_finish(s);
 	uint64_t wmax, wsum, bmax, bsum;
 	double wimb = sl_imbalance(s->warps, s->n, &wmax, &wsum);
 	double bimb = sl_imbalance(s->busy, s->n, &bmax, &bsum);

@@ -24,11 +24,20 @@ static int th_sm_one(void *arg, const void *key, const void *value)
 	uint32_t k;
 	memcpy(&k, key, 4);
 	memcpy(&c, value, sizeof(c));
-	if (c.warps && s->n < TH_MAX_SM) { /* array: every SM id is a key */
-		s->sm[s->n] = k;
-		s->threads[s->n] = c.threads;
-		s->warps[s->n++] = c.warps;
+	if (!c.warps)
+		return 0; /* array: every SM id is a key */
+	/* an SM's SPREAD_SLOTS copies are consecutive keys (arrays are walked
+	 * in key order): add them up */
+	uint32_t sm = k / SPREAD_SLOTS;
+	if (!s->n || s->sm[s->n - 1] != sm) {
+		if (s->n == TH_MAX_SM)
+			return 0;
+		s->sm[s->n] = sm;
+		s->threads[s->n] = s->warps[s->n] = 0;
+		s->n++;
 	}
+	s->threads[s->n - 1] += c.threads;
+	s->warps[s->n - 1] += c.warps;
 	return 0;
 }
 
