@@ -10,8 +10,8 @@
  *
  * Every warp of every kernel runs this, so nothing here may be a word that
  * all of them update: the counters are per-SM maps (each SM adds to its own
- * cache lines, the traffic counters spread over SPREAD_SLOTS lines:
- * spread.h; the host sums the SMs), the adds are fire-and-forget
+ * cache lines, spread over SPREAD_SLOTS copies: spread.h; the host sums
+ * them), the adds are fire-and-forget
  * reductions, and a region's slot is found by its address (an array index)
  * and a tag that is written once and then only read, from the SM's L1 cache.
  */
@@ -36,10 +36,11 @@ struct {
 	__type(value, __u64);
 } region_tag SEC(".maps");
 
-/* Region slot -> thread accesses; slot MT_MAX_REGIONS: untracked regions. */
+/* Region slot (+ spread copy x MT_COUNT_STRIDE) -> thread accesses; slot
+ * MT_MAX_REGIONS: untracked regions. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, MT_MAX_REGIONS + 1);
+	__uint(max_entries, SPREAD_SLOTS * MT_COUNT_STRIDE);
 	__type(key, __u32);
 	__type(value, __u64);
 } region_accesses SEC(".maps");
@@ -70,7 +71,8 @@ SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-	__u32 key = ctx->kind * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
+	__u32 copy = bpf_gpu_warp_id() & (SPREAD_SLOTS - 1);
+	__u32 key = ctx->kind * SPREAD_SLOTS + copy;
 
 	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
 	if (t) {
@@ -78,7 +80,7 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 		__sync_fetch_and_add(&t->accesses, lanes);
 		__sync_fetch_and_add(&t->instrs, 1);
 	}
-	__u32 slot = mt_slot(ctx->addr >> MT_REGION_SHIFT);
+	__u32 slot = copy * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
 	__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
 	if (n)
 		__sync_fetch_and_add(n, lanes);

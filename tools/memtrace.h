@@ -11,12 +11,15 @@
 #define MT_REGION_SHIFT 21
 /*
  * Region slots of the heat map, a power of two: region r lives in slot
- * r % MT_MAX_REGIONS or one of the MT_PROBES after it (so any 16 GiB of
+ * r % MT_MAX_REGIONS or one of the MT_PROBES after it (so any 2 GiB of
  * contiguous address space fits without a collision); accesses to a region
- * that finds no slot are counted in slot MT_MAX_REGIONS (`untracked`).
+ * that finds no slot are counted in slot MT_MAX_REGIONS (untracked).  The
+ * accesses of slot s are counted per SM in SPREAD_SLOTS copies (spread.h),
+ * at keys c x MT_COUNT_STRIDE + s: 8 KiB apart.
  */
-#define MT_MAX_REGIONS 8192
+#define MT_MAX_REGIONS 1024
 #define MT_PROBES 4
+#define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
 
 /* Value of `traffic` (per SM; key = kind x SPREAD_SLOTS + spread slot, kind
  * = GPUEXT_MEM_LOAD, _STORE or _ATOMIC), a 128-byte line of its own. */

@@ -26,16 +26,31 @@ struct mt_heat {
 	struct map *accesses;
 };
 
+/* The accesses counted in a region slot: its SPREAD_SLOTS copies added. */
+static uint64_t mt_slot_accesses(struct map *accesses, uint32_t slot)
+{
+	uint64_t sum = 0;
+	for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
+		uint32_t key = c * MT_COUNT_STRIDE + slot;
+		uint64_t n;
+		tool_map_sum(accesses, &key, &n, 1);
+		sum += n;
+	}
+	return sum;
+}
+
 /* A claimed region slot: its region and the accesses counted in it. */
 static int mt_one(void *arg, const void *key, const void *value)
 {
 	struct mt_heat *h = arg;
-	uint64_t tag, n;
+	uint64_t tag;
 	memcpy(&tag, value, 8);
 	if (!tag || h->n >= MT_MAX_REGIONS)
 		return 0;
-	tool_map_sum(h->accesses, key, &n, 1);
-	h->r[h->n++] = (struct mt_region){(tag - 1) << MT_REGION_SHIFT, n};
+	uint32_t slot;
+	memcpy(&slot, key, 4);
+	h->r[h->n++] = (struct mt_region){(tag - 1) << MT_REGION_SHIFT,
+					  mt_slot_accesses(h->accesses, slot)};
 	return 0;
 }
 
@@ -66,7 +81,6 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 	struct map *accesses = tool_map(obj, "region_accesses", 4, 8);
 	struct mt_heat *h = calloc(1, sizeof(*h));
 	uint64_t base[MT_HEAT_ROWS], count[MT_HEAT_ROWS], untracked;
-	uint32_t untracked_slot = MT_MAX_REGIONS;
 	if (!traffic || !tags || !accesses || !h) {
 		free(h);
 		return 1;
@@ -75,7 +89,8 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 	for (uint32_t k = 0; k < 3; k++) { /* the kind's SPREAD_SLOTS copies */
 		memset(&t[k], 0, sizeof(t[k]));
 		for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
-			uint64_t v[3], key = k * SPREAD_SLOTS + c;
+			uint32_t key = k * SPREAD_SLOTS + c;
+			uint64_t v[3];
 			tool_map_sum(traffic, &key, v, 3);
 			t[k].bytes += v[0];
 			t[k].accesses += v[1];
@@ -84,7 +99,7 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 	}
 	h->accesses = accesses;
 	tool_map_each(tags, mt_one, h);
-	tool_map_sum(accesses, &untracked_slot, &untracked, 1);
+	untracked = mt_slot_accesses(accesses, MT_MAX_REGIONS);
 	size_t rows = h->n;
 	if (rows > MT_HEAT_ROWS) {
 		qsort(h->r, h->n, sizeof(h->r[0]), mt_by_accesses);

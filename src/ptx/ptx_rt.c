@@ -131,7 +131,8 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 	h->max_entries = def->max_entries;
 	h->value_stride = ptx_round8(def->value_size);
 	h->key_stride = ptx_round8(def->key_size);
-	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY ? (uint32_t)rt->nr_sms : 1;
+	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY || def->type == MAP_TYPE_RINGBUF
+			    ? (uint32_t)rt->nr_sms : 1;
 	switch (def->type) {
 	case MAP_TYPE_ARRAY:
 	case MAP_TYPE_PERCPU_ARRAY:
@@ -140,8 +141,8 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 		h->sm_stride = ((uint64_t)def->max_entries * h->value_stride + 127) & ~127ull;
 		m->data_len = (size_t)h->nr_sms * h->sm_stride;
 		break;
-	case MAP_TYPE_RINGBUF:
-		m->data_len = 0;
+	case MAP_TYPE_RINGBUF: /* the per-SM drop counters */
+		m->data_len = (size_t)h->nr_sms * PTX_RB_DROP_STRIDE;
 		break;
 	default: /* hashes: at most half full, so probe sequences stay short */
 		h->nr_slots = 2;
@@ -437,14 +438,26 @@ int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e)
 	return err;
 }
 
+/* A ring buffer's drops: the sum of its per-SM counters. */
 int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, struct err *e)
 {
 	struct ptx_devmap h;
-	int err = ptx_rt_map_fetch(m, &h, NULL, e);
+	unsigned char *data;
+	int err;
 
-	if (!err)
-		*drops = h.rb_drops;
-	return err;
+	*drops = 0;
+	if (m->hdr.type != MAP_TYPE_RINGBUF)
+		return 0;
+	err = ptx_rt_map_fetch(m, &h, (void **)&data, e);
+	if (err)
+		return err;
+	for (uint32_t s = 0; s < h.nr_sms; s++) {
+		uint64_t d;
+		memcpy(&d, data + (size_t)s * PTX_RB_DROP_STRIDE, 8);
+		*drops += d;
+	}
+	free(data);
+	return 0;
 }
 
 /*

@@ -420,6 +420,34 @@ static void test_memtrace(void **state)
 }
 
 /*
+ * Regions whose home slots collide: region R (slot 0) and R+1, R+2 take
+ * slots 0..2; R + MT_MAX_REGIONS probes on to slot 3; R + 2 x MT_MAX_REGIONS
+ * finds its MT_PROBES slots taken and is counted as untracked.
+ */
+static void test_memtrace_collisions(void **state)
+{
+	struct object *obj = tool_open("memtrace");
+	const uint64_t r0 = 0x7f0000000000, span = (uint64_t)MT_MAX_REGIONS << MT_REGION_SHIFT;
+	const uint64_t addr[] = {r0, r0 + (1 << MT_REGION_SHIFT), r0 + (2 << MT_REGION_SHIFT),
+				 r0 + span, r0 + 2 * span};
+	set_warp(0, 0, 5, 32, 1);
+	for (size_t i = 0; i < 5; i++) {
+		struct mem_ctx a = {addr[i], 4, MEM_LOAD};
+		run_prog(obj, "mt_access", &a);
+	}
+	char *text = summary(tool_memtrace_summary, obj, 1);
+	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":5}"));
+	assert_non_null(strstr(text, "\"regions\":4,\"untracked_accesses\":32,"));
+	assert_non_null(strstr(text, "{\"key\":139640124211200,\"count\":32}")); /* r0 + span */
+	free(text);
+	text = summary(tool_memtrace_summary, obj, 0);
+	assert_non_null(strstr(text, "\n4 regions of 2 MiB touched\n32 accesses to regions that "
+				     "found no slot (more than 1024 regions, or collisions)\n"));
+	free(text);
+	object_free(obj);
+}
+
+/*
  * SM 2 runs 3 warps of 100 ns, one of them with 12 lanes leaving 1000 ns
  * later by another exit; SM 5 one warp of 500 ns.  Thread-time: SM 2
  * 32x100 + (20x100 + 12x1100) + 32x100 = 21600 ns, SM 5 32x500 = 16000 ns;
@@ -683,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_hist_linear_and_bars),
 		cmocka_unit_test(test_threadhist),
 		cmocka_unit_test(test_memtrace),
+		cmocka_unit_test(test_memtrace_collisions),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
 		cmocka_unit_test(test_launchlate),
