@@ -171,6 +171,19 @@ static __device__ unsigned char *rt_hash_find(struct ptx_devmap *m, const void *
 	return 0;
 }
 
+/* Word i of an 8-byte aligned key of n bytes, zero-extended past n (the
+ * bytes after the key are not read: they may not be the key's). */
+static __device__ __forceinline__ u64 rt_key_word(const void *key, u32 n, u32 i)
+{
+	if (8 * i + 8 <= n)
+		return ((const u64 *)key)[i];
+	const unsigned char *k = (const unsigned char *)key + 8 * i;
+	u64 w = 0;
+	for (u32 b = 0; b < n - 8 * i; b++)
+		w |= (u64)k[b] << (8 * b);
+	return w;
+}
+
 /*
  * ptx_devmap_hash, reading an 8-byte aligned key a word at a time: the
  * loads do not wait for each other (the byte loop's did, one round trip to
@@ -181,10 +194,9 @@ static __device__ __forceinline__ u32 rt_key_hash(const void *key, u32 n)
 {
 	if ((u64)key & 7)
 		return ptx_devmap_hash(key, n);
-	const u64 *k = (const u64 *)key;
 	u32 h = 2166136261u;
 	for (u32 i = 0; i < n; i += 8) {
-		u64 w = k[i / 8];
+		u64 w = rt_key_word(key, n, i / 8);
 		u32 left = n - i < 8 ? n - i : 8;
 		for (u32 b = 0; b < left; b++, w >>= 8)
 			h = (h ^ (u32)(w & 0xff)) * 16777619u;
@@ -203,23 +215,20 @@ static __device__ __forceinline__ u32 rt_key_hash(const void *key, u32 n)
  * never 0) or, for an all-zero key, is that very key.  The acquire orders
  * the caller's reads of the value after the publication.  NULL: the slow
  * path (rt_hash_find) decides, also for keys that are not 8-byte aligned.
- * The key's last word is read whole and masked: an aligned key's rounded-up
- * size stays inside the stack slot or map value that holds it.
+ * The slot's bytes after the key are zero (slots start zeroed and a slot
+ * only ever holds one key), like rt_key_word's.
  */
 static __device__ unsigned char *rt_hash_home(struct ptx_devmap *m, const void *key, u32 h)
 {
 	if ((u64)key & 7)
 		return 0;
 	unsigned char *s = rt_slot(m, h & (m->nr_slots - 1));
-	const u64 *sk = (const u64 *)(s + 8), *k = (const u64 *)key;
+	const u64 *sk = (const u64 *)(s + 8);
 	u32 n = m->key_size;
 	u64 diff = 0;
 
-	for (u32 i = 0; i < n / 8; i++)
-		diff |= rt_ld_relaxed_gpu64(sk + i) ^ k[i];
-	if (n & 7)
-		diff |= (rt_ld_relaxed_gpu64(sk + n / 8) ^ k[n / 8]) &
-			((1ull << (8 * (n & 7))) - 1);
+	for (u32 i = 0; i < (n + 7) / 8; i++)
+		diff |= rt_ld_relaxed_gpu64(sk + i) ^ rt_key_word(key, n, i);
 	u64 state_hash = rt_ld_acquire_gpu64(s); /* {u32 state, u32 hash} */
 	if ((u32)state_hash != PTX_SLOT_LIVE || (u32)(state_hash >> 32) != h || diff)
 		return 0;
