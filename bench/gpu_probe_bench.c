@@ -113,38 +113,22 @@ struct result {
 	uint64_t drops;
 };
 
-/* The translator's 64-bit atomic add without fetch, and the fire-and-forget
- * reduction it could be instead (a variant measured here only). */
-#define ATOM_ADD "atom.add.u64 %t2, [%t1], %t0;"
-#define RED_ADD "red.add.u64 [%t1], %t0;      "
-_Static_assert(sizeof(ATOM_ADD) == sizeof(RED_ADD), "rewritten in place");
-
 /* The measured rows: a program and the type of the map it updates. */
 static const struct bench_row {
 	const char *name;
 	int kind; /* enum gpu_prog_kind */
 	uint32_t map_type;
-	int red;  /* the program's atomic adds rewritten to red.add */
 } bench_rows[] = {
-	{"empty program", GPU_PROG_EMPTY, 0, 0},
-	{"array counter += lanes (one word for all warps)", GPU_PROG_COUNTER, MAP_TYPE_ARRAY, 0},
-	{"per-SM array counter += lanes", GPU_PROG_COUNTER, MAP_TYPE_PERCPU_ARRAY, 0},
-	{"per-SM array counter += lanes, as red.add (variant)", GPU_PROG_COUNTER,
-	 MAP_TYPE_PERCPU_ARRAY, 1},
-	{"hash lookup (key present) and += lanes", GPU_PROG_HASH, MAP_TYPE_HASH, 0},
-	{"ring buffer record (24 bytes)", GPU_PROG_RINGBUF, MAP_TYPE_RINGBUF, 0},
+	{"empty program", GPU_PROG_EMPTY, 0},
+	{"array counter += lanes (one word for all warps)", GPU_PROG_COUNTER, MAP_TYPE_ARRAY},
+	{"per-SM array counter += lanes", GPU_PROG_COUNTER, MAP_TYPE_PERCPU_ARRAY},
+	{"hash lookup (key present) and += lanes", GPU_PROG_HASH, MAP_TYPE_HASH},
+	{"ring buffer record (24 bytes)", GPU_PROG_RINGBUF, MAP_TYPE_RINGBUF},
 };
 
-/* Rewrite every ATOM_ADD of text into RED_ADD (same length, in place). */
-static void rewrite_red(char *text)
-{
-	for (char *p = text; (p = strstr(p, ATOM_ADD)); p += sizeof(ATOM_ADD) - 1)
-		memcpy(p, RED_ADD, sizeof(RED_ADD) - 1);
-}
-
 /* kind < 0: the baseline (no program); map_type: the map of kinds that use one. */
-static int measure(struct ptx_rt *rt, int kind, uint32_t map_type, int red,
-		   enum ptx_mode mode, struct result *res, struct err *e)
+static int measure(struct ptx_rt *rt, int kind, uint32_t map_type, enum ptx_mode mode,
+		   struct result *res, struct err *e)
 {
 	const struct cu_driver *cu = rt->cu;
 	struct gpu_prog_buf pb;
@@ -182,8 +166,6 @@ static int measure(struct ptx_rt *rt, int kind, uint32_t map_type, int red,
 			 .map_cnt = 1};
 	err = gpu_module(&b, &rt->target, kind < 0 ? NULL : &p, "gx_b", &ref, mode, e);
 	char *text = ptx_buf_take(&b, NULL);
-	if (!err && red)
-		rewrite_red(text);
 	if (!err)
 		err = ptx_rt_module_load(rt, text, &mod, e);
 	free(text);
@@ -316,7 +298,7 @@ int main(int argc, char **argv)
 	       rt->name, ptx_target_name(&rt->target, tname, sizeof(tname)), rt->nr_sms,
 	       rt->cu->version, rt->nr_sms, THREADS, ITERS);
 	struct result base;
-	if (measure(rt, -1, 0, 0, PTX_MODE_WARP, &base, &e)) {
+	if (measure(rt, -1, 0, PTX_MODE_WARP, &base, &e)) {
 		printf("baseline failed: %s\n", e.msg);
 		return 1;
 	}
@@ -328,8 +310,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(bench_rows) / sizeof(bench_rows[0]); i++) {
 		const struct bench_row *row = &bench_rows[i];
 		struct result w, th;
-		if (measure(rt, row->kind, row->map_type, row->red, PTX_MODE_WARP, &w, &e) ||
-		    measure(rt, row->kind, row->map_type, row->red, PTX_MODE_THREAD, &th, &e)) {
+		if (measure(rt, row->kind, row->map_type, PTX_MODE_WARP, &w, &e) ||
+		    measure(rt, row->kind, row->map_type, PTX_MODE_THREAD, &th, &e)) {
 			printf("| %s | failed: %s | | |\n", row->name, e.msg);
 			failed = 1;
 			continue;

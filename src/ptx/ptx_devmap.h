@@ -70,10 +70,9 @@ struct ptx_devmap {
 	uint64_t rb_size;      /* data bytes, a power of two */
 	uint64_t rb_prod;      /* producer position (atomic) */
 	uint64_t rb_cons_seen; /* last consumer position read from rb_ctrl */
-	uint64_t rb_check_ns;  /* %globaltimer when rb_ctrl->cons was last read */
 	uint64_t rb_resv;      /* bytes taken from the budget (atomic), >= rb_prod */
 	uint64_t sm_stride;    /* per-SM array: bytes between SMs' copies */
-	uint64_t reserved[2];  /* the header is 128 bytes */
+	uint64_t reserved[3];  /* the header is 128 bytes */
 };
 
 /*
