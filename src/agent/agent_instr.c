@@ -14,7 +14,9 @@
  * primary context (which is what cudart uses; another current context
  * makes instrumentation fail open).  A background thread mirrors them into
  * the session's host maps per the session contract (session.h): after
- * redirected launches and every AGENT_MIRROR_MS, and once more at exit.
+ * redirected launches and every AGENT_MIRROR_MS, and once more at exit; it
+ * drains the device ring buffers every AGENT_RING_MS, so that a kernel
+ * that writes records faster than that finds room (a full ring drops).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,7 +35,7 @@
 #include "ptx/ptx_rt.h"
 #include "ptx/ptx_wrap.h"
 
-enum { AGENT_MIRROR_MS = 100, AGENT_MAX_MAPS = SESSION_MAX_MAPS };
+enum { AGENT_MIRROR_MS = 100, AGENT_RING_MS = 2, AGENT_MAX_MAPS = SESSION_MAX_MAPS };
 
 typedef CUresult (*ctx_get_current_fn)(CUcontext *);
 typedef CUresult (*capture_mode_fn)(CUstreamCaptureMode *);
@@ -77,7 +79,11 @@ static int agent_forward_record(void *arg, const void *data, size_t size)
 	return 0;
 }
 
-static void agent_mirror(void)
+/* The ring buffers' records only (from pinned host memory: no driver
+ * call), or every map with the drop counts (copies from the device). */
+enum agent_mirror_what { AGENT_RINGS, AGENT_ALL };
+
+static void agent_mirror_some(enum agent_mirror_what what)
 {
 	struct session *s = agent_session;
 	struct err e = {{0}};
@@ -89,15 +95,20 @@ static void agent_mirror(void)
 		if (map_get_def(host)->type == MAP_TYPE_RINGBUF) {
 			uint64_t drops;
 			ptx_rt_ringbuf_poll(dm, agent_forward_record, host);
-			if (!ptx_rt_map_drops(dm, &drops, &e))
+			if (what != AGENT_RINGS && !ptx_rt_map_drops(dm, &drops, &e))
 				__atomic_store_n(&s->hdr->status.rb_drops[i], drops, __ATOMIC_RELAXED);
-		} else if (ptx_rt_map_sync_to_host(dm, host, &e)) {
+		} else if (what == AGENT_ALL && ptx_rt_map_sync_to_host(dm, host, &e)) {
 			static int told;
 			if (!told++)
 				agent_notice("map '%s' not mirrored: %s", s->obj->maps[i].def.name,
 					     e.msg);
 		}
 	}
+}
+
+static void agent_mirror(void)
+{
+	agent_mirror_some(AGENT_ALL);
 }
 
 static void *agent_mirror_main(void *arg)
@@ -109,13 +120,18 @@ static void *agent_mirror_main(void *arg)
 		agent_gpu.capture_mode(&mode);
 	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
 	for (;;) {
-		struct timespec ts = {0, 10 * 1000000L};
+		struct timespec ts = {0, AGENT_RING_MS * 1000000L};
 		int waited = 0;
 		while (!__atomic_load_n(&agent_gpu.stop, __ATOMIC_ACQUIRE) &&
 		       !__atomic_load_n(&agent_gpu.dirty, __ATOMIC_ACQUIRE) &&
 		       waited < AGENT_MIRROR_MS) {
 			nanosleep(&ts, NULL);
-			waited += 10;
+			waited += AGENT_RING_MS;
+			/* a drain never waits for an instrumentation in progress */
+			if (!pthread_mutex_trylock(&agent_gpu_lock)) {
+				agent_mirror_some(AGENT_RINGS);
+				pthread_mutex_unlock(&agent_gpu_lock);
+			}
 		}
 		if (__atomic_load_n(&agent_gpu.stop, __ATOMIC_ACQUIRE))
 			break;
