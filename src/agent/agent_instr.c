@@ -303,60 +303,86 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 	}
 }
 
-static const char *const agent_kind_names[3] = {"entry", "exit", "mem"};
+/*
+ * What the programs targeting kernel (warp mode) add to its module: entry
+ * and exit programs inline (ptx_emit_probe_inline: no call per warp), one
+ * block per program in *entry / *exit; mem programs as probe functions
+ * called by gxa_mem; the device runtime functions they use, and the
+ * callees, in *extra.  NULL for a kind no program has.
+ */
+struct agent_probes {
+	char *extra, *entry, *exit;
+	int mem;
+};
 
-/* The programs targeting kernel (warp mode), their probes, and one probe
- * function per kind calling each of them: gxa_entry, gxa_exit, gxa_mem. */
-static int agent_build_extra(const char *kernel, char **extra, int have[3], struct err *e)
+static void agent_probes_free(struct agent_probes *pr)
 {
-	struct ptx_buf b = {0};
-	char syms[3][16][128];
-	int n[3] = {0};
-	ptx_emit_runtime(&b);
-	for (size_t i = 0; i < agent_gpu_prog_cnt; i++) {
+	free(pr->extra);
+	free(pr->entry);
+	free(pr->exit);
+	*pr = (struct agent_probes){0};
+}
+
+static int agent_build_probes(const char *kernel, struct agent_probes *pr, struct err *e)
+{
+	struct ptx_buf code = {0}, site[2] = {{0}, {0}}, b = {0};
+	char mem_syms[16][128], base[256];
+	int n_mem = 0, err = 0;
+
+	*pr = (struct agent_probes){0};
+	agent_demangle_base(kernel, base, sizeof(base));
+	for (size_t i = 0; i < agent_gpu_prog_cnt && !err; i++) {
 		struct prog *p = agent_gpu_progs[i];
-		char base[256];
-		agent_demangle_base(kernel, base, sizeof(base));
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
-		int kind = p->type == PROG_TYPE_GPU_ENTRY ? 0 : p->type == PROG_TYPE_GPU_EXIT ? 1 : 2;
-		if (n[kind] == 16)
-			continue;
 		struct ptx_emit_opts o = {.maps = agent_gpu.refs};
-		char *sym = syms[kind][n[kind]];
-		int err = ptx_emit_prog(&b, p, &o, sym, e);
-		if (err) {
+		if (p->type == PROG_TYPE_GPU_ENTRY || p->type == PROG_TYPE_GPU_EXIT) {
+			int exit = p->type == PROG_TYPE_GPU_EXIT;
+			err = ptx_emit_probe_inline(&code, &site[exit], p, &o,
+						    exit ? PTX_PROBE_EXIT : PTX_PROBE_ENTRY, e);
+		} else if (n_mem < 16) {
+			err = ptx_emit_prog(&code, p, &o, mem_syms[n_mem], e);
+			if (!err)
+				ptx_emit_probe(&code, mem_syms[n_mem++], PTX_PROBE_MEM, PTX_MODE_WARP);
+		}
+		if (err)
 			err_prefix(e, "program '%s': ", p->name);
-			ptx_buf_free(&b);
-			return err;
-		}
-		ptx_emit_probe(&b, sym, (enum ptx_probe_kind)kind, PTX_MODE_WARP);
-		n[kind]++;
 	}
-	for (int k = 0; k < 3; k++) {
-		have[k] = n[k] > 0;
-		if (!n[k])
-			continue;
-		if (k < 2) {
-			ptx_buf_printf(&b, ".func gxa_%s()\n{\n", agent_kind_names[k]);
-			for (int i = 0; i < n[k]; i++)
-				ptx_buf_printf(&b, "\tcall %s_probe;\n", syms[k][i]);
-		} else {
-			ptx_buf_printf(&b, ".func gxa_mem(.param .b64 gxa_a, .param .b32 gxa_s, "
-					   ".param .b32 gxa_k)\n{\n\t.reg .b64 %%gxa_a;\n"
-					   "\t.reg .b32 %%gxa_s, %%gxa_k;\n"
-					   "\tld.param.b64 %%gxa_a, [gxa_a];\n"
-					   "\tld.param.b32 %%gxa_s, [gxa_s];\n"
-					   "\tld.param.b32 %%gxa_k, [gxa_k];\n");
-			for (int i = 0; i < n[k]; i++)
-				ptx_buf_printf(&b, "\tcall %s_probe, (%%gxa_a, %%gxa_s, %%gxa_k);\n",
-					       syms[k][i]);
-		}
-		ptx_buf_printf(&b, "\tret;\n}\n");
+	if (n_mem) {
+		ptx_buf_printf(&code, ".func gxa_mem(.param .b64 gxa_a, .param .b32 gxa_s, "
+				      ".param .b32 gxa_k)\n{\n\t.reg .b64 %%gxa_a;\n"
+				      "\t.reg .b32 %%gxa_s, %%gxa_k;\n"
+				      "\tld.param.b64 %%gxa_a, [gxa_a];\n"
+				      "\tld.param.b32 %%gxa_s, [gxa_s];\n"
+				      "\tld.param.b32 %%gxa_k, [gxa_k];\n");
+		for (int i = 0; i < n_mem; i++)
+			ptx_buf_printf(&code, "\tcall %s_probe, (%%gxa_a, %%gxa_s, %%gxa_k);\n",
+				       mem_syms[i]);
+		ptx_buf_printf(&code, "\tret;\n}\n");
 	}
-	if (!(*extra = ptx_buf_take(&b, NULL)))
-		return err_set(e, ENOMEM, "out of memory");
-	return 0;
+	pr->mem = n_mem > 0;
+	if (!err && (code.failed || site[0].failed || site[1].failed))
+		err = err_set(e, ENOMEM, "out of memory");
+	if (!err) {
+		/* before them, the runtime functions that the programs, the probes
+		 * and the inline blocks name */
+		const char *texts[3] = {code.text ? code.text : "", site[0].text, site[1].text};
+		ptx_emit_runtime_used(&b, texts, 3);
+		if (code.len)
+			ptx_buf_append(&b, code.text, code.len);
+		pr->extra = ptx_buf_take(&b, NULL);
+		pr->entry = site[0].len ? ptx_buf_take(&site[0], NULL) : NULL;
+		pr->exit = site[1].len ? ptx_buf_take(&site[1], NULL) : NULL;
+		if (!pr->extra || (!pr->entry && site[0].len) || (!pr->exit && site[1].len))
+			err = err_set(e, ENOMEM, "out of memory");
+	}
+	ptx_buf_free(&code);
+	ptx_buf_free(&site[0]);
+	ptx_buf_free(&site[1]);
+	ptx_buf_free(&b);
+	if (err)
+		agent_probes_free(pr);
+	return err;
 }
 
 /* Instrument k in the current context: the new function or NULL (e set);
@@ -367,26 +393,32 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 	const char *ptx = agent_module_ptx(k->module, k->name, e);
 	if (!ptx)
 		return NULL;
-	char *extra = NULL, *text = NULL;
-	int have[3];
+	char *text = NULL;
+	struct agent_probes pr;
 	CUfunction fn = NULL;
-	if (agent_build_extra(k->name, &extra, have, e))
+	if (agent_build_probes(k->name, &pr, e))
 		return NULL;
-	uint64_t hash = agent_hash(agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name),
-				   extra);
+	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name);
+	hash = agent_hash(agent_hash(agent_hash(hash, pr.extra), pr.entry ? pr.entry : "-"),
+			  pr.exit ? pr.exit : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
-			free(extra);
+			agent_probes_free(&pr);
 			*cached = 1;
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
 	size_t len;
+	/* GPUEXT_AGENT_NO_PROBES: the kernel goes through all of this with no
+	 * probe in it, the baseline of bench/gpu_overhead.sh (what the
+	 * recompilation of the kernel's PTX costs, apart from the probes) */
+	int bare = getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
 	struct ptx_inject_opts o = {.kernel = k->name,
-				    .entry_sym = have[0] ? "gxa_entry" : NULL,
-				    .exit_sym = have[1] ? "gxa_exit" : NULL,
-				    .mem_sym = have[2] ? "gxa_mem" : NULL,
-				    .extra = extra, .min_version_major = 7, .min_version_minor = 8,
+				    .entry_code = bare ? NULL : pr.entry,
+				    .exit_code = bare ? NULL : pr.exit,
+				    .mem_sym = pr.mem && !bare ? "gxa_mem" : NULL,
+				    .extra = bare ? NULL : pr.extra,
+				    .min_version_major = 7, .min_version_minor = 8,
 				    /* each instrumented kernel gets a module of its own:
 				     * the driver need not compile the others */
 				    .only_kernel = 1};
@@ -411,7 +443,7 @@ out:;
 	}
 	ptx_module_free(pm);
 	free(text);
-	free(extra);
+	agent_probes_free(&pr);
 	return fn;
 }
 

@@ -43,7 +43,9 @@ static void ptx_inject_prefix(struct ptx_inject *in)
 	memcpy(in->pfx, "gxi", n + 1);
 	while (n + 1 < sizeof(in->pfx) &&
 	       (memmem(in->m->text, in->m->len, in->pfx, n) ||
-		(in->o->extra && strstr(in->o->extra, in->pfx)))) {
+		(in->o->extra && strstr(in->o->extra, in->pfx)) ||
+		(in->o->entry_code && strstr(in->o->entry_code, in->pfx)) ||
+		(in->o->exit_code && strstr(in->o->exit_code, in->pfx)))) {
 		in->pfx[n++] = 'x';
 		in->pfx[n] = 0;
 	}
@@ -261,7 +263,7 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	const struct ptx_inject_opts *o = in->o;
-	int entry_done = !o->entry_sym;
+	int entry_done = !o->entry_sym && !o->entry_code;
 
 	ptx_parse_print_stmt(m, &m->stmts[in->f->head], &in->b);
 	if (o->mem_sym)
@@ -269,8 +271,20 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {
-			ptx_buf_printf(&in->b, "\tcall %s;\n", o->entry_sym);
+			if (o->entry_code)
+				ptx_buf_printf(&in->b, "%s", o->entry_code);
+			else
+				ptx_buf_printf(&in->b, "\tcall %s;\n", o->entry_sym);
 			entry_done = 1;
+		}
+		if (i == in->f->end && o->exit_code) /* the one exit, at the end */
+			ptx_buf_printf(&in->b, "%s_exit:\n%s\tret;\n", in->pfx, o->exit_code);
+		if (s->kind == PTX_STMT_INSN && o->exit_code && ptx_inject_is_exit(m, s)) {
+			ptx_buf_printf(&in->b, "\t");
+			ptx_inject_guard(in, s);
+			ptx_buf_printf(&in->b, "bra %s_exit;\n", in->pfx);
+			in->exit_probes++;
+			continue;
 		}
 		if (s->kind == PTX_STMT_INSN && o->exit_sym && ptx_inject_is_exit(m, s)) {
 			ptx_buf_printf(&in->b, "\t");

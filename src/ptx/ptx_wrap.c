@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "ptx_wrap.h"
 
-#include "ptx_emit.h"
+#include <errno.h>
 
 /* Call SYM_f0 with r1 = %x1, r2..r5 = 0 and warp word %w; r0 into %x0. */
 static void ptx_emit_call_prog(struct ptx_buf *b, const char *sym)
@@ -86,4 +86,42 @@ void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym)
 			  "\tld.param.b64 %%x0, [rq];\n\t}\n"
 			  "\tld.param.u64 %%x1, [r0_out];\n\tcvta.to.global.u64 %%x1, %%x1;\n"
 			  "\tst.global.u64 [%%x1], %%x0;\n\tret;\n}\n\n", sym);
+}
+
+int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
+			  const struct ptx_emit_opts *o, enum ptx_probe_kind kind, struct err *e)
+{
+	struct ptx_emit_opts io = *o;
+	size_t start = site->len;
+
+	if (kind == PTX_PROBE_MEM)
+		return err_set(e, EINVAL, "mem probes are called, not inlined");
+	io.inline_out = site;
+	io.inline_r1 = "%gxp_x1";
+	io.inline_warp = "%gxp_w";
+	ptx_buf_printf(site, "\t{ // %s probe, inline, once per warp (lowest active lane)\n"
+			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
+			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n",
+		       kind == PTX_PROBE_EXIT ? "exit" : "entry");
+	/* The runner is the lane with no active lane below it. */
+	ptx_buf_printf(site, "\tactivemask.b32 %%gxp_m;\n\tmov.u32 %%gxp_lt, %%lanemask_lt;\n"
+			     "\tand.b32 %%gxp_lt, %%gxp_lt, %%gxp_m;\n"
+			     "\tsetp.ne.u32 %%gxp_skip, %%gxp_lt, 0;\n\t@%%gxp_skip bra GXP_DONE;\n"
+			     "\tcvt.u64.u32 %%gxp_w, %%gxp_m;\n\tmov.b64 %%gxp_x1, 0;\n");
+	int err = ptx_emit_prog(b, p, &io, NULL, e);
+	if (err) {
+		site->len = start;
+		if (site->text)
+			site->text[start] = '\0';
+		return err;
+	}
+	/* At entry the other lanes wait for the runner (see ptx_emit_probe: a
+	 * lane running ahead would make the next probe elect a second runner
+	 * with a partial mask).  After the exit probe the threads end: nothing
+	 * follows that could see a partial warp, so no wait. */
+	ptx_buf_printf(site, "GXP_DONE:\n");
+	if (kind == PTX_PROBE_ENTRY)
+		ptx_buf_printf(site, "\tbar.warp.sync %%gxp_m;\n");
+	ptx_buf_printf(site, "\t}\n");
+	return site->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
 }

@@ -53,7 +53,8 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 		char name[256], kind[16], path[512] = "";
 		if (sscanf(line, "load %d %15s %*u %511s", &mod, kind, path) >= 2 && path[0]) {
 			char *ptx = test_read_file(path, NULL);
-			if (ptx && strstr(ptx, "gxa_entry") && n_inst < 16) {
+			/* the election of an inline entry or exit probe */
+			if (ptx && strstr(ptx, "activemask.b32 %gxp_m") && n_inst < 16) {
 				inst_mods[n_inst++] = mod;
 				l->inst_mod = mod;
 			}
