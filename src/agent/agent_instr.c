@@ -295,7 +295,8 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 			return NULL;
 		return m->ptx;
 	case AGENT_IMAGE_CUBIN:
-		err_set(e, ENOENT, "no PTX (SASS-only cubin)");
+		err_set(e, ENOENT, "no PTX in the image (SASS-only cubin); for NVRTC-compiled "
+			"kernels (CuPy), compile to PTX (CUPY_COMPILE_WITH_PTX=1)");
 		return NULL;
 	default:
 		err_set(e, ENOENT, "no PTX captured (module loaded from a file)");
@@ -385,11 +386,28 @@ static int agent_build_probes(const char *kernel, struct agent_probes *pr, struc
 	return err;
 }
 
+/* Where a first launch's time goes (GPUEXT_AGENT_VERBOSE), in ms. */
+struct agent_timing {
+	double init;   /* the device side, once: context, device maps */
+	double inject; /* PTX extraction, probe translation, parse, inject */
+	double jit;    /* the driver's JIT compile (CU_JIT_WALL_TIME) */
+	double load;   /* the rest of cuModuleLoadDataEx */
+};
+
+static double agent_ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 /* Instrument k in the current context: the new function or NULL (e set);
  * *cached set when an earlier handle of the same kernel did it already. */
 static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *cached,
-				   struct err *e)
+				   struct agent_timing *tm, struct err *e)
 {
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	const char *ptx = agent_module_ptx(k->module, k->name, e);
 	if (!ptx)
 		return NULL;
@@ -421,12 +439,19 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 				    .min_version_major = 7, .min_version_minor = 8,
 				    /* each instrumented kernel gets a module of its own:
 				     * the driver need not compile the others */
-				    .only_kernel = 1};
+				    .only_kernel = 1,
+				    /* a variable it uses would be a second copy */
+				    .no_variables = 1};
 	CUmodule mod;
-	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_module_check_no_variables(pm, e) ||
-	    ptx_inject(pm, &o, &text, &len, e) ||
-	    ptx_rt_module_load(agent_gpu.rt, text, &mod, e))
+	float jit_ms = 0;
+	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_inject(pm, &o, &text, &len, e))
 		goto out;
+	tm->inject = agent_ms_since(&t0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ptx_rt_module_load_timed(agent_gpu.rt, text, &mod, &jit_ms, e))
+		goto out;
+	tm->jit = jit_ms;
+	tm->load = agent_ms_since(&t0) - jit_ms;
 	CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);
 	if (r != CUDA_SUCCESS) {
 		cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
@@ -483,20 +508,22 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 			if (agent_gpu.capture_mode)
 				swapped = agent_gpu.capture_mode(&mode) == CUDA_SUCCESS;
 			CUcontext ctx = NULL;
-			struct timespec t0, t1;
+			struct agent_timing tm = {0};
+			struct timespec t0;
 			clock_gettime(CLOCK_MONOTONIC, &t0);
-			if (!agent_gpu_init(&e)) {
+			int ready = !agent_gpu_init(&e);
+			tm.init = agent_ms_since(&t0);
+			if (ready) {
 				agent_gpu.ctx_get_current(&ctx);
 				int cached = 0;
-				k->inst = agent_instrument(k, ctx, &cached, &e);
+				k->inst = agent_instrument(k, ctx, &cached, &tm, &e);
 				if (k->inst && !cached) {
 					session_count(agent_session, SESSION_INSTRUMENTED);
-					clock_gettime(CLOCK_MONOTONIC, &t1);
-					double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-						    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 					if (getenv("GPUEXT_AGENT_VERBOSE"))
-						agent_notice("kernel %s instrumented (%.1f ms)", k->name,
-							     ms);
+						agent_notice("kernel %s instrumented (%.1f ms: device "
+							     "side %.1f, parse+inject %.1f, JIT %.1f, "
+							     "load %.1f)", k->name, agent_ms_since(&t0),
+							     tm.init, tm.inject, tm.jit, tm.load);
 				} else if (!k->inst && agent_first_failure(k->name)) {
 					session_count(agent_session, SESSION_SKIPPED);
 					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);

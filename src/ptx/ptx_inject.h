@@ -73,8 +73,12 @@ struct ptx_inject_opts {
 	const char *extra;      /* PTX appended to the module (no header) */
 	unsigned min_version_major, min_version_minor;
 	/* Leave out the module's other kernels (those no statement refers to
-	 * by name), so that the driver JIT-compiles only what runs. */
+	 * by name), so that the driver JIT-compiles only what runs, and the
+	 * variables no kept statement refers to. */
 	int only_kernel;
+	/* Fail (ENOTSUP, as ptx_module_check_no_variables) when the module
+	 * as written still defines a variable (after only_kernel's dropping). */
+	int no_variables;
 };
 
 /*

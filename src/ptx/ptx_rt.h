@@ -91,6 +91,9 @@ int ptx_rt_trace_format(const void *rec, size_t size, char *out, size_t len);
 
 /* Load PTX text; a JIT failure gives the driver's log in the message. */
 int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct err *e);
+/* The same; *jit_ms gets the driver's JIT compile time (CU_JIT_WALL_TIME). */
+int ptx_rt_module_load_timed(struct ptx_rt *rt, const char *ptx, CUmodule *mod,
+			     float *jit_ms, struct err *e);
 
 /*
  * Run p once as a standalone kernel (one thread, warp mode): r1 = a device
