@@ -314,6 +314,7 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 struct agent_probes {
 	char *extra, *entry, *exit;
 	int mem;
+	int linked; /* extra declares runtime functions, to be linked (ptx_rt_module_link) */
 };
 
 static void agent_probes_free(struct agent_probes *pr)
@@ -324,7 +325,8 @@ static void agent_probes_free(struct agent_probes *pr)
 	*pr = (struct agent_probes){0};
 }
 
-static int agent_build_probes(const char *kernel, struct agent_probes *pr, struct err *e)
+static int agent_build_probes(const char *kernel, int link, struct agent_probes *pr,
+			      struct err *e)
 {
 	struct ptx_buf code = {0}, site[2] = {{0}, {0}}, b = {0};
 	char mem_syms[16][128], base[256];
@@ -366,9 +368,15 @@ static int agent_build_probes(const char *kernel, struct agent_probes *pr, struc
 		err = err_set(e, ENOMEM, "out of memory");
 	if (!err) {
 		/* before them, the runtime functions that the programs, the probes
-		 * and the inline blocks name */
+		 * and the inline blocks name: declared, to be linked from the
+		 * prebuilt runtime, or their text, to be compiled with them */
 		const char *texts[3] = {code.text ? code.text : "", site[0].text, site[1].text};
-		ptx_emit_runtime_used(&b, texts, 3);
+		int declared = link ? ptx_emit_runtime_decls(&b, texts, 3) : -1;
+		pr->linked = declared > 0;
+		if (declared < 0) {
+			ptx_buf_free(&b);
+			ptx_emit_runtime_used(&b, texts, 3);
+		}
 		if (code.len)
 			ptx_buf_append(&b, code.text, code.len);
 		pr->extra = ptx_buf_take(&b, NULL);
@@ -392,6 +400,7 @@ struct agent_timing {
 	double inject; /* PTX extraction, probe translation, parse, inject */
 	double jit;    /* the driver's JIT compile (CU_JIT_WALL_TIME) */
 	double load;   /* the rest of cuModuleLoadDataEx */
+	const char *runtime; /* how the device runtime got in */
 };
 
 static double agent_ms_since(const struct timespec *t0)
@@ -399,6 +408,52 @@ static double agent_ms_since(const struct timespec *t0)
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* GPUEXT_AGENT_NO_PROBES: the kernel goes through all of this with no probe
+ * in it, the baseline of bench/gpu_overhead.sh (what the recompilation of
+ * the kernel's PTX costs, apart from the probes). */
+static int agent_no_probes(void)
+{
+	return getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
+}
+
+/* Inject pr into kernel's module pm and load the result (linked with the
+ * prebuilt runtime when pr says so). */
+static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
+			     const struct agent_probes *pr, CUmodule *mod,
+			     struct agent_timing *tm, struct err *e)
+{
+	int bare = agent_no_probes();
+	struct ptx_inject_opts o = {.kernel = kernel,
+				    .entry_code = bare ? NULL : pr->entry,
+				    .exit_code = bare ? NULL : pr->exit,
+				    .mem_sym = pr->mem && !bare ? "gxa_mem" : NULL,
+				    .extra = bare ? NULL : pr->extra,
+				    .min_version_major = 7, .min_version_minor = 8,
+				    /* each instrumented kernel gets a module of its own:
+				     * the driver need not compile the others */
+				    .only_kernel = 1,
+				    /* a variable it uses would be a second copy */
+				    .no_variables = 1};
+	struct timespec t0;
+	char *text = NULL;
+	size_t len;
+	float jit_ms = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int err = ptx_inject(pm, &o, &text, &len, e);
+	tm->inject += agent_ms_since(&t0);
+	if (err)
+		return err;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pr->linked && !bare)
+		err = ptx_rt_module_link(agent_gpu.rt, text, mod, &jit_ms, e);
+	else
+		err = ptx_rt_module_load_timed(agent_gpu.rt, text, mod, &jit_ms, e);
+	tm->jit += jit_ms;
+	tm->load += agent_ms_since(&t0) - jit_ms;
+	free(text);
+	return err;
 }
 
 /* Instrument k in the current context: the new function or NULL (e set);
@@ -411,14 +466,14 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 	const char *ptx = agent_module_ptx(k->module, k->name, e);
 	if (!ptx)
 		return NULL;
-	char *text = NULL;
 	struct agent_probes pr;
 	CUfunction fn = NULL;
-	if (agent_build_probes(k->name, &pr, e))
+	if (agent_build_probes(k->name, 1, &pr, e))
 		return NULL;
 	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name);
 	hash = agent_hash(agent_hash(agent_hash(hash, pr.extra), pr.entry ? pr.entry : "-"),
 			  pr.exit ? pr.exit : "-");
+	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);
@@ -426,40 +481,30 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
-	size_t len;
-	/* GPUEXT_AGENT_NO_PROBES: the kernel goes through all of this with no
-	 * probe in it, the baseline of bench/gpu_overhead.sh (what the
-	 * recompilation of the kernel's PTX costs, apart from the probes) */
-	int bare = getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
-	struct ptx_inject_opts o = {.kernel = k->name,
-				    .entry_code = bare ? NULL : pr.entry,
-				    .exit_code = bare ? NULL : pr.exit,
-				    .mem_sym = pr.mem && !bare ? "gxa_mem" : NULL,
-				    .extra = bare ? NULL : pr.extra,
-				    .min_version_major = 7, .min_version_minor = 8,
-				    /* each instrumented kernel gets a module of its own:
-				     * the driver need not compile the others */
-				    .only_kernel = 1,
-				    /* a variable it uses would be a second copy */
-				    .no_variables = 1};
 	CUmodule mod;
-	float jit_ms = 0;
-	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_inject(pm, &o, &text, &len, e))
-		goto out;
+	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (ptx_rt_module_load_timed(agent_gpu.rt, text, &mod, &jit_ms, e))
-		goto out;
-	tm->jit = jit_ms;
-	tm->load = agent_ms_since(&t0) - jit_ms;
-	CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);
-	if (r != CUDA_SUCCESS) {
-		cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
-		agent_gpu.rt->cu->module_unload(mod);
-		fn = NULL;
-		goto out;
+	if (!err && (err = agent_inject_load(pm, k->name, &pr, &mod, tm, e)) == -ENOEXEC) {
+		/* the prebuilt runtime has no code for this GPU (or the link
+		 * failed): the runtime functions' text, compiled with the kernel */
+		agent_probes_free(&pr);
+		err = agent_build_probes(k->name, 0, &pr, e);
+		if (!err)
+			err = agent_inject_load(pm, k->name, &pr, &mod, tm, e);
+		tm->runtime = "runtime compiled, linking failed";
+	} else if (!err) {
+		tm->runtime = agent_no_probes() ? "no probes"
+			      : pr.linked   ? "runtime linked"
+					    : "no runtime";
 	}
-out:;
+	if (!err) {
+		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);
+		if (r != CUDA_SUCCESS) {
+			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
+			agent_gpu.rt->cu->module_unload(mod);
+			fn = NULL;
+		}
+	}
 	/* failures are cached too: the kernel's other handles run unchanged */
 	struct agent_cached *c = malloc(sizeof(*c));
 	if (c) {
@@ -467,7 +512,6 @@ out:;
 		agent_cache = c;
 	}
 	ptx_module_free(pm);
-	free(text);
 	agent_probes_free(&pr);
 	return fn;
 }
@@ -520,10 +564,11 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 				if (k->inst && !cached) {
 					session_count(agent_session, SESSION_INSTRUMENTED);
 					if (getenv("GPUEXT_AGENT_VERBOSE"))
-						agent_notice("kernel %s instrumented (%.1f ms: device "
-							     "side %.1f, parse+inject %.1f, JIT %.1f, "
-							     "load %.1f)", k->name, agent_ms_since(&t0),
-							     tm.init, tm.inject, tm.jit, tm.load);
+						agent_notice("kernel %s instrumented (device side "
+							     "%.1f, parse+inject %.1f, JIT %.1f, load "
+							     "%.1f, %s; %.1f ms)", k->name, tm.init,
+							     tm.inject, tm.jit, tm.load, tm.runtime,
+							     agent_ms_since(&t0));
 				} else if (!k->inst && agent_first_failure(k->name)) {
 					session_count(agent_session, SESSION_SKIPPED);
 					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);

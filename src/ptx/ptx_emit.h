@@ -90,6 +90,13 @@ void ptx_emit_runtime(struct ptx_buf *b);
 /* Only the runtime functions that the texts code[0..n) (the module's
  * programs, probes; NULL entries skipped) name, with what those call. */
 void ptx_emit_runtime_used(struct ptx_buf *b, const char *const *code, size_t n);
+/* The same functions as .extern declarations, for a module linked with the
+ * prebuilt runtime (ptx_rt_fatbin): how many; -1 when the runtime is not
+ * linkable so (what was written is then not to be used). */
+int ptx_emit_runtime_decls(struct ptx_buf *b, const char *const *code, size_t n);
+/* The runtime compiled at build time (nvcc -fatbin -rdc=true, SASS for
+ * several GPUs): a CU_JIT_INPUT_FATBINARY for the JIT linker. */
+const void *ptx_rt_fatbin(size_t *len);
 
 /*
  * Append the functions of p.  Rejects what cannot run on the GPU (kfuncs,

@@ -97,15 +97,14 @@ static int ptx_rt_mark(struct ptx_rt_piece *pc, size_t n, const char *s, const c
 	return changed;
 }
 
-void ptx_emit_runtime_used(struct ptx_buf *b, const char *const *code, size_t ncode)
+/* Split the runtime and mark the functions the texts use, with what those
+ * call: the number of pieces, 0 when the text is not of the shape expected. */
+static size_t ptx_rt_select(struct ptx_rt_piece *pc, const char *const *code, size_t ncode)
 {
-	struct ptx_rt_piece pc[PTX_RT_MAX_FUNCS];
 	size_t n = ptx_rt_split(pc, PTX_RT_MAX_FUNCS);
 
-	if (!n) { /* not the shape expected: all of it is always right */
-		ptx_emit_runtime(b);
-		return;
-	}
+	if (!n)
+		return 0;
 	for (size_t k = 0; k < ncode; k++)
 		if (code[k])
 			ptx_rt_mark(pc, n, code[k], code[k] + strlen(code[k]));
@@ -115,21 +114,85 @@ void ptx_emit_runtime_used(struct ptx_buf *b, const char *const *code, size_t nc
 			if (pc[i].used && ptx_rt_mark(pc, n, pc[i].start, pc[i].end))
 				changed = 1;
 	}
-	ptx_buf_printf(b, "// gpuext device runtime (ptx_rt_dev.cu), the functions used\n");
-	for (size_t i = 0; i < n; i++) {
-		/* text between functions is kept unless it is only comments and
-		 * blank lines (a module-scope declaration would be kept) */
-		int keep = pc[i].name ? pc[i].used : 0;
-		if (!pc[i].name)
-			for (const char *l = pc[i].start; l < pc[i].end && !keep;) {
-				while (l < pc[i].end && (*l == ' ' || *l == '\t'))
-					l++;
-				keep = l < pc[i].end && *l != '\n' && strncmp(l, "//", 2);
-				const char *eol = memchr(l, '\n', (size_t)(pc[i].end - l));
-				l = eol ? eol + 1 : pc[i].end;
-			}
-		if (keep)
-			ptx_buf_append(b, pc[i].start, (size_t)(pc[i].end - pc[i].start));
+	return n;
+}
+
+/* Text between functions that is more than comments and blank lines (a
+ * module-scope declaration): always kept. */
+static int ptx_rt_piece_declares(const struct ptx_rt_piece *x)
+{
+	if (x->name)
+		return 0;
+	for (const char *l = x->start; l < x->end;) {
+		while (l < x->end && (*l == ' ' || *l == '\t'))
+			l++;
+		if (l < x->end && *l != '\n' && strncmp(l, "//", 2))
+			return 1;
+		const char *eol = memchr(l, '\n', (size_t)(x->end - l));
+		l = eol ? eol + 1 : x->end;
 	}
+	return 0;
+}
+
+void ptx_emit_runtime_used(struct ptx_buf *b, const char *const *code, size_t ncode)
+{
+	struct ptx_rt_piece pc[PTX_RT_MAX_FUNCS];
+	size_t n = ptx_rt_select(pc, code, ncode);
+
+	if (!n) { /* not the shape expected: all of it is always right */
+		ptx_emit_runtime(b);
+		return;
+	}
+	ptx_buf_printf(b, "// gpuext device runtime (ptx_rt_dev.cu), the functions used\n");
+	for (size_t i = 0; i < n; i++)
+		if (pc[i].used || ptx_rt_piece_declares(&pc[i]))
+			ptx_buf_append(b, pc[i].start, (size_t)(pc[i].end - pc[i].start));
 	ptx_buf_printf(b, "\n");
+}
+
+int ptx_emit_runtime_decls(struct ptx_buf *b, const char *const *code, size_t ncode)
+{
+	struct ptx_rt_piece pc[PTX_RT_MAX_FUNCS];
+	size_t n = ptx_rt_select(pc, code, ncode);
+
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (ptx_rt_piece_declares(&pc[i])) /* module data: not linkable this way */
+			return -1;
+	int used = 0;
+	ptx_buf_printf(b, "// gpuext device runtime (ptx_rt_dev.cu), linked in\n");
+	for (size_t i = 0; i < n; i++) {
+		if (!pc[i].used)
+			continue;
+		used++;
+		/* the header, up to the body's "{" on a line of its own */
+		const char *body = strstr(pc[i].start, "\n{");
+		if (!body || body > pc[i].end)
+			return -1;
+		ptx_buf_printf(b, ".extern ");
+		ptx_buf_append(b, pc[i].start, (size_t)(body - pc[i].start));
+		ptx_buf_printf(b, ";\n");
+	}
+	return used;
+}
+
+/* The runtime compiled at build time for several GPUs (nvcc -fatbin -rdc). */
+__asm__(".section .rodata\n"
+	".global ptx_rt_fatbin_start\n"
+	".hidden ptx_rt_fatbin_start\n"
+	".global ptx_rt_fatbin_end\n"
+	".hidden ptx_rt_fatbin_end\n"
+	".balign 8\n"
+	"ptx_rt_fatbin_start:\n"
+	".incbin \"build/gen/ptx_rt_dev.fatbin\"\n"
+	"ptx_rt_fatbin_end:\n"
+	".previous\n");
+
+extern const unsigned char ptx_rt_fatbin_start[], ptx_rt_fatbin_end[];
+
+const void *ptx_rt_fatbin(size_t *len)
+{
+	*len = (size_t)(ptx_rt_fatbin_end - ptx_rt_fatbin_start);
+	return ptx_rt_fatbin_start;
 }
