@@ -10,14 +10,20 @@
  *       spinning U microseconds) launched and waited for, G microseconds
  *       apart.  Prints the request latency percentiles (host clock, launch
  *       to completion); -out writes every latency in microseconds.
- *   tenant be [-seconds S] [-kernel-ms M]
- *       best-effort: for S seconds, back-to-back kernels that fill every SM
- *       (4 blocks per SM, spinning M milliseconds), at most two in flight.
- *       Prints the kernels completed per second.
+ *   tenant be [-seconds S] [-work N] [-blocks B]
+ *       best-effort: for S seconds, back-to-back kernels of B blocks of 256
+ *       threads (default 528: 4 per SM of an H100/H200), each thread N
+ *       iterations of an integer hash, at most two in flight.  Prints the
+ *       kernels completed per second: the same work per kernel whatever
+ *       share of the GPU the tenant is given (under MPS with a thread
+ *       percentage the device reports fewer SMs; the grid stays).
  *
- * Kernels spin on %globaltimer, so their length does not depend on the
- * clock or on how many SMs they share; each block writes a value the host
- * checks, so a kernel that did not run is noticed.
+ * The latency-critical kernel spins on %globaltimer: a fixed service time.
+ * The best-effort kernel computes: it makes progress only while its context
+ * holds the GPU, so its throughput shows the share of the GPU a policy
+ * leaves it (a kernel spinning on a wall clock would finish on time even
+ * while switched out).  Each block writes a value the host checks, so a
+ * kernel that did not run is noticed.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +46,18 @@ __global__ void spin_kernel(unsigned *out, unsigned long long ns, unsigned tag)
 	unsigned long long t0 = global_ns();
 	while (global_ns() - t0 < ns)
 		;
+	if (threadIdx.x == 0)
+		out[blockIdx.x] = blockIdx.x + tag;
+}
+
+/* Every thread hashes `work` times and stores the result in sink (so the
+ * loop stays); thread 0 of each block writes its index + tag. */
+__global__ void work_kernel(unsigned *out, unsigned *sink, unsigned work, unsigned tag)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x, x = i;
+	for (unsigned k = 0; k < work; k++)
+		x = (x ^ (x >> 13)) * 0x5bd1e995u + k;
+	sink[i] = x;
 	if (threadIdx.x == 0)
 		out[blockIdx.x] = blockIdx.x + tag;
 }
@@ -119,16 +137,15 @@ static int run_lc(long requests, long kernel_us, long gap_us, const char *out_pa
 	return 0;
 }
 
-static int run_be(double seconds, long kernel_ms)
+static int run_be(double seconds, long work, long grid)
 {
-	int sms;
-	unsigned *dout;
+	unsigned *dout, *sink;
 	cudaStream_t s;
 	cudaEvent_t done[2];
 
-	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-	unsigned blocks = 4u * (unsigned)sms;
+	unsigned blocks = (unsigned)grid;
 	CHECK(cudaMalloc(&dout, blocks * sizeof(unsigned)));
+	CHECK(cudaMalloc(&sink, blocks * 256 * sizeof(unsigned)));
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	for (int i = 0; i < 2; i++)
 		CHECK(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming));
@@ -138,8 +155,7 @@ static int run_be(double seconds, long kernel_ms)
 	while (now_us() < end) {
 		if (launched >= 2)
 			CHECK(cudaEventSynchronize(done[launched % 2]));
-		spin_kernel<<<blocks, 256, 0, s>>>(dout, kernel_ms * 1000000ull,
-						   (unsigned)launched);
+		work_kernel<<<blocks, 256, 0, s>>>(dout, sink, (unsigned)work, (unsigned)launched);
 		CHECK(cudaGetLastError());
 		CHECK(cudaEventRecord(done[launched % 2], s));
 		launched++;
@@ -147,8 +163,8 @@ static int run_be(double seconds, long kernel_ms)
 	CHECK(cudaStreamSynchronize(s));
 	double elapsed = (now_us() - t0) / 1e6;
 	check_blocks(dout, blocks, (unsigned)(launched - 1));
-	printf("be: pid=%d kernels=%ld kernel_ms=%ld blocks=%u seconds=%.3f per_s=%.2f\n",
-	       (int)getpid(), launched, kernel_ms, blocks, elapsed, launched / elapsed);
+	printf("be: pid=%d kernels=%ld work=%ld blocks=%u seconds=%.3f per_s=%.2f\n",
+	       (int)getpid(), launched, work, blocks, elapsed, launched / elapsed);
 	CHECK(cudaFree(dout));
 	return 0;
 }
@@ -183,10 +199,11 @@ int main(int argc, char **argv)
 			      arg_long(argc, argv, "-gap-us", 1000, 10000000), out);
 	if (argc >= 2 && !strcmp(argv[1], "be"))
 		return run_be((double)arg_long(argc, argv, "-seconds", 5, 3600),
-			      arg_long(argc, argv, "-kernel-ms", 20, 10000));
+			      arg_long(argc, argv, "-work", 400000, 1000000000),
+			      arg_long(argc, argv, "-blocks", 528, 1 << 20));
 	fprintf(stderr,
 		"usage: %s lc [-requests N] [-kernel-us U] [-gap-us G] [-out FILE]\n"
-		"       %s be [-seconds S] [-kernel-ms M]\n",
+		"       %s be [-seconds S] [-work N] [-blocks B]\n",
 		argv[0], argv[0]);
 	return 2;
 }
