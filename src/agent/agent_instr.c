@@ -308,12 +308,13 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
  * What the programs targeting kernel (warp mode) add to its module: entry
  * and exit programs inline (ptx_emit_probe_inline: no call per warp), one
  * block per program in *entry / *exit; mem programs as probe functions
- * called by gxa_mem; the device runtime functions they use, and the
- * callees, in *extra.  NULL for a kind no program has.
+ * with the body inline (ptx_emit_mem_probe), called at each access (through
+ * gxa_mem when there are several); the device runtime functions they use,
+ * and the callees, in *extra.  NULL / "" for a kind no program has.
  */
 struct agent_probes {
 	char *extra, *entry, *exit;
-	int mem;
+	char mem_sym[160]; /* the function every access calls; "": no mem probe */
 	int linked; /* extra declares runtime functions, to be linked (ptx_rt_module_link) */
 };
 
@@ -344,14 +345,13 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 			err = ptx_emit_probe_inline(&code, &site[exit], p, &o,
 						    exit ? PTX_PROBE_EXIT : PTX_PROBE_ENTRY, e);
 		} else if (n_mem < 16) {
-			err = ptx_emit_prog(&code, p, &o, mem_syms[n_mem], e);
-			if (!err)
-				ptx_emit_probe(&code, mem_syms[n_mem++], PTX_PROBE_MEM, PTX_MODE_WARP);
+			err = ptx_emit_mem_probe(&code, p, &o, mem_syms[n_mem], e);
+			n_mem += !err;
 		}
 		if (err)
 			err_prefix(e, "program '%s': ", p->name);
 	}
-	if (n_mem) {
+	if (n_mem > 1) { /* one call per access: gxa_mem calls each program's */
 		ptx_buf_printf(&code, ".func gxa_mem(.param .b64 gxa_a, .param .b32 gxa_s, "
 				      ".param .b32 gxa_k)\n{\n\t.reg .b64 %%gxa_a;\n"
 				      "\t.reg .b32 %%gxa_s, %%gxa_k;\n"
@@ -363,7 +363,10 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 				       mem_syms[i]);
 		ptx_buf_printf(&code, "\tret;\n}\n");
 	}
-	pr->mem = n_mem > 0;
+	if (n_mem == 1)
+		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "%s_probe", mem_syms[0]);
+	else if (n_mem)
+		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "gxa_mem");
 	if (!err && (code.failed || site[0].failed || site[1].failed))
 		err = err_set(e, ENOMEM, "out of memory");
 	if (!err) {
@@ -428,7 +431,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	struct ptx_inject_opts o = {.kernel = kernel,
 				    .entry_code = bare ? NULL : pr->entry,
 				    .exit_code = bare ? NULL : pr->exit,
-				    .mem_sym = pr->mem && !bare ? "gxa_mem" : NULL,
+				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
 				    .extra = bare ? NULL : pr->extra,
 				    .min_version_major = 7, .min_version_minor = 8,
 				    /* each instrumented kernel gets a module of its own:

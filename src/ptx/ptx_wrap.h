@@ -45,6 +45,17 @@ void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind
 int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
 			  const struct ptx_emit_opts *o, enum ptx_probe_kind kind, struct err *e);
 
+/*
+ * A mem probe with program p's body inline: appends p's callees and
+ * `.func SYM_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)`
+ * (the mem signature above: global accesses only, once per warp, r1 =
+ * struct gpuext_mem_ctx) to b, one call per access and no call inside.
+ * SYM (ptx_emit_prog's: o->symbol, else "gx_" + the program's name) goes
+ * to sym (at least 128 bytes).
+ */
+int ptx_emit_mem_probe(struct ptx_buf *b, const struct prog *p, const struct ptx_emit_opts *o,
+		       char *sym, struct err *e);
+
 /* The standalone kernel SYM_run of program SYM. */
 void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym);
 

@@ -394,7 +394,8 @@ static void ptxas_ok(const char *out, size_t len, const char *arch, const char *
 /*
  * Inline entry/exit probes (the agent's way): verified clang-compiled
  * programs (maps and helpers, a bpf-to-bpf callee, an empty one) pasted
- * into every kernel of the corpus modules.  Every ret/exit becomes a branch
+ * into every kernel of the corpus modules, and a mem probe function with its
+ * program's body inline (ptx_emit_mem_probe) called at each access.  Every ret/exit becomes a branch
  * to the one exit block; ptxas accepts the result for sm_90; only the
  * runtime functions the programs call are in the module; an empty program
  * leaves no frame (.local) behind.
@@ -409,6 +410,7 @@ static void test_inline_probes(void **state)
 	struct ptx_buf code = {0}, site[2] = {{0}, {0}}, rt = {0};
 	struct object *ob[3];
 	size_t n[2] = {0, 0};
+	char mem_sym[160] = "";
 
 	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
 		struct err e = {{0}};
@@ -416,10 +418,18 @@ static void test_inline_probes(void **state)
 			fail_msg("%s", e.msg);
 		for (size_t k = 0; k < ob[i]->prog_cnt; k++) {
 			struct prog *p = ob[i]->progs[k];
-			if (p->type != PROG_TYPE_GPU_ENTRY && p->type != PROG_TYPE_GPU_EXIT)
+			if (!prog_type_is_gpu(p->type))
 				continue;
 			if (verifier_check(p, NULL, NULL, &e))
 				fail_msg("%s: %s", objs[i], e.msg);
+			if (p->type == PROG_TYPE_GPU_MEM) { /* subprogs': with a callee */
+				char sym[128];
+				struct ptx_emit_opts o = {0};
+				if (ptx_emit_mem_probe(&code, p, &o, sym, &e))
+					fail_msg("%s: %s", objs[i], e.msg);
+				snprintf(mem_sym, sizeof(mem_sym), "%s_probe", sym);
+				continue;
+			}
 			int exit = p->type == PROG_TYPE_GPU_EXIT;
 			struct ptx_emit_opts o = {0};
 			if (ptx_emit_probe_inline(&code, &site[exit], p, &o,
@@ -430,7 +440,7 @@ static void test_inline_probes(void **state)
 				assert_null(strstr(strstr(site[0].text, "'empty_entry'"), ".local"));
 		}
 	}
-	assert_true(n[0] >= 2 && n[1] >= 2);
+	assert_true(n[0] >= 2 && n[1] >= 2 && mem_sym[0]);
 	/* subprogs' callee is a .func of its own, declared before the kernel */
 	assert_non_null(strstr(code.text, ".func (.param .b64 rv) gx_"));
 	const char *texts[3] = {code.text, site[0].text, site[1].text};
@@ -454,6 +464,7 @@ static void test_inline_probes(void **state)
 		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
 			struct ptx_inject_opts o = {.kernel = ptx_module_kernel_name(m, k),
 						    .entry_code = entry, .exit_code = exit,
+						    .mem_sym = mem_sym,
 						    .extra = extra, .only_kernel = 1,
 						    .min_version_major = 7, .min_version_minor = 8};
 			char *out;
