@@ -90,9 +90,10 @@ void ptx_emit_runtime(struct ptx_buf *b);
 /* Only the runtime functions that the texts code[0..n) (the module's
  * programs, probes; NULL entries skipped) name, with what those call. */
 void ptx_emit_runtime_used(struct ptx_buf *b, const char *const *code, size_t n);
-/* The same functions as .extern declarations, for a module linked with the
- * prebuilt runtime (ptx_rt_fatbin): how many; -1 when the runtime is not
- * linkable so (what was written is then not to be used). */
+/* The same functions for a module linked with the prebuilt runtime
+ * (ptx_rt_fatbin): the large ones as .extern declarations, the small ones
+ * as text.  Returns how many are declared (0: nothing to link); -1 when the
+ * runtime is not linkable so (what was written is then not to be used). */
 int ptx_emit_runtime_decls(struct ptx_buf *b, const char *const *code, size_t n);
 /* The runtime compiled at build time (nvcc -fatbin -rdc=true, SASS for
  * several GPUs): a CU_JIT_INPUT_FATBINARY for the JIT linker. */

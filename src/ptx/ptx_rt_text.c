@@ -150,6 +150,23 @@ void ptx_emit_runtime_used(struct ptx_buf *b, const char *const *code, size_t nc
 	ptx_buf_printf(b, "\n");
 }
 
+/*
+ * Functions of at most this many lines (the special-register readers, the
+ * warp word, ring buffer submit) are compiled with the module rather than
+ * linked: they cost the JIT nothing, and a call inside one module is
+ * register-allocated with the caller, where a call into linked code saves
+ * registers on the stack under the ABI.
+ */
+enum { PTX_RT_INLINE_LINES = 60 };
+
+static size_t ptx_rt_piece_lines(const struct ptx_rt_piece *x)
+{
+	size_t n = 0;
+	for (const char *l = x->start; (l = memchr(l, '\n', (size_t)(x->end - l))); l++)
+		n++;
+	return n;
+}
+
 int ptx_emit_runtime_decls(struct ptx_buf *b, const char *const *code, size_t ncode)
 {
 	struct ptx_rt_piece pc[PTX_RT_MAX_FUNCS];
@@ -160,12 +177,17 @@ int ptx_emit_runtime_decls(struct ptx_buf *b, const char *const *code, size_t nc
 	for (size_t i = 0; i < n; i++)
 		if (ptx_rt_piece_declares(&pc[i])) /* module data: not linkable this way */
 			return -1;
-	int used = 0;
-	ptx_buf_printf(b, "// gpuext device runtime (ptx_rt_dev.cu), linked in\n");
+	int declared = 0;
+	ptx_buf_printf(b, "// gpuext device runtime (ptx_rt_dev.cu): small functions here, "
+			  "the others linked in\n");
 	for (size_t i = 0; i < n; i++) {
 		if (!pc[i].used)
 			continue;
-		used++;
+		if (ptx_rt_piece_lines(&pc[i]) <= PTX_RT_INLINE_LINES) {
+			ptx_buf_append(b, pc[i].start, (size_t)(pc[i].end - pc[i].start));
+			continue;
+		}
+		declared++;
 		/* the header, up to the body's "{" on a line of its own */
 		const char *body = strstr(pc[i].start, "\n{");
 		if (!body || body > pc[i].end)
@@ -174,7 +196,7 @@ int ptx_emit_runtime_decls(struct ptx_buf *b, const char *const *code, size_t nc
 		ptx_buf_append(b, pc[i].start, (size_t)(body - pc[i].start));
 		ptx_buf_printf(b, ";\n");
 	}
-	return used;
+	return declared;
 }
 
 /* The runtime compiled at build time for several GPUs (nvcc -fatbin -rdc). */
