@@ -132,6 +132,24 @@ static void test_every_path_instrumented(void **state)
 	free(out);
 }
 
+/* GPUEXT_AGENT_NO_PROBES (the recompile baseline of bench/gpu_overhead.sh):
+ * the targeted kernel is recompiled and redirected, with no probe in it. */
+static void test_no_probes_baseline(void **state)
+{
+	struct launches l;
+	int status;
+	char *out = run("GPUEXT_AGENT_NO_PROBES=1 GPUEXT_AGENT_VERBOSE=1", gpuext_run_app(),
+			&status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	if (!strstr(out, "gpuext: kernel vec_add instrumented (") || !strstr(out, "no probes;"))
+		fail_msg("no recompile notice in:\n%s", out);
+	assert_int_equal(l.targeted, 8);
+	assert_int_equal(l.targeted_inst, 0);
+	assert_int_equal(l.inst_mod, 0);
+	free(out);
+}
+
 /* No runtime code for the GPU (the JIT linker refuses it): the runtime's
  * text goes into the module instead, silently, and all is instrumented. */
 static void test_runtime_compiled_when_link_fails(void **state)
@@ -280,6 +298,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_path_instrumented),
 		cmocka_unit_test(test_runtime_compiled_when_link_fails),
+		cmocka_unit_test(test_no_probes_baseline),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),
