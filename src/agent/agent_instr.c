@@ -471,7 +471,9 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 		return NULL;
 	struct agent_probes pr;
 	CUfunction fn = NULL;
-	if (agent_build_probes(k->name, 1, &pr, e))
+	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
+	 * (what linking saves, measured by bench/gpu_overhead.sh's callers) */
+	if (agent_build_probes(k->name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
 		return NULL;
 	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name);
 	hash = agent_hash(agent_hash(agent_hash(hash, pr.extra), pr.entry ? pr.entry : "-"),
@@ -496,8 +498,13 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 			err = agent_inject_load(pm, k->name, &pr, &mod, tm, e);
 		tm->runtime = "runtime compiled, linking failed";
 	} else if (!err) {
+		/* runtime functions compiled in: the small ones when linked, all
+		 * the used ones when not (nvcc's header of every runtime .func) */
+		int compiled = strstr(pr.extra, ".func  (.param .b64 func_retval0) gx_rt_") != NULL;
 		tm->runtime = agent_no_probes() ? "no probes"
+			      : pr.linked && compiled ? "runtime linked, small functions compiled"
 			      : pr.linked   ? "runtime linked"
+			      : compiled    ? "runtime compiled"
 					    : "no runtime";
 	}
 	if (!err) {

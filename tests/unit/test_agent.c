@@ -156,15 +156,19 @@ static void test_runtime_compiled_when_link_fails(void **state)
 {
 	struct launches l;
 	int status;
-	char *out = run("FAKECUDA_FAIL=cuLinkAddData_v2:1", gpuext_run_app(), &status, &l);
-	assert_int_equal(status, 0);
-	assert_non_null(strstr(out, "app ok"));
-	assert_int_equal(count_lines(out, "gpuext: "), 0);
-	assert_int_equal(l.targeted_inst, 8);
-	assert_int_equal(l.linked, 0);
-	if (l.ptxas_status != -1)
-		assert_int_equal(l.ptxas_status, 0);
-	free(out);
+	static const char *const env[] = {"FAKECUDA_FAIL=cuLinkAddData_v2:1",
+					  "GPUEXT_AGENT_NO_LINK=1"}; /* or asked to */
+	for (int i = 0; i < 2; i++) {
+		char *out = run(env[i], gpuext_run_app(), &status, &l);
+		assert_int_equal(status, 0);
+		assert_non_null(strstr(out, "app ok"));
+		assert_int_equal(count_lines(out, "gpuext: "), 0);
+		assert_int_equal(l.targeted_inst, 8);
+		assert_int_equal(l.linked, 0);
+		if (l.ptxas_status != -1)
+			assert_int_equal(l.ptxas_status, 0);
+		free(out);
+	}
 }
 
 static void test_untargeted_untouched(void **state)
