@@ -98,7 +98,18 @@ build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
 	$(NVCC) -ptx -arch=compute_75 -keep-device-functions -O3 -Isrc/ptx $< -o $@.tmp
 	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
 	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
-$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+# The same compiled for the GPUs of CUDA 13 (-rdc: its functions are linked
+# into an instrumented module by the driver's JIT linker, so the first
+# launch does not JIT-compile them).  At most 32 registers: compiled apart
+# from the kernel, a function's registers add to the kernel's under the call
+# ABI (vecadd with map lookups: 68 registers uncapped, 30 capped; a kernel
+# of 12 keeps full occupancy).
+RT_ARCHS  := 75 80 86 89 90 100 120
+build/gen/ptx_rt_dev.fatbin: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -rdc=true -O3 -maxrregcount=32 -Isrc/ptx \
+	    $(foreach a,$(RT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -x cu $< -o $@
+$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx build/gen/ptx_rt_dev.fatbin
 
 # CUDA examples (examples/cuda, see examples/cuda/README.md): nvcc's default
 # build (sm_75 SASS plus ZSTD-compressed compute_75 PTX), variants that take
