@@ -109,6 +109,8 @@ void *tool_map_collect(struct map *m, size_t elem_size, size_t value_off, size_t
 	}
 	*n = c.n;
 	return c.v;
+}
+
 int tool_map_sum(struct map *m, const void *key, uint64_t *out, size_t words)
 {
 	const struct map_def *d = map_get_def(m);
