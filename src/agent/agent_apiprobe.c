@@ -29,13 +29,20 @@ _Static_assert(offsetof(struct apiprobe_regs, di) == 112, "agent_tramp.S PT_DI")
 _Static_assert(offsetof(struct apiprobe_regs, ip) == 128, "agent_tramp.S PT_IP");
 _Static_assert(offsetof(struct apiprobe_regs, sp) == 152, "agent_tramp.S PT_SP");
 
-/* The programs attached to one function name: their compiled entries
- * (jit.h's hot path: no per-call checks, the programs are verified and
- * compiled once at attach). */
+/* A program attached to a function: its native entry when it has one
+ * (jit_direct(): a program without local calls or callx cannot fault, so
+ * no per-call checks), else the program itself, run through jit_run(). */
+struct apiprobe_prog {
+	jit_direct_fn direct;
+	const struct prog *prog;
+};
+
+/* The programs attached to one function name (verified and compiled once
+ * at attach). */
 struct apiprobe_probe {
 	char name[APIPROBE_NAME_MAX];
-	jit_hot_fn entry[APIPROBE_MAX_PROGS];
-	jit_hot_fn ret[APIPROBE_MAX_PROGS];
+	struct apiprobe_prog entry[APIPROBE_MAX_PROGS];
+	struct apiprobe_prog ret[APIPROBE_MAX_PROGS];
 	_Atomic uint32_t entry_cnt;
 	_Atomic uint32_t ret_cnt;
 };
@@ -81,20 +88,30 @@ __attribute__((visibility("hidden"))) void *apiprobe_enter(uint32_t idx,
 __attribute__((visibility("hidden"))) uint64_t apiprobe_leave(const uint64_t *saved,
 							       uint64_t sp);
 
-/* One fault record for the whole run: the code writes it only on a fault,
- * so a call counts once in prog_errors however many of its programs fault. */
-static inline void run_progs(const jit_hot_fn *progs, uint32_t cnt,
+/* A program with local calls, through jit_run() (its call depth is checked
+ * there): out of line, the direct entry is the common case. */
+static __attribute__((noinline)) void run_checked(const struct prog *p,
+						  struct apiprobe_regs *regs)
+{
+	struct prog_run_opts opts = {.args = {(uintptr_t)regs}};
+	struct err e;
+	uint64_t r0;
+
+	if (jit_run(p, &opts, &r0, &e))
+		atomic_fetch_add_explicit(&prog_errors, 1, memory_order_relaxed);
+}
+
+static inline void run_progs(const struct apiprobe_prog *progs, uint32_t cnt,
 			     struct apiprobe_regs *regs)
 {
-	struct jit_hot_fault fault;
-
-	fault.kind = 0; /* the rest is written with it, on a fault */
 	tls.busy = 1;
-	for (uint32_t i = 0; i < cnt; i++)
-		progs[i]((uintptr_t)regs, 0, 0, 0, 0, &fault);
+	for (uint32_t i = 0; i < cnt; i++) {
+		if (progs[i].direct)
+			progs[i].direct((uintptr_t)regs, 0, 0, 0, 0);
+		else
+			run_checked(progs[i].prog, regs);
+	}
 	tls.busy = 0;
-	if (fault.kind)
-		atomic_fetch_add_explicit(&prog_errors, 1, memory_order_relaxed);
 }
 
 /* Return probes: swap the return address for the return stub.  Out of
@@ -207,7 +224,7 @@ int apiprobe_attach(const char *func, struct prog *p, struct err *e)
 			      p->name, APIPROBE_MAX_PROGS, is_ret ? "return" : "entry", func);
 		goto out;
 	}
-	(is_ret ? pr->ret : pr->entry)[n] = jit_hot_entry(p);
+	(is_ret ? pr->ret : pr->entry)[n] = (struct apiprobe_prog){jit_direct(p), p};
 	atomic_store_explicit(cnt, n + 1, memory_order_release);
 out:
 	pthread_mutex_unlock(&attach_lock);

@@ -37,24 +37,15 @@ int jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0
 	    struct err *e);
 
 /*
- * The hot path, for callers that run one compiled program very often (the
- * in-process API probes, where jit_run's checks are a measurable share of
- * a probed call): the code's entry, called as
- *     struct jit_hot_fault f;  f.kind = 0;
- *     r0 = entry(r1, r2, r3, r4, r5, &f);
- * f.kind != 0 afterwards is the error jit_run() would have returned (the
- * code writes f only on a fault, all of it).  The
- * program runs with the helper table it was compiled with.  NULL when p is
- * not compiled; valid until p is compiled again or freed.
+ * The native entry of a compiled program that cannot fault at run time (one
+ * without local calls and callx): r0 = fn(r1, r2, r3, r4, r5), no jit_run()
+ * in between, no state.  It is what a hot caller (a host probe) keeps and
+ * calls; jit_run() calls it too.  NULL when p is not compiled or can fault:
+ * run it with jit_run().
  */
-struct jit_hot_fault {
-	int32_t insn;   /* -1, or the instruction that faulted */
-	int32_t kind;   /* 0: no fault */
-	uint64_t value; /* the helper id of a bad callx */
-};
-typedef uint64_t (*jit_hot_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
-			       uint64_t r5, struct jit_hot_fault *fault);
-jit_hot_fn jit_hot_entry(const struct prog *p);
+typedef uint64_t (*jit_direct_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+				  uint64_t r5);
+jit_direct_fn jit_direct(const struct prog *p);
 
 /* The machine code of the compiled p (NULL, 0 when not compiled). */
 const uint8_t *jit_code(const struct prog *p, size_t *len);

@@ -35,6 +35,9 @@ static const struct cli_cmd cli_cmds[] = {
 	 "attach an object's uprobes to a running process through kernel uprobes"},
 	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N] [--backend B]",
 	 "run a program on given data; print r0 and the maps"},
+	{"sim", do_sim,
+	 "(--trace FILE | --gen PATTERN) (--budget B | --oversub X) [--policy P]... [--json]",
+	 "simulate unified memory under a budget with memory policies"},
 };
 
 void cli_error(const char *fmt, ...)

@@ -22,15 +22,23 @@
 #include "cli.h"
 #include "host/host.h"
 #include "run.h"
+#include "run_trace.h"
 
 static const char run_usage[] =
-	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE] -- CMD [ARGS]\n\n"
+	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE]\n"
+	"                  [--trace FILE] -- CMD [ARGS]\n\n"
 	"Verify the programs of FILE (or of the shipped tool NAME), run CMD with the\n"
 	"gpuext agent preloaded (LD_PRELOAD, appended to an existing one): device\n"
 	"programs (gpu/entry|exit|mem/KERNEL) are injected into CMD's kernels at their\n"
-	"first launch.  Prints ring buffer records as they arrive and every non-empty\n"
+	"first launch; uprobe/FUNC programs run around driver calls; cupti/kernel,\n"
+	"cupti/memcpy and cupti/uvm programs on every GPU activity record of CUPTI\n"
+	"(libcupti: GPUEXT_CUPTI_PATH, else the CUDA install; docs/cupti.md).\n"
+	"Prints ring buffer records as they arrive and every non-empty\n"
 	"map at the end (a tool's own format where it has one), then exits with CMD's\n"
 	"status.  Signals are forwarded to CMD.  -o writes the output to FILE.\n"
+	"--trace FILE writes host API calls and GPU activity as a Chrome trace-event\n"
+	"file (open it in ui.perfetto.dev or chrome://tracing), for tools with a\n"
+	"`trace` ring buffer (cudatrace, syncsnoop; docs/tools.md).\n"
 	"Tools are looked up in bpf/tools/ next to the gpuext binary, then in\n"
 	"../share/gpuext/tools/; the agent is libgpuext-agent.so next to the binary,\n"
 	"then ../lib/ (GPUEXT_AGENT overrides).\n"
@@ -165,6 +173,7 @@ void run_print_maps(FILE *out, const struct object *obj, int json)
 
 struct run_ctx {
 	FILE *out;
+	struct run_trace *trace; /* --trace: takes the `trace` ring buffer's records */
 	const struct object *obj;
 	const struct run_fmt *fmt;
 	const char *map;
@@ -181,6 +190,8 @@ void run_emit_record(FILE *out, const struct object *obj, const struct run_fmt *
 static int run_on_record(void *arg, const void *data, size_t size)
 {
 	struct run_ctx *c = arg;
+	if (c->trace && !strcmp(c->map, "trace") && !run_trace_add(c->trace, data, size))
+		return 0;
 	run_emit_record(c->out, c->obj, c->fmt, c->map, data, size, c->json);
 	return 0;
 }
@@ -272,9 +283,29 @@ int run_verify(struct object *obj, const char *path)
 	return 0;
 }
 
+/* --trace: the tool's `trace` ring buffer (tools/trace.h) is switched on
+ * through its `trace_on` map before CMD starts. */
+static int run_trace_enable(struct object *obj, const char *file)
+{
+	struct object_map *rb = object_find_map(obj, "trace");
+	struct object_map *on = object_find_map(obj, "trace_on");
+	uint32_t zero = 0, one = 1;
+	if (!rb || map_get_def(rb->map)->type != MAP_TYPE_RINGBUF || !on ||
+	    map_get_def(on->map)->value_size != sizeof(one)) {
+		cli_error("run: --trace: %s has no `trace` ring buffer and `trace_on` map "
+			  "(tools with them: cudatrace, syncsnoop)", file);
+		return 1;
+	}
+	if (map_update(on->map, &zero, &one, 0)) {
+		cli_error("run: --trace: %s: cannot set trace_on", file);
+		return 1;
+	}
+	return 0;
+}
+
 int do_run(int argc, char **argv)
 {
-	const char *tool = NULL, *file = NULL, *out_path = NULL;
+	const char *tool = NULL, *file = NULL, *out_path = NULL, *trace_path = NULL;
 	int json = cli_json, kernel_uprobes = 0, i;
 	for (i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
@@ -291,6 +322,8 @@ int do_run(int argc, char **argv)
 			kernel_uprobes = 1;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out_path = argv[++i];
+		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+			trace_path = argv[++i];
 		} else if (argv[i][0] == '-') {
 			cli_error("run: unknown option '%s' (see gpuext run --help)", argv[i]);
 			return 2;
@@ -331,6 +364,7 @@ int do_run(int argc, char **argv)
 	struct session *s = NULL;
 	struct host *h = NULL;
 	struct err e = {{0}};
+	struct run_trace *trace = NULL;
 	int ret = 1;
 	FILE *out = stdout;
 	if (cli_open_object(file, &obj))
@@ -340,8 +374,12 @@ int do_run(int argc, char **argv)
 		object_free(obj);
 		return 1;
 	}
-	if (run_verify(s->obj, file))
+	if (run_verify(s->obj, file) || (trace_path && run_trace_enable(s->obj, file)))
 		goto out;
+	if (trace_path && !(trace = run_trace_new(trace_path))) {
+		cli_error("run: --trace %s: out of memory", trace_path);
+		goto out;
+	}
 	if (kernel_uprobes && host_open(s->obj, &h, &e)) {
 		cli_error("run: %s", e.msg);
 		goto out;
@@ -380,7 +418,7 @@ int do_run(int argc, char **argv)
 	for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
 		sigaction(sigs[k], &sa, NULL);
 
-	struct run_ctx c = {.out = out, .obj = s->obj, .fmt = fmt, .json = json};
+	struct run_ctx c = {.out = out, .trace = trace, .obj = s->obj, .fmt = fmt, .json = json};
 	while (!exited) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
@@ -410,6 +448,12 @@ int do_run(int argc, char **argv)
 			drops += map_ringbuf_dropped(s->obj->maps[m].map) + st->rb_drops[m];
 	if (!fmt || !fmt->summary || fmt->summary(out, s->obj, st, json))
 		run_print_maps(out, s->obj, json);
+	if (trace) {
+		long n = run_trace_close(trace, s->obj, pid);
+		trace = NULL;
+		if (n >= 0)
+			fprintf(stderr, "gpuext: trace: %ld events written to %s\n", n, trace_path);
+	}
 	if (drops)
 		fprintf(stderr, "gpuext: %llu ring buffer records dropped (buffer full)\n",
 			(unsigned long long)drops);
@@ -421,6 +465,8 @@ int do_run(int argc, char **argv)
 			st->kernels_instrumented, st->kernels_skipped, st->launches_redirected);
 	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 out:
+	if (trace)
+		run_trace_close(trace, NULL, 0); /* CMD did not run: an empty file */
 	if (out && out != stdout)
 		fclose(out);
 	host_close(h);
