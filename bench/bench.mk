@@ -78,3 +78,10 @@ $(SIM_BENCH): bench/sim_bench.c $(LIB)
 sim-bench: $(SIM_BENCH) bpf
 	$(if $(shell command -v taskset),taskset -c 0) $(SIM_BENCH) build/bpf/policies
 .PHONY: sim-bench
+# Kernel uprobes vs in-process API probes on a real driver call (issue 7,
+# Must show 3): needs libcuda.so.1 and root where it runs (tests/gpu/attach.sh).
+UPROBE_BENCH := $(BENCH_DIR)/uprobe_bench
+$(UPROBE_BENCH): bench/uprobe_bench.c $(AGENT_LIB) $(HOST_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HOST_OBJS) $(AGENT_LIB) $(LIB) $(HOST_LIBS) $(LDLIBS)
+all: $(UPROBE_BENCH)

@@ -65,7 +65,9 @@ static char *module_of_all(const char *target, int *translated, int *refused)
 			if (ptx_emit_prog(&b, p, &o, NULL, &e)) {
 				if (!strstr(e.msg, "is not available on the GPU"))
 					fail_msg("%s: %s", objs[i], e.msg);
-				(*refused)++;
+				/* host programs (uprobe, cupti) may use host-only
+				 * helpers: the host tools are made of them */
+				*refused += prog_type_is_gpu(p->type);
 				continue;
 			}
 			if (prog_type_is_gpu(p->type))
