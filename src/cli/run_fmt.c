@@ -13,6 +13,7 @@
 	 .summary = tool_##name##_summary}
 
 const struct run_fmt run_fmts[] = {
+	TOOL_ROW(blockretsnoop, "per-block start, exit and duration (kernelretsnoop with 1 record a block)"),
 	TOOL_ROW(kernelretsnoop, "per-warp start, exit and duration of every kernel launch"),
 	TOOL_ROW(launchlate, "histogram of cuLaunchKernel call to first block running on the GPU"),
 	TOOL_ROW(memtrace, "global memory bytes loaded/stored, accesses per 2 MiB region (heat map)"),
