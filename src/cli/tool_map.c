@@ -72,6 +72,45 @@ out:
 	return ret;
 }
 
+struct tool_collect {
+	char *v;
+	size_t n, cap, elem, value_off, key_size, value_size;
+};
+
+static int tool_collect_one(void *arg, const void *key, const void *value)
+{
+	struct tool_collect *c = arg;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		char *v = realloc(c->v, cap * c->elem);
+		if (!v)
+			return -1;
+		c->v = v;
+		c->cap = cap;
+	}
+	char *dst = c->v + c->n++ * c->elem;
+	memset(dst, 0, c->elem);
+	memcpy(dst, key, c->key_size);
+	memcpy(dst + c->value_off, value, c->value_size);
+	return 0;
+}
+
+void *tool_map_collect(struct map *m, size_t elem_size, size_t value_off, size_t *n)
+{
+	const struct map_def *d = map_get_def(m);
+	struct tool_collect c = {.elem = elem_size, .value_off = value_off,
+				 .key_size = d->key_size, .value_size = d->value_size};
+	*n = 0;
+	if (d->key_size > value_off || value_off + d->value_size > elem_size)
+		return NULL;
+	if (tool_map_each(m, tool_collect_one, &c)) {
+		free(c.v);
+		return NULL;
+	}
+	*n = c.n;
+	return c.v;
+}
+
 int tool_map_sum(struct map *m, const void *key, uint64_t *out, size_t words)
 {
 	const struct map_def *d = map_get_def(m);

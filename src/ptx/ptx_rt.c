@@ -549,19 +549,77 @@ int ptx_rt_trace_format(const void *data, size_t size, char *out, size_t len)
 	return (int)n;
 }
 
-int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct err *e)
+int ptx_rt_module_load_timed(struct ptx_rt *rt, const char *ptx, CUmodule *mod,
+			     float *jit_ms, struct err *e)
 {
 	static char log[8192];
-	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-	void *vals[] = {log, (void *)(uintptr_t)sizeof(log)};
+	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+			       CU_JIT_WALL_TIME};
+	void *vals[] = {log, (void *)(uintptr_t)sizeof(log), NULL};
 	char buf[160];
 
 	log[0] = '\0';
-	CUresult r = rt->cu->module_load_data_ex(mod, ptx, 2, opts, vals);
+	CUresult r = rt->cu->module_load_data_ex(mod, ptx, jit_ms ? 3 : 2, opts, vals);
 	if (r != CUDA_SUCCESS)
 		return err_set(e, EINVAL, "the driver rejected the PTX: %s%s%.400s",
 			       cu_errstr(rt->cu, r, buf, sizeof(buf)), log[0] ? ": " : "", log);
+	if (jit_ms) /* the driver writes a float into the option's value */
+		memcpy(jit_ms, &vals[2], sizeof(*jit_ms));
 	return 0;
+}
+
+int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct err *e)
+{
+	return ptx_rt_module_load_timed(rt, ptx, mod, NULL, e);
+}
+
+int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float *jit_ms,
+		       struct err *e)
+{
+	const struct cu_driver *cu = rt->cu;
+	static char log[8192];
+	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+			       CU_JIT_WALL_TIME};
+	void *vals[] = {log, (void *)(uintptr_t)sizeof(log), NULL};
+	CUlinkState st;
+	void *cubin;
+	size_t fb_len, cubin_len;
+	const void *fb = ptx_rt_fatbin(&fb_len);
+	const char *what = "cuLinkCreate";
+	char buf[160];
+
+	int code = ENOEXEC; /* the linking steps: the caller may compile instead */
+
+	log[0] = '\0';
+	CUresult r = cu->link_create(3, opts, vals, &st);
+	if (r != CUDA_SUCCESS)
+		goto fail;
+	what = "linking the device runtime";
+	r = cu->link_add_data(st, CU_JIT_INPUT_FATBINARY, (void *)fb, fb_len, "gpuext-runtime", 0,
+			      NULL, NULL);
+	if (r == CUDA_SUCCESS) {
+		what = "the driver rejected the PTX";
+		r = cu->link_add_data(st, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1,
+				      "gpuext-instrumented", 0, NULL, NULL);
+		code = r == CUDA_SUCCESS ? ENOEXEC : EINVAL;
+	}
+	if (r == CUDA_SUCCESS) {
+		what = "linking";
+		r = cu->link_complete(st, &cubin, &cubin_len);
+	}
+	if (r == CUDA_SUCCESS) {
+		what = "loading the linked module";
+		code = EINVAL;
+		r = cu->module_load_data_ex(mod, cubin, 0, NULL, NULL);
+	}
+	if (jit_ms) /* the driver writes a float into the option's value */
+		memcpy(jit_ms, &vals[2], sizeof(*jit_ms));
+	cu->link_destroy(st);
+	if (r == CUDA_SUCCESS)
+		return 0;
+fail:
+	return err_set(e, code, "%s: %s%s%.400s", what, cu_errstr(cu, r, buf, sizeof(buf)),
+		       log[0] ? ": " : "", log);
 }
 
 int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map **maps,
@@ -585,12 +643,20 @@ int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map *
 		return err_set(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->map_cnt; i++)
 		refs[i] = ptx_rt_map_ref(maps[i]);
+	struct ptx_buf prog = {0};
 	ptx_emit_header(&b, &rt->target);
-	if (ptx_emit_needs_runtime(p, &o)) /* else spare the JIT 2000 lines */
-		ptx_emit_runtime(&b);
-	err = ptx_emit_prog(&b, p, &o, sym, e);
-	if (err)
+	err = ptx_emit_prog(&prog, p, &o, sym, e);
+	if (err) {
+		ptx_buf_free(&prog);
 		goto out;
+	}
+	/* only the runtime functions the program calls: the JIT compiles
+	 * every function of a module */
+	const char *texts[1] = {prog.text};
+	ptx_emit_runtime_used(&b, texts, 1);
+	if (prog.len)
+		ptx_buf_append(&b, prog.text, prog.len);
+	ptx_buf_free(&prog);
 	ptx_emit_run_kernel(&b, sym);
 	text = ptx_buf_take(&b, NULL);
 	if (!text) {

@@ -755,10 +755,21 @@ static void test_tools_injected(void **state)
 			char *ptx = test_read_file(path, NULL);
 			if (ptx && strstr(ptx, tool[t][1])) {
 				instrumented++;
+				/* a module that declares the runtime is linked with
+				 * the prebuilt one, as the driver's JIT linker does */
+				int linked = strstr(ptx, ".extern .func") != NULL;
 				for (int sm = 0; sm < 2; sm++) {
-					snprintf(cmd, sizeof(cmd),
-						 "/usr/local/cuda/bin/ptxas -arch=%s -o /dev/null %s",
-						 sm ? "sm_90" : "sm_75", path);
+					const char *arch = sm ? "sm_90" : "sm_75";
+					if (linked)
+						snprintf(cmd, sizeof(cmd),
+							 "/usr/local/cuda/bin/ptxas -c -arch=%s -o %s/i.o %s"
+							 " && /usr/local/cuda/bin/nvlink -arch=%s %s/i.o "
+							 "build/gen/ptx_rt_dev.fatbin -o /dev/null",
+							 arch, dir, path, arch, dir);
+					else
+						snprintf(cmd, sizeof(cmd),
+							 "/usr/local/cuda/bin/ptxas -arch=%s -o /dev/null %s",
+							 arch, path);
 					char *as = test_run_cmd(cmd, &status);
 					if (status)
 						fail_msg("%s: ptxas %s: %s", tool[t][0], path, as);
@@ -769,6 +780,8 @@ static void test_tools_injected(void **state)
 			unlink(path);
 		}
 		snprintf(path, sizeof(path), "%s/log", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/i.o", dir);
 		unlink(path);
 		rmdir(dir);
 		assert_int_equal(instrumented, 2); /* vec_add's and reduce_atomic's modules */
