@@ -51,6 +51,9 @@ enum helper_id { HELPER_IDS(HELPER_ENUM) };
 
 /* GPU helpers (device runtime); ids reserved here, listed in src/ptx/. */
 enum { HELPER_GPU_FIRST = 500, HELPER_GPU_LAST = 599 };
+/* Memory-policy helpers (struct_ops programs); ids reserved here, declared
+ * in include/bpf/gpu_mem_ops.h, implemented in src/policy/. */
+enum { HELPER_POLICY_FIRST = 600, HELPER_POLICY_LAST = 699 };
 
 /*
  * Host helpers of the CUDA layer (ids 640..): implemented by whoever knows

@@ -54,17 +54,19 @@ int check_ctx_access(struct vfy_env *env, uint32_t regno, int64_t lo, int64_t hi
 {
 	const struct vfy_ctx_desc *d = vfy_ctx_of(env->p->type);
 	const char *type = prog_type_name(env->p->type);
+	uint32_t ctx_size = env->opts.ctx_size && env->opts.ctx_size < d->size ? env->opts.ctx_size
+									     : d->size;
 
 	if (!d->size)
 		return vfy_reject(env, EACCES, "R%u: %s programs have %s", regno, type, d->name);
 	if (write && !d->writable)
 		return vfy_reject(env, EACCES, "R%u: %s programs may not write %s (read-only ctx)",
 				  regno, type, d->name);
-	if (lo < 0 || hi + size > d->size)
+	if (lo < 0 || hi + size > ctx_size)
 		return vfy_reject(env, EACCES,
 				  "R%u: ctx access at offset %lld%s size %u is outside %s (%u bytes)",
 				  regno, (long long)lo, lo == hi ? "" : " (or more)", size, d->name,
-				  d->size);
+				  ctx_size);
 	if (!d->field_size)
 		return 0;
 	if (lo != hi)

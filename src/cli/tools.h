@@ -22,7 +22,11 @@ struct map;
 struct map *tool_map(const struct object *obj, const char *name, uint32_t key_size,
 		     uint32_t value_size);
 
-/* Calls fn for every element (value: the first CPU's copy); stops at fn != 0. */
+/*
+ * Calls fn for every element; stops at fn != 0.  The value is the sum over
+ * the CPU slots of per-CPU maps (64-bit word by word: per-SM device maps
+ * hold counters), the value itself for the others.
+ */
 int tool_map_each(struct map *m, int (*fn)(void *arg, const void *key, const void *value),
 		  void *arg);
 
@@ -33,6 +37,9 @@ int tool_map_each(struct map *m, int (*fn)(void *arg, const void *key, const voi
  * the map is empty, the layout does not fit, or memory ran out.
  */
 void *tool_map_collect(struct map *m, size_t elem_size, size_t value_off, size_t *n);
+/* The value of key (summed over CPU slots likewise) into out[0..words); 0 if
+ * found, else out is zeroed. */
+int tool_map_sum(struct map *m, const void *key, uint64_t *out, size_t words);
 
 #define TOOL_FMT(name)                                                                   \
 	int tool_##name##_event(FILE *out, const struct object *obj, const char *map,    \

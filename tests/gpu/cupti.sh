@@ -73,12 +73,17 @@ if any(r["dur_ns"] <= 0 for r in recs):
 unjoined = [r for r in recs if "api_start_ns" not in r]
 if unjoined:
     bad.append(f"{len(unjoined)} kernels without their launching call")
-if any(r["api_start_ns"] > r["start_ns"] for r in recs if "api_start_ns" in r):
-    bad.append("a kernel starting before its launching call")
+# CUPTI interpolates GPU times onto the host clock: a kernel that starts
+# within microseconds of its call may land before it; tolerated up to 1%
+# (one at least).
+early = sum(1 for r in recs if "api_start_ns" in r and r["api_start_ns"] > r["start_ns"])
+if early > max(1, len(recs) // 100):
+    bad.append(f"{early} kernels starting before their launching call")
 lat = sorted(r["start_ns"] - r["api_start_ns"] for r in recs if "api_start_ns" in r)
 med = lat[len(lat) // 2] / 1e3 if lat else float("nan")
 print(f"{len(recs)} kernels, median dur {sorted(r['dur_ns'] for r in recs)[len(recs) // 2] / 1e3 if recs else 0:.1f} us, "
-      f"median call-to-start {med:.1f} us" + ("; " + "; ".join(bad) if bad else ""))
+      f"median call-to-start {med:.1f} us, {early} before the call" +
+      ("; " + "; ".join(bad) if bad else ""))
 sys.exit(1 if bad else 0)
 PYEOF
 }
