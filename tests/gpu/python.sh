@@ -13,6 +13,8 @@
 #     threads counted at entry and exit equal grid x block x launches;
 #   - for kernels with no PTX (Triton loads cubins): they run unchanged and
 #     the agent names them in a notice;
+#   - cupy_elementwise (CuPy's own kernels compiled to PTX): the agent
+#     instrumented at least one of them;
 #   - torch_mlp (cuBLAS, no exact count): checksum and exit status only, the
 #     agent's messages are kept in the log.
 # A stack that does not import is reported as SKIP with its error.
@@ -47,7 +49,7 @@ launched() { # launched LOG -> "threads"
 count() { awk -v k="$2" '$1 == k":" { print $2; found = 1 } END { if (!found) print 0 }' "$1"; }
 checksum() { grep '^checksum:' "$1" | tail -1; }
 
-# check NAME MODE [ENV...]: MODE is count, nopx or plain.
+# check NAME MODE [ENV...]: MODE is count, nopx, instr or plain.
 check() {
 	local name=$1 mode=$2
 	shift 2
@@ -83,6 +85,9 @@ check() {
 	nopx)
 		grep -q '^gpuext: .*no PTX' "$log.run.err" || why+=" no 'no PTX' notice"
 		;;
+	instr) # the notices of kernels left unchanged, if any, are listed below
+		[ "$n_instr" -ge 1 ] || why+=" no kernel instrumented"
+		;;
 	esac
 	local detail="rc=$rc1, $cs1, $n_instr kernels instrumented, entry threads $c1, exit threads $c3, plain $(cat "$log.plain.time"), run $(cat "$log.run.time")"
 	if [ -z "$why" ]; then
@@ -95,6 +100,7 @@ check() {
 
 check cupy_rawkernel count
 check cupy_rawkernel.ptx count CUPY_COMPILE_WITH_PTX=1
+check cupy_elementwise.ptx instr CUPY_COMPILE_WITH_PTX=1
 check numba_add count
 check triton_add nopx
 check torch_mlp plain
