@@ -400,10 +400,10 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		}
 		if (code.len)
 			ptx_buf_append(&b, code.text, code.len);
-		pr->extra = ptx_buf_take(&b, NULL);
+		/* the sites did not fail (above): taking them gives their text */
 		pr->entry = site[0].len ? ptx_buf_take(&site[0], NULL) : NULL;
 		pr->exit = site[1].len ? ptx_buf_take(&site[1], NULL) : NULL;
-		if (!pr->extra || (!pr->entry && site[0].len) || (!pr->exit && site[1].len))
+		if (!(pr->extra = ptx_buf_take(&b, NULL)))
 			err = err_set(e, ENOMEM, "out of memory");
 	}
 	ptx_buf_free(&code);
