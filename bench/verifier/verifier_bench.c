@@ -12,6 +12,7 @@
  *   build/bench/verifier_bench [DIR]
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median verification CPU time in ns, or 0 on rejection (message printed). */
-static uint64_t bench_prog(struct prog *p, const struct vfy_opts *o, struct vfy_stats *st)
+/*
+ * Median verification CPU time in ns, or 0 on rejection (message printed)
+ * unless the program is expected to be refused (too complex).
+ */
+static uint64_t bench_prog(struct prog *p, const struct vfy_opts *o, struct vfy_stats *st,
+			   bool refused)
 {
 	uint64_t t[64];
 	unsigned n = 0;
@@ -53,8 +58,9 @@ static uint64_t bench_prog(struct prog *p, const struct vfy_opts *o, struct vfy_
 
 	do {
 		uint64_t t0 = cpu_ns();
-		if (verifier_check(p, o, st, &e)) {
-			printf("  REJECTED: %s\n", e.msg);
+		bool accepted = verifier_check(p, o, st, &e) == 0;
+		if (accepted == refused) {
+			printf("  %s: %s\n", refused ? "ACCEPTED" : "REJECTED", refused ? "" : e.msg);
 			return 0;
 		}
 		t[n++] = cpu_ns() - t0;
@@ -82,7 +88,7 @@ static void bench_object(const char *path)
 				     .helper_proto =
 					     prog_type_is_gpu(p->type) ? ptx_helper_proto_find : NULL};
 		struct vfy_stats st = {0};
-		uint64_t ns = bench_prog(p, &o, &st);
+		uint64_t ns = bench_prog(p, &o, &st, false);
 		nprogs++;
 		if (!ns) {
 			nrejected++;
@@ -125,7 +131,7 @@ static void bench_dir(const char *dir)
  * Loop-heavy programs: nested counted loops with a map lookup and a
  * bounded index in the body, sized to process about `target` instructions.
  */
-static void bench_loops(uint32_t outer, uint32_t inner, const char *what)
+static void bench_loops(uint32_t outer, uint32_t inner, const char *what, bool refused)
 {
 	/* for (i = 0; i < outer; i++) for (j = 0; j < inner; j++) acc += mem[j & 63]; */
 	struct isa_insn insns[] = {
@@ -152,7 +158,7 @@ static void bench_loops(uint32_t outer, uint32_t inner, const char *what)
 		return;
 	}
 	struct vfy_opts o = {.mem_size = 64};
-	uint64_t ns = bench_prog(p, &o, &st);
+	uint64_t ns = bench_prog(p, &o, &st, refused);
 	if (ns)
 		printf("%-67s %5zu insns %8llu processed %6u states %9.3f ms\n", what, p->insn_cnt,
 		       (unsigned long long)st.insns_processed, st.states, (double)ns / 1e6);
@@ -169,9 +175,10 @@ int main(int argc, char **argv)
 	       (double)worst_ns / 1e6);
 	unsigned shipped_rejected = nrejected;
 	printf("# loop-heavy programs (host budget %d instructions)\n", VFY_HOST_INSN_LIMIT);
-	bench_loops(10, 100, "nested loops 10 x 100");
-	bench_loops(100, 100, "nested loops 100 x 100");
-	bench_loops(200, 600, "nested loops 200 x 600 (near the budget)");
+	bench_loops(10, 100, "nested loops 10 x 100", false);
+	bench_loops(100, 100, "nested loops 100 x 100", false);
+	bench_loops(200, 600, "nested loops 200 x 600 (near the budget)", false);
+	bench_loops(1000, 1000, "nested loops 1000 x 1000 (refused at the budget)", true);
 	printf("# worst case: a byte-code interpreter, 16-way switch in a loop over 1 KiB\n");
 	char path[1024];
 	snprintf(path, sizeof(path), "%s/bench/progs/switch_vm.bpf.o", dir);
