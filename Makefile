@@ -33,6 +33,10 @@ LIB_SRCS  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS  := $(wildcard src/cli/*.c) $(wildcard src/host/*.c)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+# The kernel-uprobe backend (src/host/): in the CLI, its test and
+# bench/uprobe_bench only, with libbpf; never in the library or the agent.
+HOST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/host/*.c))
+HOST_LIBS := $(if $(HOST_OBJS),-lbpf -lelf -lz)
 AGENT_SRCS:= $(wildcard src/agent/*.c src/agent/*.S)
 AGENT_OBJS:= $(patsubst %.S,$(BUILD)/%.o,$(AGENT_SRCS:%.c=$(BUILD)/%.o))
 # The agent's objects as an archive too: unit tests and benchmarks link
@@ -43,10 +47,12 @@ TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_LIB_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
+# Libraries one test binary needs besides the others' (test-only dependencies).
+TEST_LIBS_test_hosttools := -ljson-c
 
 # eBPF programs: shipped tools and policies, examples, test programs.
 BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c \
-                         tests/verifier/progs/*.bpf.c \
+                         tests/verifier/progs/*.bpf.c tests/policies/*.bpf.c \
                          bench/progs/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)
@@ -92,7 +98,18 @@ build/gen/ptx_rt_dev.ptx: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
 	$(NVCC) -ptx -arch=compute_75 -keep-device-functions -O3 -Isrc/ptx $< -o $@.tmp
 	sed -e '/^\.version/d' -e '/^\.target/d' -e '/^\.address_size/d' \
 	    -e 's/^\.visible \.func/.func/' -e '/used_bytes_mask/d' $@.tmp > $@ && rm -f $@.tmp
-$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx
+# The same compiled for the GPUs of CUDA 13 (-rdc: its functions are linked
+# into an instrumented module by the driver's JIT linker, so the first
+# launch does not JIT-compile them).  At most 32 registers: compiled apart
+# from the kernel, a function's registers add to the kernel's under the call
+# ABI (vecadd with map lookups: 68 registers uncapped, 30 capped; a kernel
+# of 12 keeps full occupancy).
+RT_ARCHS  := 75 80 86 89 90 100 120
+build/gen/ptx_rt_dev.fatbin: src/ptx/ptx_rt_dev.cu src/ptx/ptx_devmap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -rdc=true -O3 -maxrregcount=32 -Isrc/ptx \
+	    $(foreach a,$(RT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -x cu $< -o $@
+$(BUILD)/src/ptx/ptx_rt_text.o build/fuzz/src/ptx/ptx_rt_text.o: build/gen/ptx_rt_dev.ptx build/gen/ptx_rt_dev.fatbin
 
 # CUDA examples (examples/cuda, see examples/cuda/README.md): nvcc's default
 # build (sm_75 SASS plus ZSTD-compressed compute_75 PTX), variants that take
@@ -164,7 +181,7 @@ $(SOLIB): $(LIB_OBJS)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(CLI): $(CLI_OBJS) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS) $(if $(wildcard src/host/*.c),-lbpf -lelf -lz)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS) $(HOST_LIBS)
 
 $(AGENT): $(AGENT_OBJS) $(LIB)
 	$(CC) -shared $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(AGENT_OBJS) $(LIB) $(LDLIBS)
@@ -176,7 +193,7 @@ $(AGENT_LIB): $(AGENT_OBJS)
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJS) $(LIB) $(if $(AGENT_SRCS),$(AGENT_LIB))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) \
-	    $(if $(AGENT_SRCS),$(AGENT_LIB)) $(LIB) -lcmocka $(LDLIBS)
+	    $(if $(AGENT_SRCS),$(AGENT_LIB)) $(LIB) -lcmocka $(TEST_LIBS_$*) $(LDLIBS)
 
 $(BUILD)/gpu/%: tests/gpu/%.c $(GPU_COMMON) $(LIB)
 	@mkdir -p $(dir $@)
@@ -294,8 +311,30 @@ $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 		-Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
+$(FAKECUDA_DIR)/memapp: tests/fakecuda/memapp.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN' -ldl
+test-bins: $(FAKECUDA_DIR)/memapp
+all: $(FAKECUDA_DIR)/memapp
 $(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 test-bins: $(FAKECUDA_DIR)/session_writer
 all: $(FAKECUDA_DIR)/session_writer
+# The CUPTI source's test fixture (tests/fakecupti): a fake libcupti that
+# hands out synthetic activity records through CUPTI's buffer protocol.
+FAKECUPTI := $(BUILD)/fakecupti/libcupti.so.13
+$(FAKECUPTI): tests/fakecupti/fakecupti.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread
+test-bins: $(FAKECUPTI)
+all: $(FAKECUPTI)
+$(FAKECUDA_DIR)/version_loop: tests/fakecuda/version_loop.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/version_loop
+all: $(FAKECUDA_DIR)/version_loop
+
+# The kernel-uprobe backend's test links its objects and libbpf (HOST_OBJS).
+$(BUILD)/tests/test_host: tests/unit/test_host.c $(TEST_LIB_OBJS) $(HOST_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -fvisibility=default -Itests/unit $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJS) \
+	    $(HOST_OBJS) $(LIB) -lcmocka $(HOST_LIBS) $(LDLIBS)

@@ -13,9 +13,11 @@
  * is the one least disturbed).  The map counters are checked afterwards,
  * so a row whose probe did not run cannot pass unnoticed.
  *
- *   apiprobe_bench [--calls N] [BPF_OBJECT]
+ *   apiprobe_bench [--calls N] [--only SITE] [BPF_OBJECT]
  *
- * Prints a markdown table.
+ * Prints a markdown table.  --only SITE (bench_empty, bench_count, ...) runs
+ * that row alone and prints nothing: for instruction counts under
+ * callgrind (bench/apiprobe_instr.sh).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -76,12 +78,15 @@ int main(int argc, char **argv)
 {
 	const char *path = "build/bpf/bench/progs/apiprobe.bpf.o";
 	long calls = 10 * 1000 * 1000;
+	const char *only = NULL;
 	struct object *obj = NULL;
 	struct err e = {{0}};
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--calls") && i + 1 < argc)
 			calls = strtol(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
 		else
 			path = argv[i];
 	}
@@ -113,6 +118,14 @@ int main(int argc, char **argv)
 		{"bench_count_ret", "entry + return probes, counters"},
 	};
 	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
+	if (only) {
+		bench_fn *volatile fn = (bench_fn *)apiprobe_wrap(only, (void *)real_add);
+		long sum = 0;
+		for (long i = 0; i < calls; i++)
+			sum += fn(i, 1);
+		object_free(obj);
+		return sum != calls * (calls - 1) / 2 + calls;
+	}
 	double ns[NROWS];
 	for (int i = 0; i < NROWS; i++)
 		ns[i] = time_calls((bench_fn *)apiprobe_wrap(rows[i].site, (void *)real_add), calls);

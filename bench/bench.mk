@@ -69,3 +69,19 @@ apiprobe-bench: $(APIPROBE_BENCH) build/bpf/bench/progs/apiprobe.bpf.o
 .PHONY: apiprobe-bench
 # Built by `make`: the GPU batch (tests/gpu/host.sh) runs it on the GPU machine.
 all: $(APIPROBE_BENCH)
+
+# The UVM simulator's speed on 1M-fault traces, one core (issue 8, Must show 3).
+SIM_BENCH := $(BENCH_DIR)/sim_bench
+$(SIM_BENCH): bench/sim_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+sim-bench: $(SIM_BENCH) bpf
+	$(if $(shell command -v taskset),taskset -c 0) $(SIM_BENCH) build/bpf/policies
+.PHONY: sim-bench
+# Kernel uprobes vs in-process API probes on a real driver call (issue 7,
+# Must show 3): needs libcuda.so.1 and root where it runs (tests/gpu/attach.sh).
+UPROBE_BENCH := $(BENCH_DIR)/uprobe_bench
+$(UPROBE_BENCH): bench/uprobe_bench.c $(AGENT_LIB) $(HOST_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HOST_OBJS) $(AGENT_LIB) $(LIB) $(HOST_LIBS) $(LDLIBS)
+all: $(UPROBE_BENCH)

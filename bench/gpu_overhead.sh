@@ -12,6 +12,11 @@
 # every run: it is where the agent instruments the kernel (that time is
 # reported apart, by the agent).  Reported: median ms per launch and the
 # ratio of medians, instrumented / plain, all in one run on one GPU.
+# The "recompile" run is the baseline of the kernel's own PTX through the
+# agent's path with no probe in it (GPUEXT_AGENT_NO_PROBES: parsed, printed,
+# JIT-compiled by the driver, launches redirected): "vs recomp" is
+# instrumented / recompile, what the probes alone cost.  The agent's
+# "instrumented (N ms)" first-launch times go to $OUT/first_launch.txt.
 # Writes $OUT/gpu_overhead.md.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -41,17 +46,26 @@ md="$OUT/gpu_overhead.md"
 	echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 	echo "- command: \`OUT=$OUT ITERS=$ITERS bench/gpu_overhead.sh\`; $ITERS launches a run, the first left out; median of the per-launch kernel times (CUDA events)"
 	echo
-	header="| example | plain ms |"
-	sep="| --- | ---: |"
+	header="| example | plain ms | recompile ms | ratio |"
+	sep="| --- | ---: | ---: | ---: |"
 	for p in "${progs[@]}"; do
-		header+=" ${p%%=*} ms | ratio |"
-		sep+=" ---: | ---: |"
+		header+=" ${p%%=*} ms | ratio | vs recomp |"
+		sep+=" ---: | ---: | ---: |"
 	done
 	echo "$header"
 	echo "$sep"
 } > "$md"
 
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "-"}'; }
+# under_agent LOG OBJ ARGS...: the example under `gpuext run OBJ`
+under_agent() {
+	local log=$1 obj=$2
+	shift 2
+	GPUEXT_AGENT_VERBOSE=1 timeout 120 "$GPUEXT" run "$obj" -- "$@" -iters "$ITERS" -time > "$log" 2>&1
+}
+
 fail=0
+: > "$OUT/first_launch.txt"
 for c in "${cases[@]}"; do
 	set -- $c
 	bin=$1
@@ -60,16 +74,25 @@ for c in "${cases[@]}"; do
 	log="$OUT/$name.plain.log"
 	timeout 120 "$EX/$bin" "$@" -iters "$ITERS" -time > "$log" 2>&1 || fail=1
 	plain=$(times "$log" | median)
-	row="| $bin $* | $plain |"
+	rlog="$OUT/$name.recompile.log"
+	GPUEXT_AGENT_NO_PROBES=1 under_agent "$rlog" build/bpf/examples/gpu_empty.bpf.o "$EX/$bin" "$@" || fail=1
+	recomp=$(times "$rlog" | median)
+	row="| $bin $* | $plain | $recomp | $(ratio "$recomp" "$plain") |"
 	for p in "${progs[@]}"; do
 		pname=${p%%=*} obj=${p#*=}
 		plog="$OUT/$name.$pname.log"
-		timeout 120 "$GPUEXT" run "$obj" -- "$EX/$bin" "$@" -iters "$ITERS" -time > "$plog" 2>&1 || fail=1
+		under_agent "$plog" "$obj" "$EX/$bin" "$@" || fail=1
 		m=$(times "$plog" | median)
-		ratio=$(awk -v a="$m" -v b="$plain" 'BEGIN {if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "-"}')
-		row+=" $m | $ratio |"
+		row+=" $m | $(ratio "$m" "$plain") | $(ratio "$m" "$recomp") |"
 	done
 	echo "$row" >> "$md"
+	grep -H 'instrumented (' "$OUT/$name".*.log >> "$OUT/first_launch.txt"
 done
+{
+	echo
+	echo "First launch, time the agent added (\`GPUEXT_AGENT_VERBOSE=1\`: parse, inject, JIT, load):"
+	echo
+	sed -e 's|^.*/||' -e 's/^/    /' "$OUT/first_launch.txt"
+} >> "$md"
 cat "$md"
 exit $fail

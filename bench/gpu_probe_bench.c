@@ -5,7 +5,9 @@
  * GPU: an application kernel (one block of 128 threads per SM) calls a
  * probe ITERS times per thread and reads clock64 around each call; the
  * cycles per invocation are averaged over all threads, for an empty
- * program, an array counter increment, a hash update and a ring buffer
+ * program, a counter increment in an array (one word for the whole grid) and
+ * in a per-SM array (one word per SM, on its own line), a hash lookup and
+ * add (the key is present after each warp's first call) and a ring buffer
  * record, each once per warp and per thread (per warp: the slowest lane, which
  * is what the warp waits; averaged over warps).  The baseline is the same
  * kernel calling an empty function (no program).
@@ -111,8 +113,22 @@ struct result {
 	uint64_t drops;
 };
 
-static int measure(struct ptx_rt *rt, int kind, enum ptx_mode mode, struct result *res,
-		   struct err *e)
+/* The measured rows: a program and the type of the map it updates. */
+static const struct bench_row {
+	const char *name;
+	int kind; /* enum gpu_prog_kind */
+	uint32_t map_type;
+} bench_rows[] = {
+	{"empty program", GPU_PROG_EMPTY, 0},
+	{"array counter += lanes (one word for all warps)", GPU_PROG_COUNTER, MAP_TYPE_ARRAY},
+	{"per-SM array counter += lanes", GPU_PROG_COUNTER, MAP_TYPE_PERCPU_ARRAY},
+	{"hash lookup (key present) and += lanes", GPU_PROG_HASH, MAP_TYPE_HASH},
+	{"ring buffer record (24 bytes)", GPU_PROG_RINGBUF, MAP_TYPE_RINGBUF},
+};
+
+/* kind < 0: the baseline (no program); map_type: the map of kinds that use one. */
+static int measure(struct ptx_rt *rt, int kind, uint32_t map_type, enum ptx_mode mode,
+		   struct result *res, struct err *e)
 {
 	const struct cu_driver *cu = rt->cu;
 	struct gpu_prog_buf pb;
@@ -129,14 +145,13 @@ static int measure(struct ptx_rt *rt, int kind, enum ptx_mode mode, struct resul
 	int err = 0;
 
 	if (kind >= GPU_PROG_COUNTER) {
-		struct map_def def = {.key_size = 4, .value_size = 8, .max_entries = 1};
-		if (kind == GPU_PROG_COUNTER) {
-			def.type = MAP_TYPE_ARRAY;
-		} else if (kind == GPU_PROG_HASH) {
+		struct map_def def = {.type = map_type, .key_size = 4, .value_size = 8,
+				      .max_entries = 1};
+		if (kind == GPU_PROG_HASH) {
 			def.type = MAP_TYPE_HASH;
 			def.key_size = 8;
 			def.max_entries = HASH_KEYS;
-		} else {
+		} else if (kind == GPU_PROG_RINGBUF) {
 			/* big enough that no record is dropped: drops are cheaper */
 			def = (struct map_def){.type = MAP_TYPE_RINGBUF, .max_entries = 64u << 20};
 		}
@@ -283,7 +298,7 @@ int main(int argc, char **argv)
 	       rt->name, ptx_target_name(&rt->target, tname, sizeof(tname)), rt->nr_sms,
 	       rt->cu->version, rt->nr_sms, THREADS, ITERS);
 	struct result base;
-	if (measure(rt, -1, PTX_MODE_WARP, &base, &e)) {
+	if (measure(rt, -1, 0, PTX_MODE_WARP, &base, &e)) {
 		printf("baseline failed: %s\n", e.msg);
 		return 1;
 	}
@@ -292,17 +307,18 @@ int main(int argc, char **argv)
 	printf("| call of an empty function (baseline) | %.0f | %.0f | - |\n", base.cycles,
 	       base.cycles);
 	int failed = 0;
-	for (int k = GPU_PROG_EMPTY; k <= GPU_PROG_RINGBUF; k++) {
+	for (size_t i = 0; i < sizeof(bench_rows) / sizeof(bench_rows[0]); i++) {
+		const struct bench_row *row = &bench_rows[i];
 		struct result w, th;
-		if (measure(rt, k, PTX_MODE_WARP, &w, &e) ||
-		    measure(rt, k, PTX_MODE_THREAD, &th, &e)) {
-			printf("| %s | failed: %s | | |\n", gpu_prog_name(k), e.msg);
+		if (measure(rt, row->kind, row->map_type, PTX_MODE_WARP, &w, &e) ||
+		    measure(rt, row->kind, row->map_type, PTX_MODE_THREAD, &th, &e)) {
+			printf("| %s | failed: %s | | |\n", row->name, e.msg);
 			failed = 1;
 			continue;
 		}
-		printf("| %s | %.0f | %.0f | %.1fx |", gpu_prog_name(k), w.cycles, th.cycles,
+		printf("| %s | %.0f | %.0f | %.1fx |", row->name, w.cycles, th.cycles,
 		       th.cycles / (w.cycles > 0 ? w.cycles : 1));
-		if (k == GPU_PROG_RINGBUF)
+		if (row->kind == GPU_PROG_RINGBUF)
 			printf(" drops: %llu / %llu", (unsigned long long)w.drops,
 			       (unsigned long long)th.drops);
 		printf("\n");

@@ -5,9 +5,10 @@
  *   - a rejection always has a message naming a line;
  *   - printed and instrumented text is a C string of the length returned;
  *   - printing is a fixed point: parse(print(x)) prints print(x) again;
- *   - for every kernel, the instrumented text (entry, exit and mem probes;
- *     every other kernel with only_kernel) parses again, has the kernel,
- *     and a failure to instrument explains itself.
+ *   - for every kernel, the instrumented text (entry, exit and mem probes,
+ *     called or, depending on the input size, inline with one exit block and
+ *     no_variables; every other kernel with only_kernel) parses again, has
+ *     the kernel, and a failure to instrument explains itself.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,11 +72,15 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	free(out);
 	for (size_t k = 0; k < ptx_module_kernel_count(m) && k < 8; k++) {
 		const char *name = ptx_module_kernel_name(m, k);
+		int inl = (int)(((k + size) >> 1) & 1); /* both ways, whatever the kernel count */
+		static const char block[] = "\t{\n\t.reg .b32 %gxp_m;\n\tactivemask.b32 %gxp_m;\n\t}\n";
 		struct ptx_inject_opts o = {.kernel = name, .entry_sym = "gx_e_probe",
 					    .exit_sym = "gx_x_probe", .mem_sym = "gx_m_probe",
+					    .entry_code = inl ? block : NULL,
+					    .exit_code = inl ? block : NULL,
 					    .extra = ".func gx_e_probe()\n{\n\tret;\n}\n",
 					    .min_version_major = 7, .min_version_minor = 8,
-					    .only_kernel = (int)(k & 1)};
+					    .only_kernel = (int)(k & 1), .no_variables = inl};
 		if (ptx_inject(m, &o, &out, &len, &e)) {
 			fuzz_check_msg(&e);
 			continue;

@@ -12,7 +12,8 @@
 #    cuda.h; CUDA_APT_VERSION picks the toolkit (default 13-0).
 set -eu
 pkgs=(build-essential clang clang-19 libclang-rt-14-dev llvm pkg-config libcmocka-dev liblz4-dev libzstd-dev
-      libbpf-dev libelf-dev zlib1g-dev linux-libc-dev)
+      libbpf-dev libelf-dev zlib1g-dev linux-libc-dev
+      libjson-c-dev)
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 cuda_ver=${CUDA_APT_VERSION:-13-0}
 cuda_pkgs=("cuda-nvcc-$cuda_ver" "cuda-cudart-dev-$cuda_ver" "cuda-driver-dev-$cuda_ver")

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kernelretsnoop: for every warp of every kernel, when it started and when it
- * exited.  The entry probe stores %globaltimer per (block, warp); the exit
- * probe sends one record (block, warp, SM, start, end) to the ring buffer
- * and frees the slot.  The CLI prints one line per record.
+ * exited.  The entry probe stores %globaltimer in the warp's slot of an array
+ * (indexed by its global warp id: a plain store, no hash insert); the first
+ * exit probe of the warp takes it with an exchange (so a warp whose lanes
+ * leave by several exits gives one record) and sends one record (block,
+ * warp, SM, start, end) to the ring buffer.  The CLI prints one line per
+ * record.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -12,9 +15,9 @@
 #include "kernelretsnoop.h"
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, struct krs_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KRS_MAX_WARPS);
+	__type(key, __u32);
 	__type(value, __u64);
 } starts SEC(".maps");
 
@@ -23,48 +26,53 @@ struct {
 	__uint(max_entries, 8 << 20);
 } events SEC(".maps");
 
-static __always_inline void krs_where(struct krs_key *k)
+/* The warp's slot in `starts`: its global warp id modulo KRS_MAX_WARPS. */
+static __always_inline __u32 krs_slot(void)
 {
-	k->block[0] = bpf_gpu_block_idx(0);
-	k->block[1] = bpf_gpu_block_idx(1);
-	k->block[2] = bpf_gpu_block_idx(2);
-	k->warp = bpf_gpu_warp_id();
+	__u64 block = bpf_gpu_block_idx(0) +
+		      bpf_gpu_grid_dim(0) * (bpf_gpu_block_idx(1) +
+					     bpf_gpu_grid_dim(1) * bpf_gpu_block_idx(2));
+	__u64 warps = (bpf_gpu_block_dim(0) * bpf_gpu_block_dim(1) * bpf_gpu_block_dim(2) + 31) / 32;
+
+	return (block * warps + bpf_gpu_warp_id()) & (KRS_MAX_WARPS - 1);
 }
 
 SEC("gpu/entry/*")
 int krs_entry(void *ctx)
 {
-	struct krs_key k;
 	__u64 now = bpf_gpu_globaltimer();
+	__u32 slot = krs_slot();
 
-	krs_where(&k);
-	bpf_map_update_elem(&starts, &k, &now, BPF_ANY);
+	__u64 *start = bpf_map_lookup_elem(&starts, &slot);
+	if (start)
+		*start = now;
 	return 0;
 }
 
 SEC("gpu/exit/*")
 int krs_exit(void *ctx)
 {
-	struct krs_key k;
 	__u64 now = bpf_gpu_globaltimer();
+	__u32 slot = krs_slot();
 
-	krs_where(&k);
-	__u64 *start = bpf_map_lookup_elem(&starts, &k);
+	__u64 *start = bpf_map_lookup_elem(&starts, &slot);
 	if (!start)
-		return 0; /* entry not seen (the slot table was full) */
+		return 0;
+	__u64 t0 = __sync_lock_test_and_set(start, 0);
+	if (!t0)
+		return 0; /* another exit of this warp sent the record */
 	struct krs_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (ev) {
-		ev->start_ns = *start;
-		ev->end_ns = now;
-		ev->block[0] = k.block[0];
-		ev->block[1] = k.block[1];
-		ev->block[2] = k.block[2];
-		ev->warp = k.warp;
-		ev->sm = bpf_gpu_sm_id();
-		ev->lanes = bpf_gpu_lane_count();
-		bpf_ringbuf_submit(ev, 0);
-	}
-	bpf_map_delete_elem(&starts, &k);
+	if (!ev)
+		return 0;
+	ev->start_ns = t0;
+	ev->end_ns = now;
+	ev->block[0] = bpf_gpu_block_idx(0);
+	ev->block[1] = bpf_gpu_block_idx(1);
+	ev->block[2] = bpf_gpu_block_idx(2);
+	ev->warp = bpf_gpu_warp_id();
+	ev->sm = bpf_gpu_sm_id();
+	ev->lanes = bpf_gpu_lane_count();
+	bpf_ringbuf_submit(ev, 0);
 	return 0;
 }
 

@@ -5,11 +5,13 @@
 
 #include <linux/types.h>
 
-/* Where a warp runs: its block and its warp index within the block. */
-struct krs_key {
-	__u32 block[3];
-	__u32 warp;
-};
+/*
+ * Start times are kept per global warp id (block x warps per block + warp)
+ * modulo KRS_MAX_WARPS: two warps share a slot only if one of them is still
+ * running when the other, KRS_MAX_WARPS warps later in the grid, starts (a
+ * GPU holds a few thousand warps at once); the later one then has no record.
+ */
+#define KRS_MAX_WARPS (1 << 18)
 
 /* One warp's run, sent to the ring buffer `events` at its exit. */
 struct krs_event {

@@ -3,8 +3,17 @@
  * memtrace: global memory traffic of kernels.  Runs at every global load,
  * store and atomic, once per warp: bytes = access size x active lanes (the
  * lanes of a warp access the same width), counted per kind; and thread
- * accesses per 2 MiB region of the address space (key addr >> 21, the
- * running lane's address stands for the warp's) for the heat map.
+ * accesses per 2 MiB region of the address space for the heat map: one
+ * update per warp and memory instruction, in the region of the running
+ * (lowest active) lane's address, which stands for the warp's (the common
+ * case: a warp's lanes access neighbouring addresses).
+ *
+ * Every warp of every kernel runs this, so nothing here may be a word that
+ * all of them update: the counters are per-SM maps (each SM adds to its own
+ * cache lines, spread over SPREAD_SLOTS copies: spread.h; the host sums
+ * them), the adds are fire-and-forget
+ * reductions, and a region's slot is found by its address (an array index)
+ * and a tag that is written once and then only read, from the SM's L1 cache.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -13,38 +22,66 @@
 #include "memtrace.h"
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 3);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 3 * SPREAD_SLOTS);
 	__type(key, __u32);
 	__type(value, struct mt_traffic);
 } traffic SEC(".maps");
 
+/* Region slot -> region number + 1 (0: free), claimed by compare-and-swap. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MT_MAX_REGIONS);
-	__type(key, __u64);
+	__type(key, __u32);
 	__type(value, __u64);
-} regions SEC(".maps");
+} region_tag SEC(".maps");
+
+/* Region slot (+ spread copy x MT_COUNT_STRIDE) -> thread accesses; slot
+ * MT_MAX_REGIONS: untracked regions. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SPREAD_SLOTS * MT_COUNT_STRIDE);
+	__type(key, __u32);
+	__type(value, __u64);
+} region_accesses SEC(".maps");
+
+/* The slot of region (claiming a free one), or MT_MAX_REGIONS. */
+static __always_inline __u32 mt_slot(__u64 region)
+{
+	__u64 tag = region + 1;
+	__u32 slot = region & (MT_MAX_REGIONS - 1);
+
+#pragma unroll
+	for (int i = 0; i < MT_PROBES; i++) {
+		__u64 *t = bpf_map_lookup_elem(&region_tag, &slot);
+		if (!t)
+			break;
+		__u64 cur = *t; /* a tag never changes once set: a cached copy is
+				 * either it or a stale 0, which the CAS corrects */
+		if (cur == 0)
+			cur = __sync_val_compare_and_swap(t, 0, tag) ?: tag;
+		if (cur == tag)
+			return slot;
+		slot = (slot + 1) & (MT_MAX_REGIONS - 1);
+	}
+	return MT_MAX_REGIONS;
+}
 
 SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-	__u32 kind = ctx->kind;
-	__u64 region = ctx->addr >> MT_REGION_SHIFT;
+	__u32 copy = bpf_gpu_warp_id() & (SPREAD_SLOTS - 1);
+	__u32 key = ctx->kind * SPREAD_SLOTS + copy;
 
-	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &kind);
+	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
 	if (t) {
 		__sync_fetch_and_add(&t->bytes, (__u64)ctx->size * lanes);
 		__sync_fetch_and_add(&t->accesses, lanes);
 		__sync_fetch_and_add(&t->instrs, 1);
 	}
-	__u64 *n = bpf_map_lookup_elem(&regions, &region);
-	if (!n) {
-		__u64 zero = 0;
-		bpf_map_update_elem(&regions, &region, &zero, BPF_NOEXIST);
-		n = bpf_map_lookup_elem(&regions, &region);
-	}
+	__u32 slot = copy * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
+	__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
 	if (n)
 		__sync_fetch_and_add(n, lanes);
 	return 0;

@@ -5,15 +5,29 @@
 
 #include <linux/types.h>
 
+#include "spread.h"
+
 /* Heat map granularity: accesses are counted per 2 MiB region. */
 #define MT_REGION_SHIFT 21
-#define MT_MAX_REGIONS 65536
+/*
+ * Region slots of the heat map, a power of two: region r lives in slot
+ * r % MT_MAX_REGIONS or one of the MT_PROBES after it (so any 2 GiB of
+ * contiguous address space fits without a collision); accesses to a region
+ * that finds no slot are counted in slot MT_MAX_REGIONS (untracked).  The
+ * accesses of slot s are counted per SM in SPREAD_SLOTS copies (spread.h),
+ * at keys c x MT_COUNT_STRIDE + s: 8 KiB apart.
+ */
+#define MT_MAX_REGIONS 1024
+#define MT_PROBES 4
+#define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
 
-/* Value of `traffic`, key = GPUEXT_MEM_LOAD, _STORE or _ATOMIC. */
+/* Value of `traffic` (per SM; key = kind x SPREAD_SLOTS + spread slot, kind
+ * = GPUEXT_MEM_LOAD, _STORE or _ATOMIC), a 128-byte line of its own. */
 struct mt_traffic {
 	__u64 bytes;    /* size x active lanes */
 	__u64 accesses; /* thread accesses (active lanes) */
 	__u64 instrs;   /* warp-level memory instructions (probe calls) */
+	__u64 pad[13];
 };
 
 #endif

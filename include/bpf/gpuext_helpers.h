@@ -51,4 +51,18 @@ struct gpuext_mem_ctx {
 
 enum { GPUEXT_MEM_LOAD = 0, GPUEXT_MEM_STORE = 1, GPUEXT_MEM_ATOMIC = 2 };
 
+/*
+ * Host helpers (programs that run in the agent: uprobe/FUNC, uretprobe/FUNC).
+ *
+ * bpf_cuda_kernel_name: the mangled name of the kernel behind a CUfunction
+ * or CUkernel handle (what cuLaunchKernel's first argument is), as the agent
+ * saw it loaded (cuModuleGetFunction, cuLibraryGetKernel...), else as the
+ * driver's cuFuncGetName / cuKernelGetName give it.  Writes a NUL-terminated
+ * name into buf (truncated to size - 1 bytes); returns the name's full
+ * length, or a negative errno ("" written) when the handle is unknown.
+ * It may call the driver: call it once per handle and keep the name in a
+ * map (tools/cudatrace.bpf.c does), not on every launch.
+ */
+static long (*bpf_cuda_kernel_name)(char *buf, __u32 size, __u64 handle) = (void *)640;
+
 #endif /* GPUEXT_BPF_GPUEXT_HELPERS_H */

@@ -29,11 +29,20 @@ _Static_assert(offsetof(struct apiprobe_regs, di) == 112, "agent_tramp.S PT_DI")
 _Static_assert(offsetof(struct apiprobe_regs, ip) == 128, "agent_tramp.S PT_IP");
 _Static_assert(offsetof(struct apiprobe_regs, sp) == 152, "agent_tramp.S PT_SP");
 
-/* The programs attached to one function name. */
+/* A program attached to a function: its native entry when it has one
+ * (jit_direct(): a program without local calls or callx cannot fault, so
+ * no per-call checks), else the program itself, run through jit_run(). */
+struct apiprobe_prog {
+	jit_direct_fn direct;
+	const struct prog *prog;
+};
+
+/* The programs attached to one function name (verified and compiled once
+ * at attach). */
 struct apiprobe_probe {
 	char name[APIPROBE_NAME_MAX];
-	struct prog *entry[APIPROBE_MAX_PROGS];
-	struct prog *ret[APIPROBE_MAX_PROGS];
+	struct apiprobe_prog entry[APIPROBE_MAX_PROGS];
+	struct apiprobe_prog ret[APIPROBE_MAX_PROGS];
 	_Atomic uint32_t entry_cnt;
 	_Atomic uint32_t ret_cnt;
 };
@@ -79,41 +88,81 @@ __attribute__((visibility("hidden"))) void *apiprobe_enter(uint32_t idx,
 __attribute__((visibility("hidden"))) uint64_t apiprobe_leave(const uint64_t *saved,
 							       uint64_t sp);
 
-static void run_progs(struct prog *const *progs, uint32_t cnt, struct apiprobe_regs *regs)
+/* A program with local calls, through jit_run() (its call depth is checked
+ * there): out of line, the direct entry is the common case. */
+static __attribute__((noinline)) void run_checked(const struct prog *p,
+						  struct apiprobe_regs *regs)
 {
 	struct prog_run_opts opts = {.args = {(uintptr_t)regs}};
+	struct err e;
 	uint64_t r0;
 
+	if (jit_run(p, &opts, &r0, &e))
+		atomic_fetch_add_explicit(&prog_errors, 1, memory_order_relaxed);
+}
+
+static inline void run_progs(const struct apiprobe_prog *progs, uint32_t cnt,
+			     struct apiprobe_regs *regs)
+{
 	tls.busy = 1;
-	for (uint32_t i = 0; i < cnt; i++)
-		if (jit_run(progs[i], &opts, &r0, NULL))
-			atomic_fetch_add_explicit(&prog_errors, 1, memory_order_relaxed);
+	for (uint32_t i = 0; i < cnt; i++) {
+		if (progs[i].direct)
+			progs[i].direct((uintptr_t)regs, 0, 0, 0, 0);
+		else
+			run_checked(progs[i].prog, regs);
+	}
 	tls.busy = 0;
 }
 
-void *apiprobe_enter(uint32_t idx, struct apiprobe_regs *regs)
+/* Return probes: swap the return address for the return stub.  Out of
+ * line: entry-only probes, the common case, never come here. */
+static __attribute__((noinline)) void push_return(uint32_t idx, struct apiprobe_regs *regs)
 {
-	struct apiprobe_probe *pr = sites[idx].probe;
-	void *real = sites[idx].real;
+	if (tls.depth == APIPROBE_MAX_DEPTH) {
+		atomic_fetch_add_explicit(&depth_skips, 1, memory_order_relaxed);
+		return;
+	}
+	uint64_t *ret_slot = (uint64_t *)(uintptr_t)regs->sp;
+	tls.frames[tls.depth++] = (struct apiprobe_frame){*ret_slot, idx};
+	*ret_slot = (uintptr_t)apiprobe_ret_stub;
+}
+
+/* Every case of apiprobe_enter: nested calls, several entry programs,
+ * return programs. */
+static __attribute__((noinline)) void *enter_any(uint32_t idx, struct apiprobe_regs *regs)
+{
+	const struct apiprobe_site *site = &sites[idx];
+	struct apiprobe_probe *pr = site->probe;
 
 	if (tls.busy) {
 		atomic_fetch_add_explicit(&recursion_skips, 1, memory_order_relaxed);
-		return real;
+		return site->real;
 	}
-	regs->ip = (uintptr_t)real;
+	regs->ip = (uintptr_t)site->real;
 	uint32_t n = atomic_load_explicit(&pr->entry_cnt, memory_order_acquire);
 	if (n)
 		run_progs(pr->entry, n, regs);
-	if (atomic_load_explicit(&pr->ret_cnt, memory_order_acquire)) {
-		if (tls.depth == APIPROBE_MAX_DEPTH) {
-			atomic_fetch_add_explicit(&depth_skips, 1, memory_order_relaxed);
-			return real;
-		}
-		uint64_t *ret_slot = (uint64_t *)(uintptr_t)regs->sp;
-		tls.frames[tls.depth++] = (struct apiprobe_frame){*ret_slot, idx};
-		*ret_slot = (uintptr_t)apiprobe_ret_stub;
-	}
-	return real;
+	if (atomic_load_explicit(&pr->ret_cnt, memory_order_acquire))
+		push_return(idx, regs);
+	return site->real;
+}
+
+/*
+ * The common case inline: one entry program, no return program, not
+ * nested.  Kept apart so that it needs almost no registers of its own
+ * (the general case's loop would make the compiler save six on every call).
+ */
+void *apiprobe_enter(uint32_t idx, struct apiprobe_regs *regs)
+{
+	const struct apiprobe_site *site = &sites[idx];
+	const struct apiprobe_probe *pr = site->probe;
+
+	if (atomic_load_explicit(&pr->entry_cnt, memory_order_acquire) != 1 ||
+	    atomic_load_explicit(&pr->ret_cnt, memory_order_acquire) || tls.busy)
+		return enter_any(idx, regs);
+	regs->ip = (uintptr_t)site->real;
+	run_progs(pr->entry, 1, regs);
+	return site->real;
 }
 
 uint64_t apiprobe_leave(const uint64_t *saved, uint64_t sp)
@@ -175,7 +224,7 @@ int apiprobe_attach(const char *func, struct prog *p, struct err *e)
 			      p->name, APIPROBE_MAX_PROGS, is_ret ? "return" : "entry", func);
 		goto out;
 	}
-	(is_ret ? pr->ret : pr->entry)[n] = p;
+	(is_ret ? pr->ret : pr->entry)[n] = (struct apiprobe_prog){jit_direct(p), p};
 	atomic_store_explicit(cnt, n + 1, memory_order_release);
 out:
 	pthread_mutex_unlock(&attach_lock);

@@ -13,7 +13,9 @@
  * out under the same API name.  A program that cannot be attached is
  * reported once and counted as a session error; the others still run.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
@@ -31,6 +33,16 @@ __attribute__((constructor(103))) static void apiprobe_agent_init(void)
 	struct session *s = agent_session;
 	int attached = 0;
 
+	const char *kernel = getenv(SESSION_KERNEL_UPROBES_ENV);
+	if (kernel) {
+		/* `gpuext run --kernel-uprobes` runs them in the kernel and attaches
+		 * while this process is stopped, its libraries mapped, main not run. */
+		if (!strcmp(kernel, SESSION_KERNEL_UPROBES_STOP)) {
+			setenv(SESSION_KERNEL_UPROBES_ENV, "1", 1); /* children: no stop */
+			raise(SIGSTOP);
+		}
+		return;
+	}
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->obj->prog_cnt; i++) {

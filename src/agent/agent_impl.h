@@ -109,5 +109,8 @@ void agent_launch_done(CUstream s);
 /* The application unloads code (teardown 0) or releases, resets or destroys
  * a context (teardown 1): copy the device maps into the session now. */
 void agent_before_unload(int teardown);
+/* Hand CUPTI's pending records to the CUPTI programs now (context
+ * teardown: CUPTI's buffers of that context go with it). */
+void agent_cupti_flush(void);
 
 #endif /* GPUEXT_AGENT_IMPL_H */

@@ -14,7 +14,9 @@
  * primary context (which is what cudart uses; another current context
  * makes instrumentation fail open).  A background thread mirrors them into
  * the session's host maps per the session contract (session.h): after
- * redirected launches and every AGENT_MIRROR_MS, and once more at exit.
+ * redirected launches and every AGENT_MIRROR_MS, and once more at exit; it
+ * drains the device ring buffers every AGENT_RING_MS, so that a kernel
+ * that writes records faster than that finds room (a full ring drops).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,7 +35,7 @@
 #include "ptx/ptx_rt.h"
 #include "ptx/ptx_wrap.h"
 
-enum { AGENT_MIRROR_MS = 100, AGENT_MAX_MAPS = SESSION_MAX_MAPS };
+enum { AGENT_MIRROR_MS = 100, AGENT_RING_MS = 2, AGENT_MAX_MAPS = SESSION_MAX_MAPS };
 
 typedef CUresult (*ctx_get_current_fn)(CUcontext *);
 typedef CUresult (*capture_mode_fn)(CUstreamCaptureMode *);
@@ -77,7 +79,11 @@ static int agent_forward_record(void *arg, const void *data, size_t size)
 	return 0;
 }
 
-static void agent_mirror(void)
+/* The ring buffers' records only (from pinned host memory: no driver
+ * call), or every map with the drop counts (copies from the device). */
+enum agent_mirror_what { AGENT_RINGS, AGENT_ALL };
+
+static void agent_mirror_some(enum agent_mirror_what what)
 {
 	struct session *s = agent_session;
 	struct err e = {{0}};
@@ -89,15 +95,20 @@ static void agent_mirror(void)
 		if (map_get_def(host)->type == MAP_TYPE_RINGBUF) {
 			uint64_t drops;
 			ptx_rt_ringbuf_poll(dm, agent_forward_record, host);
-			if (!ptx_rt_map_drops(dm, &drops, &e))
+			if (what != AGENT_RINGS && !ptx_rt_map_drops(dm, &drops, &e))
 				__atomic_store_n(&s->hdr->status.rb_drops[i], drops, __ATOMIC_RELAXED);
-		} else if (ptx_rt_map_sync_to_host(dm, host, &e)) {
+		} else if (what == AGENT_ALL && ptx_rt_map_sync_to_host(dm, host, &e)) {
 			static int told;
 			if (!told++)
 				agent_notice("map '%s' not mirrored: %s", s->obj->maps[i].def.name,
 					     e.msg);
 		}
 	}
+}
+
+static void agent_mirror(void)
+{
+	agent_mirror_some(AGENT_ALL);
 }
 
 static void *agent_mirror_main(void *arg)
@@ -109,13 +120,18 @@ static void *agent_mirror_main(void *arg)
 		agent_gpu.capture_mode(&mode);
 	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
 	for (;;) {
-		struct timespec ts = {0, 10 * 1000000L};
+		struct timespec ts = {0, AGENT_RING_MS * 1000000L};
 		int waited = 0;
 		while (!__atomic_load_n(&agent_gpu.stop, __ATOMIC_ACQUIRE) &&
 		       !__atomic_load_n(&agent_gpu.dirty, __ATOMIC_ACQUIRE) &&
 		       waited < AGENT_MIRROR_MS) {
 			nanosleep(&ts, NULL);
-			waited += 10;
+			waited += AGENT_RING_MS;
+			/* a drain never waits for an instrumentation in progress */
+			if (!pthread_mutex_trylock(&agent_gpu_lock)) {
+				agent_mirror_some(AGENT_RINGS);
+				pthread_mutex_unlock(&agent_gpu_lock);
+			}
 		}
 		if (__atomic_load_n(&agent_gpu.stop, __ATOMIC_ACQUIRE))
 			break;
@@ -148,6 +164,8 @@ static int agent_mirror_stop(void)
  */
 void agent_before_unload(int teardown)
 {
+	if (teardown)
+		agent_cupti_flush();
 	if (!agent_gpu.mirror_running || agent_gpu.mirror_pid != getpid())
 		return;
 	if (teardown)
@@ -295,7 +313,8 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 			return NULL;
 		return m->ptx;
 	case AGENT_IMAGE_CUBIN:
-		err_set(e, ENOENT, "no PTX (SASS-only cubin)");
+		err_set(e, ENOENT, "no PTX in the image (SASS-only cubin); for NVRTC-compiled "
+			"kernels (CuPy), compile to PTX (CUPY_COMPILE_WITH_PTX=1)");
 		return NULL;
 	default:
 		err_set(e, ENOENT, "no PTX captured (module loaded from a file)");
@@ -303,106 +322,217 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 	}
 }
 
-static const char *const agent_kind_names[3] = {"entry", "exit", "mem"};
+/*
+ * What the programs targeting kernel (warp mode) add to its module: entry
+ * and exit programs inline (ptx_emit_probe_inline: no call per warp), one
+ * block per program in *entry / *exit; mem programs as probe functions
+ * with the body inline (ptx_emit_mem_probe), called at each access (through
+ * gxa_mem when there are several); the device runtime functions they use,
+ * and the callees, in *extra.  NULL / "" for a kind no program has.
+ */
+struct agent_probes {
+	char *extra, *entry, *exit;
+	char mem_sym[160]; /* the function every access calls; "": no mem probe */
+	int linked; /* extra declares runtime functions, to be linked (ptx_rt_module_link) */
+};
 
-/* The programs targeting kernel (warp mode), their probes, and one probe
- * function per kind calling each of them: gxa_entry, gxa_exit, gxa_mem. */
-static int agent_build_extra(const char *kernel, char **extra, int have[3], struct err *e)
+static void agent_probes_free(struct agent_probes *pr)
 {
-	struct ptx_buf b = {0};
-	char syms[3][16][128];
-	int n[3] = {0};
-	ptx_emit_runtime(&b);
-	for (size_t i = 0; i < agent_gpu_prog_cnt; i++) {
+	free(pr->extra);
+	free(pr->entry);
+	free(pr->exit);
+	*pr = (struct agent_probes){0};
+}
+
+static int agent_build_probes(const char *kernel, int link, struct agent_probes *pr,
+			      struct err *e)
+{
+	struct ptx_buf code = {0}, site[2] = {{0}, {0}}, b = {0};
+	char mem_syms[16][128], base[256];
+	int n_mem = 0, err = 0;
+
+	*pr = (struct agent_probes){0};
+	agent_demangle_base(kernel, base, sizeof(base));
+	for (size_t i = 0; i < agent_gpu_prog_cnt && !err; i++) {
 		struct prog *p = agent_gpu_progs[i];
-		char base[256];
-		agent_demangle_base(kernel, base, sizeof(base));
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
-		int kind = p->type == PROG_TYPE_GPU_ENTRY ? 0 : p->type == PROG_TYPE_GPU_EXIT ? 1 : 2;
-		if (n[kind] == 16)
-			continue;
 		struct ptx_emit_opts o = {.maps = agent_gpu.refs};
-		char *sym = syms[kind][n[kind]];
-		int err = ptx_emit_prog(&b, p, &o, sym, e);
-		if (err) {
+		if (p->type == PROG_TYPE_GPU_ENTRY || p->type == PROG_TYPE_GPU_EXIT) {
+			int exit = p->type == PROG_TYPE_GPU_EXIT;
+			err = ptx_emit_probe_inline(&code, &site[exit], p, &o,
+						    exit ? PTX_PROBE_EXIT : PTX_PROBE_ENTRY, e);
+		} else if (n_mem < 16) {
+			err = ptx_emit_mem_probe(&code, p, &o, mem_syms[n_mem], e);
+			n_mem += !err;
+		}
+		if (err)
 			err_prefix(e, "program '%s': ", p->name);
+	}
+	if (n_mem > 1) { /* one call per access: gxa_mem calls each program's */
+		ptx_buf_printf(&code, ".func gxa_mem(.param .b64 gxa_a, .param .b32 gxa_s, "
+				      ".param .b32 gxa_k)\n{\n\t.reg .b64 %%gxa_a;\n"
+				      "\t.reg .b32 %%gxa_s, %%gxa_k;\n"
+				      "\tld.param.b64 %%gxa_a, [gxa_a];\n"
+				      "\tld.param.b32 %%gxa_s, [gxa_s];\n"
+				      "\tld.param.b32 %%gxa_k, [gxa_k];\n");
+		for (int i = 0; i < n_mem; i++)
+			ptx_buf_printf(&code, "\tcall %s_probe, (%%gxa_a, %%gxa_s, %%gxa_k);\n",
+				       mem_syms[i]);
+		ptx_buf_printf(&code, "\tret;\n}\n");
+	}
+	if (n_mem == 1)
+		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "%s_probe", mem_syms[0]);
+	else if (n_mem)
+		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "gxa_mem");
+	if (!err && (code.failed || site[0].failed || site[1].failed))
+		err = err_set(e, ENOMEM, "out of memory");
+	if (!err) {
+		/* before them, the runtime functions that the programs, the probes
+		 * and the inline blocks name: declared, to be linked from the
+		 * prebuilt runtime, or their text, to be compiled with them */
+		const char *texts[3] = {code.text ? code.text : "", site[0].text, site[1].text};
+		int declared = link ? ptx_emit_runtime_decls(&b, texts, 3) : -1;
+		pr->linked = declared > 0;
+		if (declared < 0) {
 			ptx_buf_free(&b);
-			return err;
+			ptx_emit_runtime_used(&b, texts, 3);
 		}
-		ptx_emit_probe(&b, sym, (enum ptx_probe_kind)kind, PTX_MODE_WARP);
-		n[kind]++;
+		if (code.len)
+			ptx_buf_append(&b, code.text, code.len);
+		pr->extra = ptx_buf_take(&b, NULL);
+		pr->entry = site[0].len ? ptx_buf_take(&site[0], NULL) : NULL;
+		pr->exit = site[1].len ? ptx_buf_take(&site[1], NULL) : NULL;
+		if (!pr->extra || (!pr->entry && site[0].len) || (!pr->exit && site[1].len))
+			err = err_set(e, ENOMEM, "out of memory");
 	}
-	for (int k = 0; k < 3; k++) {
-		have[k] = n[k] > 0;
-		if (!n[k])
-			continue;
-		if (k < 2) {
-			ptx_buf_printf(&b, ".func gxa_%s()\n{\n", agent_kind_names[k]);
-			for (int i = 0; i < n[k]; i++)
-				ptx_buf_printf(&b, "\tcall %s_probe;\n", syms[k][i]);
-		} else {
-			ptx_buf_printf(&b, ".func gxa_mem(.param .b64 gxa_a, .param .b32 gxa_s, "
-					   ".param .b32 gxa_k)\n{\n\t.reg .b64 %%gxa_a;\n"
-					   "\t.reg .b32 %%gxa_s, %%gxa_k;\n"
-					   "\tld.param.b64 %%gxa_a, [gxa_a];\n"
-					   "\tld.param.b32 %%gxa_s, [gxa_s];\n"
-					   "\tld.param.b32 %%gxa_k, [gxa_k];\n");
-			for (int i = 0; i < n[k]; i++)
-				ptx_buf_printf(&b, "\tcall %s_probe, (%%gxa_a, %%gxa_s, %%gxa_k);\n",
-					       syms[k][i]);
-		}
-		ptx_buf_printf(&b, "\tret;\n}\n");
-	}
-	if (!(*extra = ptx_buf_take(&b, NULL)))
-		return err_set(e, ENOMEM, "out of memory");
-	return 0;
+	ptx_buf_free(&code);
+	ptx_buf_free(&site[0]);
+	ptx_buf_free(&site[1]);
+	ptx_buf_free(&b);
+	if (err)
+		agent_probes_free(pr);
+	return err;
+}
+
+/* Where a first launch's time goes (GPUEXT_AGENT_VERBOSE), in ms. */
+struct agent_timing {
+	double init;   /* the device side, once: context, device maps */
+	double inject; /* PTX extraction, probe translation, parse, inject */
+	double jit;    /* the driver's JIT compile (CU_JIT_WALL_TIME) */
+	double load;   /* the rest of cuModuleLoadDataEx */
+	const char *runtime; /* how the device runtime got in */
+};
+
+static double agent_ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* GPUEXT_AGENT_NO_PROBES: the kernel goes through all of this with no probe
+ * in it, the baseline of bench/gpu_overhead.sh (what the recompilation of
+ * the kernel's PTX costs, apart from the probes). */
+static int agent_no_probes(void)
+{
+	return getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
+}
+
+/* Inject pr into kernel's module pm and load the result (linked with the
+ * prebuilt runtime when pr says so). */
+static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
+			     const struct agent_probes *pr, CUmodule *mod,
+			     struct agent_timing *tm, struct err *e)
+{
+	int bare = agent_no_probes();
+	struct ptx_inject_opts o = {.kernel = kernel,
+				    .entry_code = bare ? NULL : pr->entry,
+				    .exit_code = bare ? NULL : pr->exit,
+				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
+				    .extra = bare ? NULL : pr->extra,
+				    .min_version_major = 7, .min_version_minor = 8,
+				    /* each instrumented kernel gets a module of its own:
+				     * the driver need not compile the others */
+				    .only_kernel = 1,
+				    /* a variable it uses would be a second copy */
+				    .no_variables = 1};
+	struct timespec t0;
+	char *text = NULL;
+	size_t len;
+	float jit_ms = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int err = ptx_inject(pm, &o, &text, &len, e);
+	tm->inject += agent_ms_since(&t0);
+	if (err)
+		return err;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pr->linked && !bare)
+		err = ptx_rt_module_link(agent_gpu.rt, text, mod, &jit_ms, e);
+	else
+		err = ptx_rt_module_load_timed(agent_gpu.rt, text, mod, &jit_ms, e);
+	tm->jit += jit_ms;
+	tm->load += agent_ms_since(&t0) - jit_ms;
+	free(text);
+	return err;
 }
 
 /* Instrument k in the current context: the new function or NULL (e set);
  * *cached set when an earlier handle of the same kernel did it already. */
 static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *cached,
-				   struct err *e)
+				   struct agent_timing *tm, struct err *e)
 {
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	const char *ptx = agent_module_ptx(k->module, k->name, e);
 	if (!ptx)
 		return NULL;
-	char *extra = NULL, *text = NULL;
-	int have[3];
+	struct agent_probes pr;
 	CUfunction fn = NULL;
-	if (agent_build_extra(k->name, &extra, have, e))
+	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
+	 * (what linking saves, measured by bench/gpu_overhead.sh's callers) */
+	if (agent_build_probes(k->name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
 		return NULL;
-	uint64_t hash = agent_hash(agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name),
-				   extra);
+	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name);
+	hash = agent_hash(agent_hash(agent_hash(hash, pr.extra), pr.entry ? pr.entry : "-"),
+			  pr.exit ? pr.exit : "-");
+	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
-			free(extra);
+			agent_probes_free(&pr);
 			*cached = 1;
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
-	size_t len;
-	struct ptx_inject_opts o = {.kernel = k->name,
-				    .entry_sym = have[0] ? "gxa_entry" : NULL,
-				    .exit_sym = have[1] ? "gxa_exit" : NULL,
-				    .mem_sym = have[2] ? "gxa_mem" : NULL,
-				    .extra = extra, .min_version_major = 7, .min_version_minor = 8,
-				    /* each instrumented kernel gets a module of its own:
-				     * the driver need not compile the others */
-				    .only_kernel = 1};
 	CUmodule mod;
-	if (ptx_parse(ptx, strlen(ptx), &pm, e) || ptx_module_check_no_variables(pm, e) ||
-	    ptx_inject(pm, &o, &text, &len, e) ||
-	    ptx_rt_module_load(agent_gpu.rt, text, &mod, e))
-		goto out;
-	CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);
-	if (r != CUDA_SUCCESS) {
-		cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
-		agent_gpu.rt->cu->module_unload(mod);
-		fn = NULL;
-		goto out;
+	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
+	tm->inject = agent_ms_since(&t0);
+	if (!err && (err = agent_inject_load(pm, k->name, &pr, &mod, tm, e)) == -ENOEXEC) {
+		/* the prebuilt runtime has no code for this GPU (or the link
+		 * failed): the runtime functions' text, compiled with the kernel */
+		agent_probes_free(&pr);
+		err = agent_build_probes(k->name, 0, &pr, e);
+		if (!err)
+			err = agent_inject_load(pm, k->name, &pr, &mod, tm, e);
+		tm->runtime = "runtime compiled, linking failed";
+	} else if (!err) {
+		/* runtime functions compiled in: the small ones when linked, all
+		 * the used ones when not (nvcc's header of every runtime .func) */
+		int compiled = strstr(pr.extra, ".func  (.param .b64 func_retval0) gx_rt_") != NULL;
+		tm->runtime = agent_no_probes() ? "no probes"
+			      : pr.linked && compiled ? "runtime linked, small functions compiled"
+			      : pr.linked   ? "runtime linked"
+			      : compiled    ? "runtime compiled"
+					    : "no runtime";
 	}
-out:;
+	if (!err) {
+		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);
+		if (r != CUDA_SUCCESS) {
+			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
+			agent_gpu.rt->cu->module_unload(mod);
+			fn = NULL;
+		}
+	}
 	/* failures are cached too: the kernel's other handles run unchanged */
 	struct agent_cached *c = malloc(sizeof(*c));
 	if (c) {
@@ -410,8 +540,7 @@ out:;
 		agent_cache = c;
 	}
 	ptx_module_free(pm);
-	free(text);
-	free(extra);
+	agent_probes_free(&pr);
 	return fn;
 }
 
@@ -451,20 +580,23 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 			if (agent_gpu.capture_mode)
 				swapped = agent_gpu.capture_mode(&mode) == CUDA_SUCCESS;
 			CUcontext ctx = NULL;
-			struct timespec t0, t1;
+			struct agent_timing tm = {0};
+			struct timespec t0;
 			clock_gettime(CLOCK_MONOTONIC, &t0);
-			if (!agent_gpu_init(&e)) {
+			int ready = !agent_gpu_init(&e);
+			tm.init = agent_ms_since(&t0);
+			if (ready) {
 				agent_gpu.ctx_get_current(&ctx);
 				int cached = 0;
-				k->inst = agent_instrument(k, ctx, &cached, &e);
+				k->inst = agent_instrument(k, ctx, &cached, &tm, &e);
 				if (k->inst && !cached) {
 					session_count(agent_session, SESSION_INSTRUMENTED);
-					clock_gettime(CLOCK_MONOTONIC, &t1);
-					double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-						    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 					if (getenv("GPUEXT_AGENT_VERBOSE"))
-						agent_notice("kernel %s instrumented (%.1f ms)", k->name,
-							     ms);
+						agent_notice("kernel %s instrumented (device side "
+							     "%.1f, parse+inject %.1f, JIT %.1f, load "
+							     "%.1f, %s; %.1f ms)", k->name, tm.init,
+							     tm.inject, tm.jit, tm.load, tm.runtime,
+							     agent_ms_since(&t0));
 				} else if (!k->inst && agent_first_failure(k->name)) {
 					session_count(agent_session, SESSION_SKIPPED);
 					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);

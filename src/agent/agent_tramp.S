@@ -13,7 +13,8 @@
  * agent_apiprobe.c), sp = the stack pointer at function entry (it points at
  * the return address, as for a kernel uprobe), xmm0-7 (float arguments)
  * and rax (al counts vector registers of a varargs call); calls
- * apiprobe_enter(index, regs), which runs the entry programs, may swap the
+ * apiprobe_enter(index, regs), which puts the real function in ip (the
+ * programs see it there), runs the entry programs, may swap the
  * return address, and returns the real function; restores everything and
  * jumps to it: the real function sees exactly the caller's registers and
  * stack.
@@ -89,7 +90,6 @@ apiprobe_tramp_common:
 	movq %rsi, PT_SI(%rsp)
 	movq %rdi, PT_DI(%rsp)
 	movq $-1, PT_ORIG_AX(%rsp)
-	movq $0, PT_IP(%rsp)          /* apiprobe_enter puts the function there */
 	movq $0x33, PT_CS(%rsp)       /* user code segment, as a uprobe sees it */
 	movq $0, PT_FLAGS(%rsp)
 	movq $0x2b, PT_SS(%rsp)

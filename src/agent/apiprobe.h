@@ -56,7 +56,8 @@ struct apiprobe_regs {
 /*
  * Attach p (verified; PROG_TYPE_UPROBE runs at entry, PROG_TYPE_URETPROBE at
  * return) to function func.  p is JIT-compiled with the default helpers
- * unless already compiled.  p must outlive the probes.
+ * unless already compiled.  p must outlive the probes and not be compiled
+ * again while attached (the probes call its code directly).
  */
 int apiprobe_attach(const char *func, struct prog *p, struct err *e);
 
@@ -81,7 +82,7 @@ int apiprobe_has(const char *func);
 struct apiprobe_stats {
 	uint64_t recursion_skips; /* probed calls made from inside a probe */
 	uint64_t depth_skips;     /* return probes skipped: shadow stack full */
-	uint64_t prog_errors;     /* program runs that reported an error */
+	uint64_t prog_errors;     /* probed calls in which a program reported an error */
 	uint64_t site_skips;      /* wraps refused: all trampolines in use */
 };
 void apiprobe_stats_get(struct apiprobe_stats *out);

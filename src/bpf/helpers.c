@@ -155,6 +155,25 @@ static uint64_t helper_ringbuf_query(uint64_t map, uint64_t flags, uint64_t r3, 
 	return map_ringbuf_query(MAP(map), flags);
 }
 
+static _Atomic(helper_kernel_name_fn) helper_kernel_name;
+
+void helper_set_kernel_name_fn(helper_kernel_name_fn fn)
+{
+	helper_kernel_name = fn;
+}
+
+static uint64_t helper_cuda_kernel_name(uint64_t buf, uint64_t size, uint64_t handle,
+					uint64_t r4, uint64_t r5)
+{
+	helper_kernel_name_fn fn = helper_kernel_name;
+	char *out = (char *)(uintptr_t)buf;
+
+	if (fn)
+		return (uint64_t)fn(handle, out, size);
+	out[0] = 0; /* size > 0: ARG_CONST_SIZE */
+	return (uint64_t)-ENOENT;
+}
+
 /*
  * Implementation, return, arguments, flags of each helper in HELPER_IDS.
  * GPU marks helpers that GPU programs may call: each one is implemented by
@@ -210,6 +229,9 @@ static uint64_t helper_ringbuf_query(uint64_t map, uint64_t flags, uint64_t r3, 
 	 ARG_CONST_SIZE_OR_ZERO}, HOST
 #define HELPER_SIG_TRACE_VPRINTK helper_trace_vprintk, RET_INTEGER, \
 	{ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO}, HOST | LEAK
+
+#define HELPER_SIG_CUDA_KERNEL_NAME helper_cuda_kernel_name, RET_INTEGER, \
+	{ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE, ARG_ANYTHING}, HOST
 
 #define HELPER_PROTO(name, id_, str) {id_, str, HELPER_SIG_##name},
 static const struct helper_proto helper_protos[] = {HELPER_IDS(HELPER_PROTO)};

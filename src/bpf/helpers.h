@@ -42,7 +42,8 @@ typedef uint64_t (*helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4
 	X(RINGBUF_DISCARD, 133, "ringbuf_discard")                             \
 	X(RINGBUF_QUERY, 134, "ringbuf_query")                                 \
 	X(SNPRINTF, 165, "snprintf")                                           \
-	X(TRACE_VPRINTK, 177, "trace_vprintk")
+	X(TRACE_VPRINTK, 177, "trace_vprintk")                                 \
+	X(CUDA_KERNEL_NAME, 640, "cuda_kernel_name")
 
 #define HELPER_ENUM(name, id, str) HELPER_##name = id,
 enum helper_id { HELPER_IDS(HELPER_ENUM) };
@@ -50,6 +51,19 @@ enum helper_id { HELPER_IDS(HELPER_ENUM) };
 
 /* GPU helpers (device runtime); ids reserved here, listed in src/ptx/. */
 enum { HELPER_GPU_FIRST = 500, HELPER_GPU_LAST = 599 };
+/* Memory-policy helpers (struct_ops programs); ids reserved here, declared
+ * in include/bpf/gpu_mem_ops.h, implemented in src/policy/. */
+enum { HELPER_POLICY_FIRST = 600, HELPER_POLICY_LAST = 699 };
+
+/*
+ * Host helpers of the CUDA layer (ids 640..): implemented by whoever knows
+ * the driver (the agent) and installed here, so that the bpf layer stays
+ * below it.  cuda_kernel_name(buf, size, handle) writes the mangled name of
+ * a CUfunction or CUkernel; without an installed lookup it writes "" and
+ * returns -ENOENT (include/bpf/gpuext_helpers.h documents it).
+ */
+typedef long (*helper_kernel_name_fn)(uint64_t handle, char *buf, size_t size);
+void helper_set_kernel_name_fn(helper_kernel_name_fn fn);
 
 /* What the verifier must prove about an argument register. */
 enum helper_arg {

@@ -36,6 +36,17 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 int jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0,
 	    struct err *e);
 
+/*
+ * The native entry of a compiled program that cannot fault at run time (one
+ * without local calls and callx): r0 = fn(r1, r2, r3, r4, r5), no jit_run()
+ * in between, no state.  It is what a hot caller (a host probe) keeps and
+ * calls; jit_run() calls it too.  NULL when p is not compiled or can fault:
+ * run it with jit_run().
+ */
+typedef uint64_t (*jit_direct_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+				  uint64_t r5);
+jit_direct_fn jit_direct(const struct prog *p);
+
 /* The machine code of the compiled p (NULL, 0 when not compiled). */
 const uint8_t *jit_code(const struct prog *p, size_t *len);
 

@@ -14,7 +14,16 @@
  * across instructions.  r12 holds the trampoline's stack pointer for the
  * whole run.
  *
- * The code image starts with a trampoline, called from C as
+ * A program without local calls and callx cannot fault at run time, and its
+ * image is one function called straight from C (a direct image):
+ *   uint64_t fn(r1, r2, r3, r4, r5)
+ * Its prologue saves only the callee-saved registers the program mentions
+ * (r6..r9, and rbp when it uses r10: then it also sets up the 512-byte stack),
+ * zeroes r0 and the r6..r9 it mentions (as the interpreter starts them), and
+ * EXIT undoes that and returns.  This is what a hot host probe calls: a
+ * program that touches none of r6..r10 costs a call, an xor and a ret.
+ *
+ * Any other image starts with a trampoline, called from C as
  *   uint64_t fn(r1, r2, r3, r4, r5, struct jit_state *state)
  * which saves the native callee-saved registers, pushes state, keeps that
  * stack pointer in r12, zeroes r0 and r6..r9 and calls the main function.
@@ -28,7 +37,8 @@
  * frames, callx to a helper that does not exist) stores the instruction's
  * index, the kind of fault and a value in *state and unwinds to the
  * trampoline, which returns to jit_run to report it.
- * The native stack stays 16-byte aligned at every helper call.
+ * The native stack stays 16-byte aligned at every helper call, in both kinds
+ * of image.
  *
  * Layout is decided in passes (as Linux's x86 JIT does): the first pass uses
  * 32-bit displacements everywhere, each next pass picks the 2-byte form for
@@ -79,6 +89,30 @@ struct jit_image {
 	struct jit_mem mem;
 	size_t code_len;
 	const struct helper_table *helpers;
+	jit_direct_fn direct; /* the entry of a direct image, else NULL */
+};
+
+/* What lands on an instruction (scan_prog). */
+enum jit_land {
+	JIT_LAND_JUMP = 1, /* some jump */
+	JIT_LAND_LOOP = 2, /* the head of a small loop (mark_jump_target): aligned */
+};
+
+/* The form a jump took in the passes so far (use_short). */
+enum jit_jump_form { JIT_JUMP_LONG, JIT_JUMP_SHORT, JIT_JUMP_LONG_STUCK };
+
+/*
+ * Loop heads start on a 32-byte boundary, so that a small loop sits in as few
+ * of the front end's 32-byte fetch windows as it can and its speed does not
+ * depend on where the code before it happened to end.
+ */
+enum { JIT_LOOP_ALIGN = 32, JIT_SMALL_LOOP = 32 /* instructions */ };
+
+/* How a function's frame is built and torn down (emit_prologue, emit_exit). */
+enum jit_fn_kind {
+	JIT_FN_DIRECT, /* the whole program, called from C: saves only what it uses */
+	JIT_FN_MAIN,   /* the main function under the trampoline */
+	JIT_FN_CALLEE, /* a local-call target (main too when a call targets it) */
 };
 
 /* Offsets of one pass's layout.  body[i]: first byte of insn i's code;
@@ -95,10 +129,15 @@ struct jit_ctx {
 	struct jit_layout cur, prev; /* this pass and the one before */
 	uint8_t *is_func;            /* insn i starts a function */
 	uint8_t *is_imm_hi;          /* insn i is the second slot of LD_IMM64 */
+	uint8_t *lands;              /* enum jit_land flags of insn i */
+	uint8_t *jump_form;          /* enum jit_jump_form of the jump at insn i */
 	int all_long;                /* first pass: no 2-byte jumps */
 	size_t exit_off, abort_off;  /* trampoline labels */
-	int in_main;                 /* emitting the main function (not a callee) */
+	enum jit_fn_kind fn_kind;    /* of the function being emitted */
 	int main_is_callee;          /* a local call targets insn 0: main saves like a callee */
+	int direct;                  /* no local call, no callx: a direct image */
+	int calls_helpers;           /* some instruction calls a helper */
+	unsigned used_regs;          /* bit r: some instruction names eBPF register r */
 };
 
 #define PROG_NAME(p) ((p)->name ? (p)->name : "?")
@@ -174,30 +213,104 @@ static size_t fault_size(size_t i, enum jit_fault kind)
  */
 enum { JIT_SAVED_BYTES = 8 * JIT_SAVED_REGS };
 
-static void emit_prologue(struct x64_buf *b, int in_main)
+static int uses_reg(const struct jit_ctx *c, int r)
 {
-	if (in_main) {
+	return (c->used_regs >> r) & 1;
+}
+
+/*
+ * A direct image's frame: the callee-saved registers of the r6..r10 it uses,
+ * then (with r10) the eBPF stack below rbp.  At entry rsp is 8 off a 16-byte
+ * boundary, so with an even number of pushes a helper call needs 8 bytes more.
+ */
+static int direct_pushes(const struct jit_ctx *c)
+{
+	int n = 0;
+
+	for (int r = 6; r <= ISA_REG_FP; r++)
+		n += uses_reg(c, r);
+	return n;
+}
+
+static int direct_pad(const struct jit_ctx *c)
+{
+	return c->calls_helpers && direct_pushes(c) % 2 == 0 ? 8 : 0;
+}
+
+static void emit_direct_prologue(struct jit_ctx *c)
+{
+	struct x64_buf *b = &c->b;
+	int pad = direct_pad(c);
+
+	for (int r = 6; r <= ISA_REG_FP; r++)
+		if (uses_reg(c, r))
+			x64_push(b, reg_map[r]);
+	if (uses_reg(c, ISA_REG_FP)) {
+		x64_mov_rr(b, X64_W, X64_RBP, X64_RSP);
+		x64_rm(b, X64_W, 0x8d, X64_RSP, X64_RSP, -ISA_STACK_SIZE - pad); /* lea */
+	} else if (pad) {
+		x64_push(b, X64_R11); /* any value: only the alignment counts */
+	}
+	x64_alu_rr(b, 0, X64_XOR, X64_RAX, X64_RAX);
+	for (int r = 6; r < ISA_REG_FP; r++)
+		if (uses_reg(c, r))
+			x64_alu_rr(b, 0, X64_XOR, reg_map[r], reg_map[r]);
+}
+
+static void emit_direct_exit(struct jit_ctx *c)
+{
+	struct x64_buf *b = &c->b;
+
+	if (uses_reg(c, ISA_REG_FP))
+		x64_mov_rr(b, X64_W, X64_RSP, X64_RBP);
+	else if (direct_pad(c))
+		x64_pop(b, X64_R11);
+	for (int r = ISA_REG_FP; r >= 6; r--)
+		if (uses_reg(c, r))
+			x64_pop(b, reg_map[r]);
+	x64_ret(b);
+}
+
+static void emit_prologue(struct jit_ctx *c)
+{
+	struct x64_buf *b = &c->b;
+
+	switch (c->fn_kind) {
+	case JIT_FN_DIRECT:
+		emit_direct_prologue(c);
+		return;
+	case JIT_FN_MAIN:
 		x64_rm(b, X64_W, 0x8d, X64_RBP, X64_RSP, -JIT_SAVED_BYTES); /* lea */
 		x64_rm(b, X64_W, 0x8d, X64_RSP, X64_RSP, -JIT_SAVED_BYTES - ISA_STACK_SIZE);
 		return;
+	case JIT_FN_CALLEE:
+		for (int r = 6; r <= ISA_REG_FP; r++)
+			x64_push(b, reg_map[r]);
+		x64_mov_rr(b, X64_W, X64_RBP, X64_RSP);
+		x64_alu_ri(b, X64_W, X64_SUB, X64_RSP, ISA_STACK_SIZE);
+		return;
 	}
-	for (int r = 6; r <= ISA_REG_FP; r++)
-		x64_push(b, reg_map[r]);
-	x64_mov_rr(b, X64_W, X64_RBP, X64_RSP);
-	x64_alu_ri(b, X64_W, X64_SUB, X64_RSP, ISA_STACK_SIZE);
 }
 
-static void emit_exit(struct x64_buf *b, int in_main)
+static void emit_exit(struct jit_ctx *c)
 {
-	if (in_main) {
+	struct x64_buf *b = &c->b;
+
+	switch (c->fn_kind) {
+	case JIT_FN_DIRECT:
+		emit_direct_exit(c);
+		return;
+	case JIT_FN_MAIN:
 		x64_rm(b, X64_W, 0x8d, X64_RSP, X64_RBP, JIT_SAVED_BYTES); /* lea */
 		x64_ret(b);
 		return;
+	case JIT_FN_CALLEE:
+		x64_mov_rr(b, X64_W, X64_RSP, X64_RBP);
+		for (int r = ISA_REG_FP; r >= 6; r--)
+			x64_pop(b, reg_map[r]);
+		x64_ret(b);
+		return;
 	}
-	x64_mov_rr(b, X64_W, X64_RSP, X64_RBP);
-	for (int r = ISA_REG_FP; r >= 6; r--)
-		x64_pop(b, reg_map[r]);
-	x64_ret(b);
 }
 
 /* ---- ALU --------------------------------------------------------------- */
@@ -338,6 +451,45 @@ static int emit_end(struct jit_ctx *c, size_t i, struct isa_insn in, int dst)
 	}
 }
 
+/*
+ * dst *= imm in a cheaper form than imul where one gives the same bits (the
+ * product modulo 2^64, or modulo 2^32 zero-extended): by 0, 1, a power of
+ * two, 3, 5 or 9 (one lea), 2^k + 1 or 2^k - 1 (shift, then add or subtract
+ * the copy in r11: two cycles of latency where imul takes three; x * 31 is
+ * the classic hash step).  Returns 0, emitting nothing, for other constants.
+ */
+static int emit_mul_k(struct x64_buf *b, unsigned w, int dst, int32_t imm)
+{
+	if (imm < 0)
+		return 0;
+	uint32_t v = (uint32_t)imm;
+	if (v == 0) {
+		x64_alu_rr(b, 0, X64_XOR, dst, dst);
+		return 1;
+	}
+	if (v == 1) {
+		if (!w)
+			x64_mov_rr(b, 0, dst, dst); /* zero-extends */
+		return 1;
+	}
+	if ((v & (v - 1)) == 0) {
+		x64_shift_ri(b, w, 4, dst, (uint8_t)__builtin_ctz(v)); /* shl */
+		return 1;
+	}
+	if (v == 3 || v == 5 || v == 9) {
+		x64_lea_bi(b, w, dst, dst, dst, (unsigned)__builtin_ctz(v - 1));
+		return 1;
+	}
+	int plus = ((v - 1) & (v - 2)) == 0; /* v = 2^k + 1 */
+	int minus = (v & (v + 1)) == 0;      /* v = 2^k - 1 */
+	if (!plus && !minus)
+		return 0;
+	x64_mov_rr(b, X64_W, X64_R11, dst);
+	x64_shift_ri(b, w, 4, dst, (uint8_t)__builtin_ctz(plus ? v - 1 : v + 1));
+	x64_alu_rr(b, w, plus ? X64_ADD : X64_SUB, dst, X64_R11);
+	return 1;
+}
+
 static int emit_alu(struct jit_ctx *c, size_t i, struct isa_insn in)
 {
 	struct x64_buf *b = &c->b;
@@ -366,11 +518,11 @@ static int emit_alu(struct jit_ctx *c, size_t i, struct isa_insn in)
 		return 0;
 	}
 	case ISA_ALU_MUL:
-		if (is_k) {
+		if (!is_k) {
+			x64_rr(b, w, 0x0faf, dst, src);
+		} else if (!emit_mul_k(b, w, dst, in.imm)) {
 			x64_rr(b, w, 0x69, dst, dst); /* imul r, r/m, imm32 */
 			x64_imm32(b, (uint32_t)in.imm);
-		} else {
-			x64_rr(b, w, 0x0faf, dst, src);
 		}
 		return 0;
 	case ISA_ALU_DIV: case ISA_ALU_MOD:
@@ -573,10 +725,26 @@ static int jump_target(struct jit_ctx *c, size_t i, int64_t rel, size_t *target)
 	return 0;
 }
 
-/* Jump to insn t from the end of insn i, short when the last layout allows. */
+/*
+ * Jump to insn t from the end of insn i: the 2-byte form when the distance
+ * in the last layout fits.  Sizes mostly shrink from pass to pass, but loop
+ * alignment can lengthen a distance again; a jump that must go back from
+ * short to long stays long for good, so each jump changes form at most
+ * twice and the passes converge.
+ */
 static int use_short(struct jit_ctx *c, size_t i, size_t t)
 {
-	return !c->all_long && fits_s8((int64_t)c->prev.body[t] - (int64_t)c->prev.end[i]);
+	uint8_t *form = &c->jump_form[i];
+
+	if (c->all_long || *form == JIT_JUMP_LONG_STUCK)
+		return 0;
+	if (fits_s8((int64_t)c->prev.body[t] - (int64_t)c->prev.end[i])) {
+		*form = JIT_JUMP_SHORT;
+		return 1;
+	}
+	if (*form == JIT_JUMP_SHORT)
+		*form = JIT_JUMP_LONG_STUCK;
+	return 0;
 }
 
 static int emit_jmp(struct jit_ctx *c, size_t i, struct isa_insn in)
@@ -692,6 +860,42 @@ static void emit_callx(struct jit_ctx *c, size_t i, struct isa_insn in)
 	emit_fault(b, c->abort_off, i, JIT_FAULT_HELPER);
 }
 
+/* ---- two instructions as one -------------------------------------------- */
+
+/*
+ * "mov dst, src" then "add dst, src2" (or an immediate), both of one width,
+ * is a single lea: the sum without the copy, one instruction less on every
+ * address computation (clang emits this pair for each pointer + offset).
+ * The flags, which lea leaves alone, are dead: no translated instruction
+ * reads flags another one set (every jump sets its own).  Not when a jump or
+ * call lands on the add, which must then exist on its own.  Emits the lea and
+ * returns 1, or returns 0 and emits nothing.
+ */
+static int emit_mov_add(struct jit_ctx *c, size_t i)
+{
+	const struct isa_insn *in = &c->p->insns[i];
+
+	if (i + 1 >= c->p->insn_cnt || (c->lands[i + 1] & JIT_LAND_JUMP) || c->is_func[i + 1])
+		return 0;
+	unsigned cls = ISA_CLASS(in[0].code);
+	unsigned w = cls == ISA_ALU64 ? X64_W : 0;
+	if ((cls != ISA_ALU64 && cls != ISA_ALU) || in[0].code != (cls | ISA_X | ISA_ALU_MOV) ||
+	    in[0].off != 0 || in[1].dst != in[0].dst || in[1].off != 0 ||
+	    (in[1].code != (cls | ISA_X | ISA_ALU_ADD) && in[1].code != (cls | ISA_K | ISA_ALU_ADD)))
+		return 0;
+	if (in[0].dst >= ISA_REG_FP || in[0].src >= ISA_NR_REGS || in[1].src >= ISA_NR_REGS)
+		return 0; /* left to emit_insn's errors */
+	int dst = reg_map[in[0].dst], src = reg_map[in[0].src];
+	if (ISA_SRC(in[1].code) == ISA_K) {
+		x64_rm(&c->b, w, 0x8d, dst, src, in[1].imm);
+	} else {
+		/* dst holds src once the mov is done: "add dst, dst" adds src. */
+		int src2 = in[1].src == in[0].dst ? src : reg_map[in[1].src];
+		x64_lea_bi(&c->b, w, dst, src, src2, 0);
+	}
+	return 1;
+}
+
 /* ---- one instruction ---------------------------------------------------- */
 
 /*
@@ -772,7 +976,7 @@ static int emit_insn(struct jit_ctx *c, size_t i)
 		emit_callx(c, i, in);
 		return 0;
 	case ISA_OPC_JMP_EXIT:
-		emit_exit(b, c->in_main);
+		emit_exit(c);
 		return 0;
 
 	case ISA_OPC_LD_IMM64:
@@ -817,18 +1021,30 @@ static int emit_pass(struct jit_ctx *c)
 	const struct prog *p = c->p;
 
 	c->b.len = 0;
-	emit_trampoline(c);
+	if (!c->direct)
+		emit_trampoline(c);
 	for (size_t i = 0; i < p->insn_cnt; i++) {
 		if (c->is_imm_hi[i]) {
 			c->cur.body[i] = c->cur.end[i] = (uint32_t)c->b.len;
 			continue;
 		}
 		if (c->is_func[i]) {
-			c->in_main = i == 0 && !c->main_is_callee;
+			c->fn_kind = c->direct ? JIT_FN_DIRECT
+				   : i == 0 && !c->main_is_callee ? JIT_FN_MAIN
+				   : JIT_FN_CALLEE;
 			c->cur.func[i] = (uint32_t)c->b.len;
-			emit_prologue(&c->b, c->in_main);
+			emit_prologue(c);
 		}
+		if (c->lands[i] & JIT_LAND_LOOP)
+			x64_nop(&c->b, -c->b.len % JIT_LOOP_ALIGN);
 		c->cur.body[i] = (uint32_t)c->b.len;
+		if (emit_mov_add(c, i)) {
+			/* The add's code is in the lea: it starts and ends there. */
+			c->cur.end[i] = (uint32_t)c->b.len;
+			i++;
+			c->cur.body[i] = c->cur.end[i] = (uint32_t)c->b.len;
+			continue;
+		}
 		int rc = emit_insn(c, i);
 		if (rc)
 			return rc;
@@ -854,13 +1070,50 @@ static void layout_copy(struct jit_ctx *c)
 	memcpy(c->prev.func, c->cur.func, n);
 }
 
-/* Mark LD_IMM64 second slots and function starts; reject what cannot run. */
+static int is_jump(struct isa_insn in)
+{
+	unsigned cls = ISA_CLASS(in.code), op = ISA_OP(in.code);
+
+	return (cls == ISA_JMP || cls == ISA_JMP32) && op != ISA_JMP_CALL &&
+	       op != ISA_JMP_EXIT && in.code != ISA_OPC_JMP_CALLX;
+}
+
+/*
+ * Where the jump at insn i lands (a bad target is reported when the jump is
+ * emitted).  A backward jump over a few straight-line instructions closes a
+ * small loop, whose head gets aligned: there the alignment pays on every
+ * iteration and its padding runs once per entry.  Other backward targets
+ * (the shared tails of a switch, say) are left alone: padding there would
+ * run on hot paths that fall through into them.
+ */
+static void mark_jump_target(struct jit_ctx *c, size_t i, struct isa_insn in)
+{
+	if (!is_jump(in))
+		return;
+	int64_t t = (int64_t)i + 1 + (in.code == ISA_OPC_JMP32_JA ? in.imm : in.off);
+	if (t < 0 || t >= (int64_t)c->p->insn_cnt)
+		return;
+	c->lands[t] |= JIT_LAND_JUMP;
+	if (t > (int64_t)i || (int64_t)i - t > JIT_SMALL_LOOP)
+		return;
+	for (size_t k = (size_t)t; k < i; k++)
+		if (is_jump(c->p->insns[k]) && !c->is_imm_hi[k])
+			return;
+	c->lands[t] |= JIT_LAND_LOOP;
+}
+
+/*
+ * Mark LD_IMM64 second slots and function starts, note the registers and
+ * calls that shape the frame (see the top of the file), reject what cannot
+ * run.
+ */
 static int scan_prog(struct jit_ctx *c)
 {
 	const struct prog *p = c->p;
 	size_t n = p->insn_cnt;
 
 	c->is_func[0] = 1;
+	c->direct = 1;
 	for (size_t i = 0; i < n; i++) {
 		if (p->insns[i].code != ISA_OPC_LD_IMM64)
 			continue;
@@ -871,8 +1124,20 @@ static int scan_prog(struct jit_ctx *c)
 	for (size_t i = 0; i < n; i++) {
 		struct isa_insn in = p->insns[i];
 		size_t t;
-		if (c->is_imm_hi[i] || in.code != ISA_OPC_JMP_CALL || in.src != ISA_CALL_LOCAL)
+		if (c->is_imm_hi[i])
 			continue;
+		/* Fields that are not registers only add a needless save. */
+		c->used_regs |= 1u << (in.dst & 15) | 1u << (in.src & 15);
+		mark_jump_target(c, i, in);
+		if (in.code == ISA_OPC_JMP_CALLX)
+			c->direct = 0;
+		if (in.code != ISA_OPC_JMP_CALL)
+			continue;
+		if (in.src == ISA_CALL_HELPER)
+			c->calls_helpers = 1;
+		if (in.src != ISA_CALL_LOCAL)
+			continue;
+		c->direct = 0;
 		int rc = jump_target(c, i, in.imm, &t);
 		if (rc)
 			return rc;
@@ -907,6 +1172,8 @@ static void ctx_free(struct jit_ctx *c)
 	free(c->prev.func);
 	free(c->is_func);
 	free(c->is_imm_hi);
+	free(c->lands);
+	free(c->jump_form);
 }
 
 int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *e)
@@ -931,8 +1198,11 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 	c.prev.func = calloc(n, sizeof(uint32_t));
 	c.is_func = calloc(n, 1);
 	c.is_imm_hi = calloc(n, 1);
+	c.lands = calloc(n, 1);
+	c.jump_form = calloc(n, 1);
 	if (!c.cur.body || !c.cur.end || !c.cur.func || !c.prev.body || !c.prev.end ||
-	    !c.prev.func || !c.is_func || !c.is_imm_hi) {
+	    !c.prev.func || !c.is_func || !c.is_imm_hi || !c.lands ||
+	    !c.jump_form) {
 		rc = err_set(e, ENOMEM, "jit: prog '%s': out of memory", PROG_NAME(p));
 		goto out;
 	}
@@ -942,7 +1212,10 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 	/*
 	 * Pass 0 only measures (every jump long: the largest layout).  Later
 	 * passes write into a scratch buffer of that size; once a pass
-	 * reproduces the previous layout, the bytes it wrote are final.
+	 * reproduces the previous layout, the bytes it wrote are final.  Loop
+	 * padding does not break the bound: no instruction is longer than in
+	 * pass 0, and aligning up an offset that is not larger gives an offset
+	 * that is not larger, so every offset stays at or below pass 0's.
 	 */
 	c.all_long = 1;
 	if ((rc = emit_pass(&c)))
@@ -981,6 +1254,7 @@ int jit_compile(struct prog *p, const struct helper_table *helpers, struct err *
 		goto out;
 	img->code_len = len;
 	img->helpers = c.helpers;
+	img->direct = c.direct ? (jit_direct_fn)img->mem.base : NULL;
 	p->jit = img;
 	img = NULL;
 out:
@@ -1007,6 +1281,11 @@ int jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0
 	if (opts->helpers && opts->helpers != img->helpers)
 		return err_set(e, EINVAL, "jit: prog '%s' was compiled with another helper table",
 			       PROG_NAME(p));
+	if (img->direct) {
+		*r0 = img->direct(opts->args[0], opts->args[1], opts->args[2], opts->args[3],
+				  opts->args[4]);
+		return 0;
+	}
 	jit_entry_fn fn = (jit_entry_fn)img->mem.base;
 	uint64_t ret = fn(opts->args[0], opts->args[1], opts->args[2], opts->args[3],
 			  opts->args[4], &state);
@@ -1019,6 +1298,13 @@ int jit_run(const struct prog *p, const struct prog_run_opts *opts, uint64_t *r0
 			       (unsigned long long)state.fault_value);
 	*r0 = ret;
 	return 0;
+}
+
+jit_direct_fn jit_direct(const struct prog *p)
+{
+	const struct jit_image *img = p->jit;
+
+	return img ? img->direct : NULL;
 }
 
 const uint8_t *jit_code(const struct prog *p, size_t *len)

@@ -23,6 +23,7 @@
 
 #include "btf.h"
 #include "elf.h"
+#include "object_impl.h"
 
 /* Linux's struct bpf_map_def: the SEC("maps") layout.  map_flags optional. */
 enum { LEGACY_MAP_DEF_MIN = 16, LEGACY_MAP_DEF_SIZE = 20 };
@@ -704,6 +705,8 @@ int object_open_mem(const void *buf, size_t len, const char *name,
 	for (size_t i = 0; !err && i < l.func_cnt; i++)
 		if (l.funcs[i].is_prog)
 			err = object_new_prog(&l, &l.funcs[i]);
+	if (!err)
+		err = object_collect_struct_ops(obj, &l.elf, e);
 	if (!err && obj->prog_cnt == 0)
 		err = err_set(e, ENOENT, "%s: no programs (global functions in a SEC() section)",
 			      obj->name);
@@ -801,6 +804,9 @@ void object_free(struct object *obj)
 	for (size_t i = 0; i < obj->map_cnt; i++)
 		map_free(obj->maps[i].map);
 	free(obj->maps);
+	for (size_t i = 0; i < obj->struct_ops_cnt; i++)
+		free(obj->struct_ops[i].members);
+	free(obj->struct_ops);
 	btf_free(obj->btf);
 	free(obj->image);
 	free(obj->name);

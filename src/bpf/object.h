@@ -27,6 +27,19 @@ struct object_map {
 	struct map *map; /* NULL until object_create_maps() */
 };
 
+/* A SEC(".struct_ops") variable: the program set for each member (members
+ * left NULL are absent).  Names point into the object's BTF. */
+struct object_struct_ops_member {
+	const char *name;  /* "gpu_evict_prepare" */
+	struct prog *prog; /* one of the object's programs, type struct_ops */
+};
+struct object_struct_ops {
+	const char *name;      /* the variable */
+	const char *type_name; /* its struct ("gpu_mem_ops") */
+	struct object_struct_ops_member *members;
+	size_t member_cnt;
+};
+
 struct object {
 	char *name;       /* path or name given to object_open_mem */
 	char license[64];
@@ -35,6 +48,8 @@ struct object {
 	struct object_map *maps;
 	size_t map_cnt;
 	struct btf *btf;  /* NULL if the object has no .BTF */
+	struct object_struct_ops *struct_ops;
+	size_t struct_ops_cnt;
 	void *image;      /* the file's bytes, owned */
 	size_t image_len;
 };
@@ -51,6 +66,12 @@ int object_create_maps(struct object *obj, struct err *e);
 
 struct prog *object_find_prog(const struct object *obj, const char *name_or_section);
 struct object_map *object_find_map(const struct object *obj, const char *name);
+
+/* The first struct_ops variable of struct type_name (NULL: any), or NULL. */
+const struct object_struct_ops *object_find_struct_ops(const struct object *obj,
+							const char *type_name);
+/* The program set for member, or NULL when the member is left NULL. */
+struct prog *object_struct_ops_prog(const struct object_struct_ops *so, const char *member);
 
 void object_free(struct object *obj);
 

@@ -44,6 +44,12 @@
 #include "object.h"
 
 #define SESSION_ENV "GPUEXT_SESSION"
+/* Set by `gpuext run --kernel-uprobes`: the kernel runs the session's uprobe
+ * programs, so the agent attaches none in process.  Its value "stop" asks
+ * the agent to stop the process (SIGSTOP) at its start for gpuext to attach
+ * the kernel uprobes; the agent sets it to "1" for the process's children. */
+#define SESSION_KERNEL_UPROBES_ENV "GPUEXT_KERNEL_UPROBES"
+#define SESSION_KERNEL_UPROBES_STOP "stop"
 #define SESSION_MAGIC 0x53587067u /* "gpXS" */
 #define SESSION_VERSION 1u
 

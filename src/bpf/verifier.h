@@ -51,6 +51,9 @@ struct vfy_opts {
 	int allow_ptr_leaks;    /* may pointers reach maps, records, helper output? */
 	/* Helper prototypes; NULL: helper_proto_find. */
 	const struct helper_proto *(*helper_proto)(uint32_t id);
+	/* Bytes of ctx the program may read when smaller than its type's
+	 * (a struct_ops op's own ctx struct); 0: the type's. */
+	uint32_t ctx_size;
 };
 
 struct vfy_stats {

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 
+#include "bpf/gpuext_cupti.h"
 #include "vfy.h"
 
 /* x86-64 struct pt_regs: r15 .. ss, 21 eight-byte registers. */
@@ -17,11 +18,12 @@ enum { STRUCT_OPS_ARGS_SIZE = 12 * 8 };
 /*
  * Device and CUPTI ctxs are records the runtime fills in: read-only bytes,
  * read at any offset and size inside them (field_size 0), variable offsets
- * included.  Their sizes bound the structs declared for programs in
- * include/bpf/: the gpu/entry and gpu/exit launch record and the gpu/mem
- * access record 64 bytes, a CUPTI activity record 128.
+ * included (a loop over a kernel's name).  Their sizes bound the structs
+ * declared for programs in include/bpf/: the gpu/entry and gpu/exit launch
+ * record and the gpu/mem access record 64 bytes; a CUPTI record exactly
+ * its struct in include/bpf/gpuext_cupti.h.
  */
-enum { GPU_CTX_SIZE = 64, CUPTI_CTX_SIZE = 128 };
+enum { GPU_CTX_SIZE = 64 };
 
 static const struct vfy_ctx_desc ctx_descs[] = {
 	[PROG_TYPE_RAW] = {"program memory", 0, true, 0},
@@ -31,9 +33,12 @@ static const struct vfy_ctx_desc ctx_descs[] = {
 	[PROG_TYPE_GPU_ENTRY] = {"the launch record", GPU_CTX_SIZE, false, 0},
 	[PROG_TYPE_GPU_EXIT] = {"the launch record", GPU_CTX_SIZE, false, 0},
 	[PROG_TYPE_GPU_MEM] = {"the gpu/mem access record", GPU_CTX_SIZE, false, 0},
-	[PROG_TYPE_CUPTI_KERNEL] = {"the CUPTI kernel record", CUPTI_CTX_SIZE, false, 0},
-	[PROG_TYPE_CUPTI_MEMCPY] = {"the CUPTI memcpy record", CUPTI_CTX_SIZE, false, 0},
-	[PROG_TYPE_CUPTI_UVM] = {"the CUPTI unified-memory record", CUPTI_CTX_SIZE, false, 0},
+	[PROG_TYPE_CUPTI_KERNEL] = {"struct gpuext_cupti_kernel",
+				    sizeof(struct gpuext_cupti_kernel), false, 0},
+	[PROG_TYPE_CUPTI_MEMCPY] = {"struct gpuext_cupti_memcpy",
+				    sizeof(struct gpuext_cupti_memcpy), false, 0},
+	[PROG_TYPE_CUPTI_UVM] = {"struct gpuext_cupti_uvm",
+				 sizeof(struct gpuext_cupti_uvm), false, 0},
 	[PROG_TYPE_STRUCT_OPS] = {"the struct_ops arguments", STRUCT_OPS_ARGS_SIZE, false, 8},
 };
 
@@ -49,17 +54,19 @@ int check_ctx_access(struct vfy_env *env, uint32_t regno, int64_t lo, int64_t hi
 {
 	const struct vfy_ctx_desc *d = vfy_ctx_of(env->p->type);
 	const char *type = prog_type_name(env->p->type);
+	uint32_t ctx_size = env->opts.ctx_size && env->opts.ctx_size < d->size ? env->opts.ctx_size
+									     : d->size;
 
 	if (!d->size)
 		return vfy_reject(env, EACCES, "R%u: %s programs have %s", regno, type, d->name);
 	if (write && !d->writable)
 		return vfy_reject(env, EACCES, "R%u: %s programs may not write %s (read-only ctx)",
 				  regno, type, d->name);
-	if (lo < 0 || hi + size > d->size)
+	if (lo < 0 || hi + size > ctx_size)
 		return vfy_reject(env, EACCES,
 				  "R%u: ctx access at offset %lld%s size %u is outside %s (%u bytes)",
 				  regno, (long long)lo, lo == hi ? "" : " (or more)", size, d->name,
-				  d->size);
+				  ctx_size);
 	if (!d->field_size)
 		return 0;
 	if (lo != hi)

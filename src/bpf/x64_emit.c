@@ -35,7 +35,7 @@ static int fits_s8(int64_t v)
  * base).  REX is needed for 64-bit operands, for r8..r15, and for byte
  * operands in spl/bpl/sil/dil (without REX, 4..7 encode ah/ch/dh/bh).
  */
-static void prefixes(struct x64_buf *b, unsigned flags, int reg, int rm)
+static void prefixes_sib(struct x64_buf *b, unsigned flags, int reg, int index, int rm)
 {
 	uint8_t rex = 0x40;
 
@@ -47,10 +47,17 @@ static void prefixes(struct x64_buf *b, unsigned flags, int reg, int rm)
 		rex |= 0x08;
 	if (reg & 8)
 		rex |= 0x04;
+	if (index & 8)
+		rex |= 0x02;
 	if (rm & 8)
 		rex |= 0x01;
 	if (rex != 0x40 || ((flags & X64_BYTE) && ((reg >= 4 && reg <= 7) || (rm >= 4 && rm <= 7))))
 		x64_byte(b, rex);
+}
+
+static void prefixes(struct x64_buf *b, unsigned flags, int reg, int rm)
+{
+	prefixes_sib(b, flags, reg, 0, rm);
 }
 
 static void opcode(struct x64_buf *b, unsigned op)
@@ -81,6 +88,19 @@ void x64_rm(struct x64_buf *b, unsigned flags, unsigned op, int reg, int base,
 		x64_byte(b, (uint8_t)disp);
 	else if (mod == 0x80)
 		x64_imm32(b, (uint32_t)disp);
+}
+
+void x64_lea_bi(struct x64_buf *b, unsigned flags, int dst, int base, int index,
+		unsigned scale)
+{
+	prefixes_sib(b, flags, dst, index, base);
+	x64_byte(b, 0x8d);
+	/* rbp/r13 as base need mod 01 and a zero disp8 (mod 00 there means none). */
+	int need_disp = (base & 7) == X64_RBP;
+	x64_byte(b, (uint8_t)((need_disp ? 0x40 : 0x00) | (dst & 7) << 3 | 0x04));
+	x64_byte(b, (uint8_t)(scale << 6 | (index & 7) << 3 | (base & 7))); /* SIB */
+	if (need_disp)
+		x64_byte(b, 0);
 }
 
 void x64_alu_rr(struct x64_buf *b, unsigned flags, enum x64_alu op, int dst, int src)
@@ -209,4 +229,27 @@ void x64_call_abs(struct x64_buf *b, uint64_t addr)
 void x64_ret(struct x64_buf *b)
 {
 	x64_byte(b, 0xc3);
+}
+
+void x64_nop(struct x64_buf *b, size_t n)
+{
+	/* The recommended nop of each length 1..9 (Intel SDM vol. 2, NOP). */
+	static const uint8_t nops[9][9] = {
+		{0x90},
+		{0x66, 0x90},
+		{0x0f, 0x1f, 0x00},
+		{0x0f, 0x1f, 0x40, 0x00},
+		{0x0f, 0x1f, 0x44, 0x00, 0x00},
+		{0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
+		{0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},
+		{0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+		{0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+	};
+
+	while (n) {
+		size_t k = n < 9 ? n : 9;
+		for (size_t j = 0; j < k; j++)
+			x64_byte(b, nops[k - 1][j]);
+		n -= k;
+	}
 }

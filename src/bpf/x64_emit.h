@@ -65,6 +65,10 @@ void x64_rr(struct x64_buf *b, unsigned flags, unsigned op, int reg, int rm);
 void x64_rm(struct x64_buf *b, unsigned flags, unsigned op, int reg, int base,
 	    int32_t disp);
 
+/* lea dst, [base + index * (1 << scale)]; index is not rsp, scale 0..3. */
+void x64_lea_bi(struct x64_buf *b, unsigned flags, int dst, int base, int index,
+		unsigned scale);
+
 /* Frequently used forms. */
 void x64_alu_rr(struct x64_buf *b, unsigned flags, enum x64_alu op, int dst, int src);
 /* op dst, imm (sign-extended imm8 form when it fits); op is not TEST/MOV. */
@@ -92,5 +96,7 @@ void x64_jmp(struct x64_buf *b, size_t target, int use_short);
 void x64_call_rel(struct x64_buf *b, size_t target);
 void x64_call_abs(struct x64_buf *b, uint64_t addr); /* through r11 */
 void x64_ret(struct x64_buf *b);
+/* n bytes of padding, in as few multi-byte nops as the recommended forms allow. */
+void x64_nop(struct x64_buf *b, size_t n);
 
 #endif /* GPUEXT_BPF_X64_EMIT_H */

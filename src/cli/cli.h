@@ -49,6 +49,8 @@ int do_prog(int argc, char **argv);      /* prog.c */
 int do_test_run(int argc, char **argv);  /* test_run.c */
 int do_run(int argc, char **argv);       /* run.c */
 int do_tools(int argc, char **argv);     /* tools.c */
+int do_sim(int argc, char **argv);       /* sim.c */
+int do_attach(int argc, char **argv);    /* attach.c */
 
 /* Shared by the handlers that read objects (prog.c). */
 struct object;

@@ -28,11 +28,16 @@ static const struct cli_cmd cli_cmds[] = {
 	 "verify programs and print OK or the error, with statistics"},
 	{"prog", do_prog, "show|dump|verify FILE [SECTION|NAME]",
 	 "list an object's programs and maps, or disassemble with source lines"},
-	{"run", do_run, "[--tool NAME | FILE.bpf.o] [--json] [-o FILE] -- CMD [ARGS]",
+	{"run", do_run, "[--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE] -- CMD [ARGS]",
 	 "run CMD with the agent preloaded: device and host probes, events, maps"},
 	{"tools", do_tools, "", "list the shipped tools (gpuext run --tool NAME)"},
+	{"attach", do_attach, "[-p PID] FILE.bpf.o [--duration S] [--json] [-o FILE]",
+	 "attach an object's uprobes to a running process through kernel uprobes"},
 	{"test-run", do_test_run, "FILE SECTION|NAME [--data FILE] [--repeat N] [--backend B]",
 	 "run a program on given data; print r0 and the maps"},
+	{"sim", do_sim,
+	 "(--trace FILE | --gen PATTERN) (--budget B | --oversub X) [--policy P]... [--json]",
+	 "simulate unified memory under a budget with memory policies"},
 };
 
 void cli_error(const char *fmt, ...)

@@ -3,7 +3,8 @@
  * run.c - `gpuext run [--tool NAME | FILE.bpf.o] [--json] [-o FILE] -- CMD ARGS`:
  * verify the object, create the session (session.h), run CMD with the agent
  * preloaded, print ring buffer records while it runs and the maps at the
- * end, exit with CMD's status.
+ * end, exit with CMD's status.  With --kernel-uprobes the uprobe programs
+ * run in the kernel (src/host/) instead of in the agent.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,19 +20,33 @@
 #include "bpf/session.h"
 #include "bpf/verifier.h"
 #include "cli.h"
+#include "host/host.h"
 #include "run.h"
+#include "run_trace.h"
 
 static const char run_usage[] =
-	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [-o FILE] -- CMD [ARGS]\n\n"
+	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE]\n"
+	"                  [--trace FILE] -- CMD [ARGS]\n\n"
 	"Verify the programs of FILE (or of the shipped tool NAME), run CMD with the\n"
 	"gpuext agent preloaded (LD_PRELOAD, appended to an existing one): device\n"
 	"programs (gpu/entry|exit|mem/KERNEL) are injected into CMD's kernels at their\n"
-	"first launch.  Prints ring buffer records as they arrive and every non-empty\n"
+	"first launch; uprobe/FUNC programs run around driver calls; cupti/kernel,\n"
+	"cupti/memcpy and cupti/uvm programs on every GPU activity record of CUPTI\n"
+	"(libcupti: GPUEXT_CUPTI_PATH, else the CUDA install; docs/cupti.md).\n"
+	"Prints ring buffer records as they arrive and every non-empty\n"
 	"map at the end (a tool's own format where it has one), then exits with CMD's\n"
 	"status.  Signals are forwarded to CMD.  -o writes the output to FILE.\n"
+	"--trace FILE writes host API calls and GPU activity as a Chrome trace-event\n"
+	"file (open it in ui.perfetto.dev or chrome://tracing), for tools with a\n"
+	"`trace` ring buffer (cudatrace, syncsnoop; docs/tools.md).\n"
 	"Tools are looked up in bpf/tools/ next to the gpuext binary, then in\n"
 	"../share/gpuext/tools/; the agent is libgpuext-agent.so next to the binary,\n"
-	"then ../lib/ (GPUEXT_AGENT overrides).\n";
+	"then ../lib/ (GPUEXT_AGENT overrides).\n"
+	"--kernel-uprobes runs the uprobe/ and uretprobe/ programs as kernel uprobes\n"
+	"(libbpf, attached to CMD before it starts; needs root or CAP_BPF+CAP_PERFMON)\n"
+	"instead of in process: uprobe/FUNC probes libcuda.so.1's FUNC, uprobe/LIB:FUNC\n"
+	"and uprobe/PATH:FUNC any function (see gpuext attach --help).  The kernel's\n"
+	"maps are its own: their contents are printed at the end.\n";
 
 static pid_t run_child;
 
@@ -158,19 +173,48 @@ void run_print_maps(FILE *out, const struct object *obj, int json)
 
 struct run_ctx {
 	FILE *out;
+	struct run_trace *trace; /* --trace: takes the `trace` ring buffer's records */
 	const struct object *obj;
 	const struct run_fmt *fmt;
 	const char *map;
 	int json;
 };
 
+void run_emit_record(FILE *out, const struct object *obj, const struct run_fmt *fmt,
+		     const char *map, const void *data, size_t size, int json)
+{
+	if (!fmt || !fmt->event || fmt->event(out, obj, map, data, size, json))
+		run_print_record(out, map, data, size, json);
+}
+
 static int run_on_record(void *arg, const void *data, size_t size)
 {
 	struct run_ctx *c = arg;
-	if (!c->fmt || !c->fmt->event ||
-	    c->fmt->event(c->out, c->obj, c->map, data, size, c->json))
-		run_print_record(c->out, c->map, data, size, c->json);
+	if (c->trace && !strcmp(c->map, "trace") && !run_trace_add(c->trace, data, size))
+		return 0;
+	run_emit_record(c->out, c->obj, c->fmt, c->map, data, size, c->json);
 	return 0;
+}
+
+/* A record of a kernel ring buffer (--kernel-uprobes). */
+static int run_on_kernel_record(void *arg, const char *map, const void *data, size_t size)
+{
+	struct run_ctx *c = arg;
+	run_emit_record(c->out, c->obj, c->fmt, map, data, size, c->json);
+	return 0;
+}
+
+const struct run_fmt *run_fmt_of_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strcspn(base, ".");
+	if (strcmp(base + n, ".bpf.o"))
+		return NULL;
+	for (size_t f = 0; f < run_fmt_cnt; f++)
+		if (strlen(run_fmts[f].tool) == n && !strncmp(run_fmts[f].tool, base, n))
+			return &run_fmts[f];
+	return NULL;
 }
 
 static void run_poll(struct run_ctx *c)
@@ -185,8 +229,44 @@ static void run_poll(struct run_ctx *c)
 	fflush(c->out);
 }
 
+/*
+ * --kernel-uprobes: the agent stops CMD once its libraries are mapped and
+ * before main; the probes are attached to it there, targets looked up in
+ * its mapped libraries or, for a library it loads later (cudart dlopens
+ * libcuda), where the dynamic linker finds it; then CMD goes on.  0, 1
+ * when CMD exited before stopping (*status set), -1 after an error (CMD
+ * killed: a run without its probes would report wrong numbers).
+ */
+static int run_kernel_attach(struct host *h, pid_t pid, int *status)
+{
+	struct err e = {{0}};
+	pid_t w = 0;
+	for (int ms = 0; ms < 10000 && !w; ms++) {
+		struct timespec ts = {0, 1000000L};
+		if (!(w = waitpid(pid, status, WNOHANG | WUNTRACED)))
+			nanosleep(&ts, NULL);
+	}
+	if (w == pid && !WIFSTOPPED(*status))
+		return 1;
+	if (w != pid)
+		cli_error("run: process %d did not stop at its start (agent not loaded?): "
+			  "attaching while it runs", (int)pid);
+	int n = host_attach_all(h, pid, 1, cli_verbose, &e);
+	if (n < 0) {
+		cli_error("run: %s", e.msg);
+		kill(pid, SIGKILL);
+	}
+	if (w == pid)
+		kill(pid, SIGCONT);
+	if (n < 0) {
+		waitpid(pid, status, 0);
+		return -1;
+	}
+	return 0;
+}
+
 /* Verify every program as the agent will (it verifies again itself). */
-static int run_verify(struct object *obj, const char *path)
+int run_verify(struct object *obj, const char *path)
 {
 	static char log[16384];
 	for (size_t i = 0; i < obj->prog_cnt; i++) {
@@ -203,10 +283,30 @@ static int run_verify(struct object *obj, const char *path)
 	return 0;
 }
 
+/* --trace: the tool's `trace` ring buffer (tools/trace.h) is switched on
+ * through its `trace_on` map before CMD starts. */
+static int run_trace_enable(struct object *obj, const char *file)
+{
+	struct object_map *rb = object_find_map(obj, "trace");
+	struct object_map *on = object_find_map(obj, "trace_on");
+	uint32_t zero = 0, one = 1;
+	if (!rb || map_get_def(rb->map)->type != MAP_TYPE_RINGBUF || !on ||
+	    map_get_def(on->map)->value_size != sizeof(one)) {
+		cli_error("run: --trace: %s has no `trace` ring buffer and `trace_on` map "
+			  "(tools with them: cudatrace, syncsnoop)", file);
+		return 1;
+	}
+	if (map_update(on->map, &zero, &one, 0)) {
+		cli_error("run: --trace: %s: cannot set trace_on", file);
+		return 1;
+	}
+	return 0;
+}
+
 int do_run(int argc, char **argv)
 {
-	const char *tool = NULL, *file = NULL, *out_path = NULL;
-	int json = cli_json, i;
+	const char *tool = NULL, *file = NULL, *out_path = NULL, *trace_path = NULL;
+	int json = cli_json, kernel_uprobes = 0, i;
 	for (i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			fputs(run_usage, stdout);
@@ -218,8 +318,12 @@ int do_run(int argc, char **argv)
 			tool = argv[++i];
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--kernel-uprobes")) {
+			kernel_uprobes = 1;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out_path = argv[++i];
+		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+			trace_path = argv[++i];
 		} else if (argv[i][0] == '-') {
 			cli_error("run: unknown option '%s' (see gpuext run --help)", argv[i]);
 			return 2;
@@ -245,13 +349,6 @@ int do_run(int argc, char **argv)
 			return 1;
 		}
 		file = path;
-	} else {
-		const char *base = strrchr(file, '/');
-		snprintf(name, sizeof(name), "%s", base ? base + 1 : file);
-		char *dot = strstr(name, ".bpf.o");
-		if (dot)
-			*dot = 0;
-		tool = name;
 	}
 	const char *agent_env = getenv("GPUEXT_AGENT");
 	static const char *const agent_rel[] = {"", "../lib/", NULL};
@@ -261,14 +358,13 @@ int do_run(int argc, char **argv)
 		cli_error("run: libgpuext-agent.so not found next to %s or in ../lib", dir);
 		return 1;
 	}
-	const struct run_fmt *fmt = NULL;
-	for (size_t f = 0; f < run_fmt_cnt; f++)
-		if (!strcmp(run_fmts[f].tool, tool))
-			fmt = &run_fmts[f];
+	const struct run_fmt *fmt = run_fmt_of_file(file);
 
 	struct object *obj;
 	struct session *s = NULL;
+	struct host *h = NULL;
 	struct err e = {{0}};
+	struct run_trace *trace = NULL;
 	int ret = 1;
 	FILE *out = stdout;
 	if (cli_open_object(file, &obj))
@@ -278,8 +374,16 @@ int do_run(int argc, char **argv)
 		object_free(obj);
 		return 1;
 	}
-	if (run_verify(s->obj, file))
+	if (run_verify(s->obj, file) || (trace_path && run_trace_enable(s->obj, file)))
 		goto out;
+	if (trace_path && !(trace = run_trace_new(trace_path))) {
+		cli_error("run: --trace %s: out of memory", trace_path);
+		goto out;
+	}
+	if (kernel_uprobes && host_open(s->obj, &h, &e)) {
+		cli_error("run: %s", e.msg);
+		goto out;
+	}
 	if (out_path && !(out = fopen(out_path, "w"))) {
 		cli_error("run: %s: %s", out_path, strerror(errno));
 		goto out;
@@ -294,6 +398,8 @@ int do_run(int argc, char **argv)
 	if (pid == 0) {
 		setenv("LD_PRELOAD", preload, 1);
 		setenv(SESSION_ENV, s->name, 1);
+		if (h)
+			setenv(SESSION_KERNEL_UPROBES_ENV, SESSION_KERNEL_UPROBES_STOP, 1);
 		execvp(argv[i], argv + i);
 		fprintf(stderr, "gpuext: run: %s: %s\n", argv[i], strerror(errno));
 		_exit(127);
@@ -303,15 +409,17 @@ int do_run(int argc, char **argv)
 		cli_error("run: fork: %s", strerror(errno));
 		goto out;
 	}
+	int status = 0, exited = 0;
+	if (h && (exited = run_kernel_attach(h, pid, &status)) < 0)
+		goto out;
 	run_child = pid;
 	struct sigaction sa = {.sa_handler = run_forward_signal};
 	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
 		sigaction(sigs[k], &sa, NULL);
 
-	struct run_ctx c = {.out = out, .obj = s->obj, .fmt = fmt, .json = json};
-	int status = 0;
-	for (;;) {
+	struct run_ctx c = {.out = out, .trace = trace, .obj = s->obj, .fmt = fmt, .json = json};
+	while (!exited) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
 			break;
@@ -320,11 +428,19 @@ int do_run(int argc, char **argv)
 			break;
 		}
 		run_poll(&c);
+		if (h)
+			host_poll(h, 0, run_on_kernel_record, &c);
 		struct timespec ts = {0, 20 * 1000000L};
 		nanosleep(&ts, NULL);
 	}
 	run_child = 0;
 	run_poll(&c);
+	if (h) {
+		host_poll(h, 0, run_on_kernel_record, &c);
+		host_detach(h);
+		if (host_copy_maps(h, s->obj, &e))
+			cli_error("run: reading the kernel's maps: %s", e.msg);
+	}
 	const struct session_status *st = &s->hdr->status;
 	uint64_t drops = 0;
 	for (size_t m = 0; m < s->obj->map_cnt; m++)
@@ -332,6 +448,12 @@ int do_run(int argc, char **argv)
 			drops += map_ringbuf_dropped(s->obj->maps[m].map) + st->rb_drops[m];
 	if (!fmt || !fmt->summary || fmt->summary(out, s->obj, st, json))
 		run_print_maps(out, s->obj, json);
+	if (trace) {
+		long n = run_trace_close(trace, s->obj, pid);
+		trace = NULL;
+		if (n >= 0)
+			fprintf(stderr, "gpuext: trace: %ld events written to %s\n", n, trace_path);
+	}
 	if (drops)
 		fprintf(stderr, "gpuext: %llu ring buffer records dropped (buffer full)\n",
 			(unsigned long long)drops);
@@ -343,8 +465,11 @@ int do_run(int argc, char **argv)
 			st->kernels_instrumented, st->kernels_skipped, st->launches_redirected);
 	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 out:
+	if (trace)
+		run_trace_close(trace, NULL, 0); /* CMD did not run: an empty file */
 	if (out && out != stdout)
 		fclose(out);
+	host_close(h);
 	session_close(s);
 	return ret;
 }

@@ -34,4 +34,12 @@ extern const size_t run_fmt_cnt;
 void run_print_record(FILE *out, const char *map, const void *data, size_t size, int json);
 void run_print_maps(FILE *out, const struct object *obj, int json);
 
+/* Shared with `gpuext attach`: the formatter of the tool an object file is
+ * (NAME.bpf.o, NULL when none); one record through it or the generic
+ * output; verify every program of obj (path for messages), 0 or status 1. */
+const struct run_fmt *run_fmt_of_file(const char *path);
+void run_emit_record(FILE *out, const struct object *obj, const struct run_fmt *fmt,
+		     const char *map, const void *data, size_t size, int json);
+int run_verify(struct object *obj, const char *path);
+
 #endif /* GPUEXT_CLI_RUN_H */

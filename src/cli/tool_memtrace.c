@@ -23,16 +23,34 @@ struct mt_region {
 struct mt_heat {
 	struct mt_region r[MT_MAX_REGIONS];
 	size_t n;
+	struct map *accesses;
 };
 
+/* The accesses counted in a region slot: its SPREAD_SLOTS copies added. */
+static uint64_t mt_slot_accesses(struct map *accesses, uint32_t slot)
+{
+	uint64_t sum = 0;
+	for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
+		uint32_t key = c * MT_COUNT_STRIDE + slot;
+		uint64_t n;
+		tool_map_sum(accesses, &key, &n, 1);
+		sum += n;
+	}
+	return sum;
+}
+
+/* A claimed region slot: its region and the accesses counted in it. */
 static int mt_one(void *arg, const void *key, const void *value)
 {
 	struct mt_heat *h = arg;
-	uint64_t k, v;
-	memcpy(&k, key, 8);
-	memcpy(&v, value, 8);
-	if (h->n < MT_MAX_REGIONS)
-		h->r[h->n++] = (struct mt_region){k << MT_REGION_SHIFT, v};
+	uint64_t tag;
+	memcpy(&tag, value, 8);
+	if (!tag || h->n >= MT_MAX_REGIONS)
+		return 0;
+	uint32_t slot;
+	memcpy(&slot, key, 4);
+	h->r[h->n++] = (struct mt_region){(tag - 1) << MT_REGION_SHIFT,
+					  mt_slot_accesses(h->accesses, slot)};
 	return 0;
 }
 
@@ -59,21 +77,29 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 {
 	static const char *const kind[] = {"load", "store", "atomic"};
 	struct map *traffic = tool_map(obj, "traffic", 4, sizeof(struct mt_traffic));
-	struct map *regions = tool_map(obj, "regions", 8, 8);
+	struct map *tags = tool_map(obj, "region_tag", 4, 8);
+	struct map *accesses = tool_map(obj, "region_accesses", 4, 8);
 	struct mt_heat *h = calloc(1, sizeof(*h));
-	uint64_t base[MT_HEAT_ROWS], count[MT_HEAT_ROWS];
-	if (!traffic || !regions || !h) {
+	uint64_t base[MT_HEAT_ROWS], count[MT_HEAT_ROWS], untracked;
+	if (!traffic || !tags || !accesses || !h) {
 		free(h);
 		return 1;
 	}
 	struct mt_traffic t[3];
-	for (uint32_t k = 0; k < 3; k++) {
-		uint64_t buf[4] = {0};
+	for (uint32_t k = 0; k < 3; k++) { /* the kind's SPREAD_SLOTS copies */
 		memset(&t[k], 0, sizeof(t[k]));
-		if (!map_lookup_copy(traffic, &k, buf))
-			memcpy(&t[k], buf, sizeof(t[k]));
+		for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
+			uint32_t key = k * SPREAD_SLOTS + c;
+			uint64_t v[3];
+			tool_map_sum(traffic, &key, v, 3);
+			t[k].bytes += v[0];
+			t[k].accesses += v[1];
+			t[k].instrs += v[2];
+		}
 	}
-	tool_map_each(regions, mt_one, h);
+	h->accesses = accesses;
+	tool_map_each(tags, mt_one, h);
+	untracked = mt_slot_accesses(accesses, MT_MAX_REGIONS);
 	size_t rows = h->n;
 	if (rows > MT_HEAT_ROWS) {
 		qsort(h->r, h->n, sizeof(h->r[0]), mt_by_accesses);
@@ -90,7 +116,8 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 			fprintf(out, "\"%s\":{\"bytes\":%" PRIu64 ",\"accesses\":%" PRIu64
 				",\"instructions\":%" PRIu64 "},", kind[k], (uint64_t)t[k].bytes,
 				(uint64_t)t[k].accesses, (uint64_t)t[k].instrs);
-		fprintf(out, "\"regions\":%zu,\"heat\":", h->n);
+		fprintf(out, "\"regions\":%zu,\"untracked_accesses\":%" PRIu64 ",\"heat\":", h->n,
+			untracked);
 		hist_bars_print(out, "accesses_per_2MiB", base, count, rows, 1, 1);
 		fputs("}\n", out);
 	} else {
@@ -100,6 +127,9 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 				(uint64_t)t[k].bytes, (uint64_t)t[k].accesses, (uint64_t)t[k].instrs);
 		fprintf(out, "\n%zu regions of 2 MiB touched%s\n", h->n,
 			h->n > rows ? " (the busiest shown)" : "");
+		if (untracked)
+			fprintf(out, "%" PRIu64 " accesses to regions that found no slot (more than "
+				"%d regions, or collisions)\n", untracked, MT_MAX_REGIONS);
 		hist_bars_print(out, "accesses_per_2MiB", base, count, rows, 1, 0);
 	}
 	free(h);

@@ -20,15 +20,24 @@ struct th_sms {
 static int th_sm_one(void *arg, const void *key, const void *value)
 {
 	struct th_sms *s = arg;
-	struct th_count c;
+	struct th_sm_count c;
 	uint32_t k;
 	memcpy(&k, key, 4);
 	memcpy(&c, value, sizeof(c));
-	if (c.warps && s->n < TH_MAX_SM) { /* array: every SM id is a key */
-		s->sm[s->n] = k;
-		s->threads[s->n] = c.threads;
-		s->warps[s->n++] = c.warps;
+	if (!c.warps)
+		return 0; /* array: every SM id is a key */
+	/* an SM's SPREAD_SLOTS copies are consecutive keys (arrays are walked
+	 * in key order): add them up */
+	uint32_t sm = k / SPREAD_SLOTS;
+	if (!s->n || s->sm[s->n - 1] != sm) {
+		if (s->n == TH_MAX_SM)
+			return 0;
+		s->sm[s->n] = sm;
+		s->threads[s->n] = s->warps[s->n] = 0;
+		s->n++;
 	}
+	s->threads[s->n - 1] += c.threads;
+	s->warps[s->n - 1] += c.warps;
 	return 0;
 }
 
@@ -42,6 +51,8 @@ static int th_block_one(void *arg, const void *key, const void *value)
 	struct th_blocks *b = arg;
 	struct th_count c;
 	memcpy(&c, value, sizeof(c));
+	if (!c.warps)
+		return 0; /* array: every block index is a key */
 	hist_log2_add(&b->threads, c.threads, 1);
 	b->blocks++;
 	return 0;
@@ -56,7 +67,7 @@ int tool_threadhist_event(FILE *out, const struct object *obj, const char *map,
 int tool_threadhist_summary(FILE *out, const struct object *obj,
 			    const struct session_status *st, int json)
 {
-	struct map *per_sm = tool_map(obj, "per_sm", 4, sizeof(struct th_count));
+	struct map *per_sm = tool_map(obj, "per_sm", 4, sizeof(struct th_sm_count));
 	struct map *per_block = tool_map(obj, "per_block", 4, sizeof(struct th_count));
 	struct th_sms *sms = calloc(1, sizeof(*sms));
 	struct th_blocks blocks = {{{0}}, 0};

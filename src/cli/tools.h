@@ -22,9 +22,24 @@ struct map;
 struct map *tool_map(const struct object *obj, const char *name, uint32_t key_size,
 		     uint32_t value_size);
 
-/* Calls fn for every element (value: the first CPU's copy); stops at fn != 0. */
+/*
+ * Calls fn for every element; stops at fn != 0.  The value is the sum over
+ * the CPU slots of per-CPU maps (64-bit word by word: per-SM device maps
+ * hold counters), the value itself for the others.
+ */
 int tool_map_each(struct map *m, int (*fn)(void *arg, const void *key, const void *value),
 		  void *arg);
+
+/*
+ * Every element of m copied into one malloc'ed array (the caller frees) of
+ * *n elements of elem_size bytes: the key at offset 0, the value at
+ * value_off (the layout of a struct {key; value;}).  NULL with *n = 0 when
+ * the map is empty, the layout does not fit, or memory ran out.
+ */
+void *tool_map_collect(struct map *m, size_t elem_size, size_t value_off, size_t *n);
+/* The value of key (summed over CPU slots likewise) into out[0..words); 0 if
+ * found, else out is zeroed. */
+int tool_map_sum(struct map *m, const void *key, uint64_t *out, size_t words);
 
 #define TOOL_FMT(name)                                                                   \
 	int tool_##name##_event(FILE *out, const struct object *obj, const char *map,    \
@@ -37,7 +52,19 @@ TOOL_FMT(threadhist)
 TOOL_FMT(launchlate)
 TOOL_FMT(memtrace)
 TOOL_FMT(smload)
+TOOL_FMT(cudatrace)
+TOOL_FMT(syncsnoop)
+TOOL_FMT(launchlat)
+TOOL_FMT(kernelsnoop)
+TOOL_FMT(uvmtrace)
 #undef TOOL_FMT
+
+/* Names of tools/cuda_calls.h's calls (enum cuda_call), copy directions
+ * (CD_*: "HtoD"...) and memory kinds (CM_*: "device"...); "?" if unknown. */
+const char *tool_call_name(uint32_t call);
+uint32_t tool_call_class(uint32_t call); /* CC_*, 0 if unknown */
+const char *tool_dir_name(uint32_t dir);
+const char *tool_mem_name(uint32_t kind);
 
 /* Forget the state a formatter keeps between records (tests; one run per
  * process otherwise). */
@@ -45,5 +72,7 @@ void tool_kernelretsnoop_reset(void);
 /* offset_ns: added to a %globaltimer value to give CLOCK_MONOTONIC; with
  * have_offset 0 it is derived from the host clocks at the first record. */
 void tool_launchlate_reset(int64_t offset_ns, int have_offset);
+void tool_kernelsnoop_reset(void);
+void tool_uvmtrace_reset(void);
 
 #endif

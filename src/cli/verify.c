@@ -13,6 +13,7 @@
 #include "bpf/object.h"
 #include "bpf/verifier.h"
 #include "cli.h"
+#include "policy/mem.h"
 #include "ptx/ptx_helpers.h"
 
 enum { VERIFY_LOG_SIZE = 1 << 22 };
@@ -29,6 +30,12 @@ static int verify_one(struct prog *p, const struct vfy_opts *base, char *log)
 	if (opts.profile == VFY_PROFILE_GPU ||
 	    (opts.profile == VFY_PROFILE_AUTO && prog_type_is_gpu(p->type)))
 		opts.helper_proto = ptx_helper_proto_find;
+	/* Policy programs see the policy helpers and, for a section named
+	 * after an op (struct_ops/gpu_evict_prepare), that op's ctx size. */
+	if (p->type == PROG_TYPE_STRUCT_OPS) {
+		opts.helper_proto = mem_policy_helper_proto;
+		opts.ctx_size = mem_policy_ctx_size(p->target);
+	}
 	int err = verifier_check(p, &opts, &st, &e);
 	if (err && log && log[0])
 		fputs(log, stderr);

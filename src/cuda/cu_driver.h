@@ -33,6 +33,13 @@
 	  (CUmodule * m, const void *image, unsigned int n, CUjit_option *opts,          \
 	   void **vals))                                                                 \
 	X(module_unload, "cuModuleUnload", (CUmodule m))                                 \
+	X(link_create, "cuLinkCreate_v2",                                                \
+	  (unsigned int n, CUjit_option *opts, void **vals, CUlinkState *st))             \
+	X(link_add_data, "cuLinkAddData_v2",                                             \
+	  (CUlinkState st, CUjitInputType type, void *data, size_t size, const char *name, \
+	   unsigned int n, CUjit_option *opts, void **vals))                             \
+	X(link_complete, "cuLinkComplete", (CUlinkState st, void **cubin, size_t *size))  \
+	X(link_destroy, "cuLinkDestroy", (CUlinkState st))                               \
 	X(module_get_function, "cuModuleGetFunction",                                    \
 	  (CUfunction * f, CUmodule m, const char *name))                                \
 	X(launch_kernel, "cuLaunchKernel",                                               \

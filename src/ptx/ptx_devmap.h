@@ -6,16 +6,17 @@
  * every address is a 64-bit device address.
  *
  * Array maps:  data -> max_entries values, value_stride bytes apart.
- * Per-SM array: data -> max_entries x nr_sms values; a program on SM s sees
- *              slot s % nr_sms of each key.
+ * Per-SM array: data -> nr_sms copies of the array, sm_stride bytes apart (a
+ *              multiple of 128: no two SMs share a cache line); a program
+ *              on SM s sees copy s % nr_sms.
  * Hash:        data -> nr_slots slots (a power of two, at least twice
  *              max_entries), each {u32 state, u32 hash, key, value}:
  *              open addressing with linear probing, see docs/device-maps.md.
  * Ring buffer: rb_data -> rb_size bytes of pinned host memory (mapped into
  *              the device), rb_ctrl -> struct ptx_rb_ctrl in pinned host
- *              memory; the producer position, the space budget and the
- *              drop counter live here, in device memory, where atomics are
- *              fast.
+ *              memory; the producer position and the space budget live
+ *              here, in device memory, where atomics are fast; data ->
+ *              nr_sms drop counters (u64), PTX_RB_DROP_STRIDE bytes apart.
  */
 #ifndef GPUEXT_PTX_DEVMAP_H
 #define GPUEXT_PTX_DEVMAP_H
@@ -35,6 +36,8 @@ enum {
 #define PTX_RB_DONE    (1u << 29) /* submitted */
 #define PTX_RB_LEN_MASK ((1u << 29) - 1)
 #define PTX_RB_HDR_SIZE 8u
+/* Ring buffer drop counters: one per SM, each on a 128-byte line. */
+#define PTX_RB_DROP_STRIDE 128u
 
 /* Magic of a trace_printk record in the trace ring buffer. */
 #define PTX_TRACE_MAGIC 0x50544758u /* "XGTP" */
@@ -57,7 +60,7 @@ struct ptx_devmap {
 	uint32_t max_entries;
 	uint32_t value_stride; /* value_size rounded up to 8 */
 	uint32_t key_stride;   /* key_size rounded up to 8 */
-	uint32_t nr_sms;       /* per-SM arrays: values per key */
+	uint32_t nr_sms;       /* per-SM arrays: values per key; ring: drop counters */
 	uint32_t nr_slots;     /* hash: slots, a power of two */
 	uint32_t slot_size;    /* hash: 8 + key_stride + value_stride */
 	uint32_t count;        /* hash: live elements (atomic) */
@@ -67,8 +70,8 @@ struct ptx_devmap {
 	uint64_t rb_size;      /* data bytes, a power of two */
 	uint64_t rb_prod;      /* producer position (atomic) */
 	uint64_t rb_cons_seen; /* last consumer position read from rb_ctrl */
-	uint64_t rb_drops;     /* records dropped because the buffer was full */
 	uint64_t rb_resv;      /* bytes taken from the budget (atomic), >= rb_prod */
+	uint64_t sm_stride;    /* per-SM array: bytes between SMs' copies */
 	uint64_t reserved[3];  /* the header is 128 bytes */
 };
 

@@ -44,6 +44,7 @@ struct ptx_ctx {
 	struct ptx_fn *fns;
 	size_t fn_cnt;
 	size_t line; /* next candidate in p->lines */
+	int inlined; /* emitting function 0 as an inline block (o->inline_out) */
 };
 
 void ptx_emit_symbol(const char *name, char *out, size_t len)
@@ -699,7 +700,10 @@ static int ptx_emit_insn(struct ptx_ctx *c, size_t i, struct err *e)
 	case ISA_OPC_JMP_CALLX:
 		return ptx_emit_callx(c, i, in, e);
 	case ISA_OPC_JMP_EXIT:
-		ptx_buf_printf(b, "\tst.param.b64 [rv], %%r0;\n\tret;\n");
+		if (c->inlined)
+			ptx_buf_printf(b, "\tbra LRET;\n");
+		else
+			ptx_buf_printf(b, "\tst.param.b64 [rv], %%r0;\n\tret;\n");
 		return 0;
 	case ISA_OPC_ATOMIC_W:
 	case ISA_OPC_ATOMIC_DW:
@@ -725,21 +729,47 @@ static int ptx_emit_insn(struct ptx_ctx *c, size_t i, struct err *e)
 	}
 }
 
+/* Bytes of one eBPF frame: what the verifier says the program uses. */
+static unsigned ptx_frame_bytes(const struct prog *p)
+{
+	if (!p->verified || p->stack_depth > ISA_STACK_SIZE)
+		return ISA_STACK_SIZE;
+	return (p->stack_depth + 7) & ~7u;
+}
+
+/* Function f as a .func, or function 0 as an inline block (c->inlined). */
 static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 {
 	struct ptx_buf *b = c->b;
 	const struct ptx_fn *fn = &c->fns[f];
+	unsigned frame = ptx_frame_bytes(c->p);
 
-	ptx_emit_fn_decl(c, f);
-	ptx_buf_printf(b, "\n{\n"
-			  "\t.reg .b64 %%r<11>;\n\t.reg .b64 %%t<4>;\n\t.reg .b32 %%h<4>;\n"
-			  "\t.reg .pred %%p<2>;\n\t.reg .b64 %%warp;\n"
-			  "\t.local .align 8 .b8 stack[%d];\n", ISA_STACK_SIZE);
-	for (unsigned r = 1; r <= 5; r++)
-		ptx_buf_printf(b, "\tld.param.b64 %%r%u, [a%u];\n", r, r);
-	ptx_buf_printf(b, "\tld.param.b64 %%warp, [aw];\n"
-			  "\tmov.u64 %%r10, stack;\n\tcvta.local.u64 %%r10, %%r10;\n"
-			  "\tadd.s64 %%r10, %%r10, %d;\n", ISA_STACK_SIZE);
+	if (c->inlined) {
+		ptx_buf_printf(b, "\t{ // eBPF program '%s', inline\n",
+			       c->p->name ? c->p->name : "?");
+	} else {
+		ptx_emit_fn_decl(c, f);
+		ptx_buf_printf(b, "\n{\n");
+	}
+	ptx_buf_printf(b, "\t.reg .b64 %%r<11>;\n\t.reg .b64 %%t<4>;\n\t.reg .b32 %%h<4>;\n"
+			  "\t.reg .pred %%p<2>;\n\t.reg .b64 %%warp;\n");
+	if (frame)
+		ptx_buf_printf(b, "\t.local .align 8 .b8 stack[%u];\n", frame);
+	if (c->inlined) {
+		ptx_buf_printf(b, "\tmov.b64 %%r1, %s;\n", c->o->inline_r1);
+		for (unsigned r = 2; r <= 5; r++)
+			ptx_buf_printf(b, "\tmov.b64 %%r%u, 0;\n", r);
+		ptx_buf_printf(b, "\tmov.b64 %%warp, %s;\n", c->o->inline_warp);
+	} else {
+		for (unsigned r = 1; r <= 5; r++)
+			ptx_buf_printf(b, "\tld.param.b64 %%r%u, [a%u];\n", r, r);
+		ptx_buf_printf(b, "\tld.param.b64 %%warp, [aw];\n");
+	}
+	if (frame)
+		ptx_buf_printf(b, "\tmov.u64 %%r10, stack;\n\tcvta.local.u64 %%r10, %%r10;\n"
+				  "\tadd.s64 %%r10, %%r10, %u;\n", frame);
+	else /* the verifier saw no access through it */
+		ptx_buf_printf(b, "\tmov.b64 %%r10, 0;\n");
 	/* Defined values for registers the verifier would reject reading. */
 	ptx_buf_printf(b, "\tmov.b64 %%r0, 0;\n");
 	for (unsigned r = 6; r <= 9; r++)
@@ -755,7 +785,10 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 			i++;
 	}
 	/* Falling off the end is rejected by the verifier; keep PTX well-formed. */
-	ptx_buf_printf(b, "\tst.param.b64 [rv], %%r0;\n\tret;\n}\n\n");
+	if (c->inlined)
+		ptx_buf_printf(b, "LRET:\n\t}\n");
+	else
+		ptx_buf_printf(b, "\tst.param.b64 [rv], %%r0;\n\tret;\n}\n\n");
 	return 0;
 }
 
@@ -765,7 +798,9 @@ int ptx_emit_prog(struct ptx_buf *b, const struct prog *p, const struct ptx_emit
 	static const struct ptx_emit_opts defaults;
 	char sym[128];
 	struct ptx_ctx c = {.b = b, .p = p, .o = o ? o : &defaults, .sym = sym};
-	size_t start = b->len; /* on error the buffer is left as it was */
+	struct ptx_buf *in = c.o->inline_out;
+	/* on error the buffers are left as they were */
+	size_t start = b->len, in_start = in ? in->len : 0;
 	int err;
 
 	if (!p->insn_cnt)
@@ -784,14 +819,21 @@ int ptx_emit_prog(struct ptx_buf *b, const struct prog *p, const struct ptx_emit
 		goto out;
 	ptx_buf_printf(b, "// eBPF program '%s' (%zu instructions, %zu functions)\n",
 		       p->name ? p->name : "?", p->insn_cnt, c.fn_cnt);
-	for (size_t f = 0; f < c.fn_cnt; f++) {
+	if (in && (!c.o->inline_r1 || !c.o->inline_warp)) {
+		err = err_set(e, EINVAL, "inline mode without its input registers");
+		goto out;
+	}
+	for (size_t f = in ? 1 : 0; f < c.fn_cnt; f++) {
 		ptx_emit_fn_decl(&c, f);
 		ptx_buf_printf(b, ";\n");
 	}
 	ptx_buf_printf(b, "\n");
-	for (size_t f = 0; f < c.fn_cnt && !err; f++)
+	for (size_t f = 0; f < c.fn_cnt && !err; f++) {
+		c.inlined = in && f == 0;
+		c.b = c.inlined ? in : b;
 		err = ptx_emit_function(&c, f, e);
-	if (!err && b->failed)
+	}
+	if (!err && (b->failed || (in && in->failed)))
 		err = err_set(e, ENOMEM, "out of memory writing PTX");
 	if (!err && sym_out)
 		strcpy(sym_out, sym);
@@ -801,6 +843,11 @@ out:
 		b->len = start;
 		if (b->text)
 			b->text[start] = '\0';
+		if (in) {
+			in->len = in_start;
+			if (in->text)
+				in->text[in_start] = '\0';
+		}
 	}
 	free(c.fns);
 	return err;

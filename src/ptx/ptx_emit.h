@@ -9,8 +9,10 @@
  *   .func (.param .b64 rv) SYM_fN (.param .b64 a1, ..., a5, .param .b64 warp)
  *
  * eBPF registers are 64-bit PTX registers %r0..%r10; r10 points to the top
- * of a 512-byte .local array of the function (one eBPF frame), as a generic
- * address, so every load and store is a generic ld/st.  Callee-saved r6..r9
+ * of a .local array of the function (one eBPF frame), as a generic address,
+ * so every load and store is a generic ld/st.  The frame is as deep as the
+ * verifier found the program uses (prog->stack_depth; none for a program
+ * that never touches its stack), 512 bytes for an unverified program.  Callee-saved r6..r9
  * need no code: each .func has its own registers.
  *
  * The warp word says for whom the program runs: bits 0..31 the warp's
@@ -68,12 +70,34 @@ struct ptx_emit_opts {
 	int conformance_helpers;
 	/* Comment each instruction (index, fields, source line). */
 	int comments;
+	/*
+	 * Inline mode: function 0 (the program's entry) is written into
+	 * inline_out as a PTX block `{ ... }` to be pasted into a kernel, instead
+	 * of as the .func SYM_f0 (callees stay .funcs in the main buffer).  The
+	 * block reads r1 from the 64-bit register named inline_r1 and the warp
+	 * word from inline_warp (both declared around it), sets r2..r5 to 0 and
+	 * discards r0.  Everything the block declares shadows the kernel's names,
+	 * so it needs no prefix.  Saves the call and its parameter passing.
+	 */
+	struct ptx_buf *inline_out;
+	const char *inline_r1, *inline_warp;
 };
 
 /* .version/.target/.address_size of a module. */
 void ptx_emit_header(struct ptx_buf *b, const struct ptx_target *t);
 /* The device runtime (helpers, maps), once per module, after the header. */
 void ptx_emit_runtime(struct ptx_buf *b);
+/* Only the runtime functions that the texts code[0..n) (the module's
+ * programs, probes; NULL entries skipped) name, with what those call. */
+void ptx_emit_runtime_used(struct ptx_buf *b, const char *const *code, size_t n);
+/* The same functions for a module linked with the prebuilt runtime
+ * (ptx_rt_fatbin): the large ones as .extern declarations, the small ones
+ * as text.  Returns how many are declared (0: nothing to link); -1 when the
+ * runtime is not linkable so (what was written is then not to be used). */
+int ptx_emit_runtime_decls(struct ptx_buf *b, const char *const *code, size_t n);
+/* The runtime compiled at build time (nvcc -fatbin -rdc=true, SASS for
+ * several GPUs): a CU_JIT_INPUT_FATBINARY for the JIT linker. */
+const void *ptx_rt_fatbin(size_t *len);
 
 /*
  * Append the functions of p.  Rejects what cannot run on the GPU (kfuncs,

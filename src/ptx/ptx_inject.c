@@ -43,7 +43,9 @@ static void ptx_inject_prefix(struct ptx_inject *in)
 	memcpy(in->pfx, "gxi", n + 1);
 	while (n + 1 < sizeof(in->pfx) &&
 	       (memmem(in->m->text, in->m->len, in->pfx, n) ||
-		(in->o->extra && strstr(in->o->extra, in->pfx)))) {
+		(in->o->extra && strstr(in->o->extra, in->pfx)) ||
+		(in->o->entry_code && strstr(in->o->entry_code, in->pfx)) ||
+		(in->o->exit_code && strstr(in->o->exit_code, in->pfx)))) {
 		in->pfx[n++] = 'x';
 		in->pfx[n] = 0;
 	}
@@ -261,7 +263,7 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	const struct ptx_inject_opts *o = in->o;
-	int entry_done = !o->entry_sym;
+	int entry_done = !o->entry_sym && !o->entry_code;
 
 	ptx_parse_print_stmt(m, &m->stmts[in->f->head], &in->b);
 	if (o->mem_sym)
@@ -269,8 +271,20 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {
-			ptx_buf_printf(&in->b, "\tcall %s;\n", o->entry_sym);
+			if (o->entry_code)
+				ptx_buf_printf(&in->b, "%s", o->entry_code);
+			else
+				ptx_buf_printf(&in->b, "\tcall %s;\n", o->entry_sym);
 			entry_done = 1;
+		}
+		if (i == in->f->end && o->exit_code) /* the one exit, at the end */
+			ptx_buf_printf(&in->b, "%s_exit:\n%s\tret;\n", in->pfx, o->exit_code);
+		if (s->kind == PTX_STMT_INSN && o->exit_code && ptx_inject_is_exit(m, s)) {
+			ptx_buf_printf(&in->b, "\t");
+			ptx_inject_guard(in, s);
+			ptx_buf_printf(&in->b, "bra %s_exit;\n", in->pfx);
+			in->exit_probes++;
+			continue;
 		}
 		if (s->kind == PTX_STMT_INSN && o->exit_sym && ptx_inject_is_exit(m, s)) {
 			ptx_buf_printf(&in->b, "\t");
@@ -302,42 +316,105 @@ static int ptx_inject_cmp_name(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/*
- * For only_kernel: which definitions to leave out (1 per function).  A
- * kernel goes unless a statement outside its own header names it (a
- * device-side launch takes its address).  One sorted index of the names
- * used keeps this O(n log n) for modules of thousands of kernels.
- */
-static int ptx_inject_dropped(struct ptx_inject *in, unsigned char **drop)
+/* The name token of module-scope statement s when it defines a variable
+ * (.global or .const, not .extern); UINT32_MAX when it does not. */
+static uint32_t ptx_inject_var_name(const struct ptx_module *m, const struct ptx_stmt *s)
 {
-	const struct ptx_module *m = in->m;
-	struct ptx_inject_name *names;
-	size_t n = 0;
+	int var = 0, ext = 0;
+	uint32_t name = UINT32_MAX;
 
-	*drop = calloc(m->nfunc ? m->nfunc : 1, 1);
-	names = malloc((m->ntok ? m->ntok : 1) * sizeof(*names));
-	if (!*drop || !names) {
-		free(names);
-		free(*drop);
-		*drop = NULL;
-		return err_set(in->e, ENOMEM, "out of memory instrumenting PTX");
+	if (s->kind != PTX_STMT_DIRECTIVE)
+		return UINT32_MAX;
+	for (uint32_t t = s->tok; t < s->tok + s->ntok; t++) {
+		if (ptx_parse_tok_is(m, t, ".global") || ptx_parse_tok_is(m, t, ".const"))
+			var = 1;
+		else if (ptx_parse_tok_is(m, t, ".extern"))
+			ext = 1;
+		else if (m->toks[t].kind == PTX_TOK_NAME && name == UINT32_MAX)
+			name = t;
 	}
+	return var && !ext ? name : UINT32_MAX;
+}
+
+static int ptx_inject_var_refused(const struct ptx_module *m, const struct ptx_stmt *s,
+				  uint32_t name, struct err *e)
+{
+	return err_set(e, ENOTSUP,
+		       "line %u: the module defines the variable '%.*s' "
+		       "(__device__/__constant__), which an instrumented copy "
+		       "of the kernel would not share: not supported yet",
+		       s->line, (int)m->toks[name].len, m->text + m->toks[name].off);
+}
+
+/* A sorted index of the names the module's statements use, leaving out
+ * function headers, variables' own names and the functions drop marks. */
+static size_t ptx_inject_names(const struct ptx_module *m, const unsigned char *drop,
+			       struct ptx_inject_name *names)
+{
+	size_t n = 0, f = 0;
+
 	for (size_t i = 0; i < m->nstmt; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
+		while (f < m->nfunc && m->funcs[f].end < i)
+			f++;
+		if (drop && f < m->nfunc && m->funcs[f].head == i && drop[f]) {
+			i = m->funcs[f].end;
+			continue;
+		}
 		if (s->kind == PTX_STMT_FUNC_HEAD)
 			continue;
+		uint32_t self = ptx_inject_var_name(m, s); /* a declaration names itself */
 		for (uint32_t t = s->tok; t < s->tok + s->ntok; t++)
-			if (m->toks[t].kind == PTX_TOK_NAME)
+			if (m->toks[t].kind == PTX_TOK_NAME && t != self)
 				names[n++] = (struct ptx_inject_name){m->text + m->toks[t].off,
 								      m->toks[t].len};
 	}
 	qsort(names, n, sizeof(*names), ptx_inject_cmp_name);
+	return n;
+}
+
+/*
+ * For only_kernel: which definitions to leave out.  A kernel goes (drop, 1
+ * per function) unless a statement outside its own header names it (a
+ * device-side launch takes its address); then a module variable goes
+ * (drop_var, 1 per statement) unless a statement of what is kept names it:
+ * NVRTC modules define helper variables no kernel uses (CuPy's
+ * __nv_atomic_triv_cp_helper), which would otherwise make the kernel look
+ * as if it shared state with the module.  Sorted indexes of the names used
+ * keep this O(n log n) for modules of thousands of kernels.
+ */
+static int ptx_inject_dropped(struct ptx_inject *in, unsigned char **drop,
+			      unsigned char **drop_var)
+{
+	const struct ptx_module *m = in->m;
+	struct ptx_inject_name *names;
+	size_t n;
+
+	*drop = calloc(m->nfunc ? m->nfunc : 1, 1);
+	*drop_var = calloc(m->nstmt ? m->nstmt : 1, 1);
+	names = malloc((m->ntok ? m->ntok : 1) * sizeof(*names));
+	if (!*drop || !*drop_var || !names) {
+		free(names);
+		free(*drop);
+		free(*drop_var);
+		*drop = *drop_var = NULL;
+		return err_set(in->e, ENOMEM, "out of memory instrumenting PTX");
+	}
+	n = ptx_inject_names(m, NULL, names);
 	for (size_t f = 0; f < m->nfunc; f++) {
 		const struct ptx_func *fn = &m->funcs[f];
 		if (!fn->entry || fn == in->f)
 			continue;
 		struct ptx_inject_name key = {m->text + m->toks[fn->name].off, m->toks[fn->name].len};
 		(*drop)[f] = !bsearch(&key, names, n, sizeof(*names), ptx_inject_cmp_name);
+	}
+	n = ptx_inject_names(m, *drop, names);
+	for (size_t i = 0; i < m->nstmt; i++) {
+		uint32_t t = ptx_inject_var_name(m, &m->stmts[i]);
+		if (t == UINT32_MAX)
+			continue;
+		struct ptx_inject_name key = {m->text + m->toks[t].off, m->toks[t].len};
+		(*drop_var)[i] = !bsearch(&key, names, n, sizeof(*names), ptx_inject_cmp_name);
 	}
 	free(names);
 	return 0;
@@ -346,27 +423,9 @@ static int ptx_inject_dropped(struct ptx_inject *in, unsigned char **drop)
 int ptx_module_check_no_variables(const struct ptx_module *m, struct err *e)
 {
 	for (size_t i = 0; i < m->nstmt; i++) {
-		const struct ptx_stmt *s = &m->stmts[i];
-		int var = 0, ext = 0;
-		uint32_t name = UINT32_MAX;
-		if (s->kind != PTX_STMT_DIRECTIVE)
-			continue;
-		for (uint32_t t = s->tok; t < s->tok + s->ntok; t++) {
-			const struct ptx_tok *k = &m->toks[t];
-			if (ptx_parse_tok_is(m, t, ".global") || ptx_parse_tok_is(m, t, ".const"))
-				var = 1;
-			else if (ptx_parse_tok_is(m, t, ".extern"))
-				ext = 1;
-			else if (k->kind == PTX_TOK_NAME && name == UINT32_MAX)
-				name = t;
-		}
-		if (var && !ext && name != UINT32_MAX)
-			return err_set(e, ENOTSUP,
-				       "line %u: the module defines the variable '%.*s' "
-				       "(__device__/__constant__), which an instrumented copy "
-				       "of the kernel would not share: not supported yet",
-				       s->line, (int)m->toks[name].len,
-				       m->text + m->toks[name].off);
+		uint32_t name = ptx_inject_var_name(m, &m->stmts[i]);
+		if (name != UINT32_MAX)
+			return ptx_inject_var_refused(m, &m->stmts[i], name, e);
 	}
 	return 0;
 }
@@ -395,9 +454,9 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		return err_set(e, ENOENT, "kernel '%s' is not defined in the module",
 			       o->kernel ? o->kernel : "(null)");
 	ptx_inject_prefix(&in);
-	unsigned char *drop = NULL;
+	unsigned char *drop = NULL, *drop_var = NULL;
 	size_t next_func = 0;
-	if (o->only_kernel && (err = ptx_inject_dropped(&in, &drop)))
+	if (o->only_kernel && (err = ptx_inject_dropped(&in, &drop, &drop_var)))
 		return err;
 	for (size_t i = 0; i < m->nstmt && !err; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
@@ -407,6 +466,13 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		    drop[next_func]) {
 			i = m->funcs[next_func].end;
 			continue;
+		}
+		if (drop_var && drop_var[i])
+			continue;
+		uint32_t var = o->no_variables ? ptx_inject_var_name(m, s) : UINT32_MAX;
+		if (var != UINT32_MAX) {
+			err = ptx_inject_var_refused(m, s, var, e);
+			break;
 		}
 		if (!extra_done && !ptx_inject_is_header(m, s)) {
 			if (o->extra)
@@ -430,6 +496,7 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 	if (!extra_done && o->extra)
 		ptx_buf_printf(&in.b, "\n%s\n", o->extra);
 	free(drop);
+	free(drop_var);
 	if (err) {
 		ptx_buf_free(&in.b);
 		return err;

@@ -61,11 +61,24 @@ struct ptx_inject_opts {
 	const char *entry_sym;  /* probe .func names from ptx_emit_probe(); NULL: none */
 	const char *exit_sym;
 	const char *mem_sym;
+	/*
+	 * Inline probes (ptx_emit_probe_inline), instead of entry_sym/exit_sym:
+	 * entry_code is pasted where `call entry_sym` would go; with exit_code,
+	 * every `ret`/`exit` becomes a branch (same guard) to one exit block at
+	 * the end of the kernel: exit_code, then `ret`.  One copy of the exit
+	 * probe however many returns the kernel has.
+	 */
+	const char *entry_code;
+	const char *exit_code;
 	const char *extra;      /* PTX appended to the module (no header) */
 	unsigned min_version_major, min_version_minor;
 	/* Leave out the module's other kernels (those no statement refers to
-	 * by name), so that the driver JIT-compiles only what runs. */
+	 * by name), so that the driver JIT-compiles only what runs, and the
+	 * variables no kept statement refers to. */
 	int only_kernel;
+	/* Fail (ENOTSUP, as ptx_module_check_no_variables) when the module
+	 * as written still defines a variable (after only_kernel's dropping). */
+	int no_variables;
 };
 
 /*

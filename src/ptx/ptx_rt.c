@@ -131,14 +131,18 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 	h->max_entries = def->max_entries;
 	h->value_stride = ptx_round8(def->value_size);
 	h->key_stride = ptx_round8(def->key_size);
-	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY ? (uint32_t)rt->nr_sms : 1;
+	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY || def->type == MAP_TYPE_RINGBUF
+			    ? (uint32_t)rt->nr_sms : 1;
 	switch (def->type) {
 	case MAP_TYPE_ARRAY:
 	case MAP_TYPE_PERCPU_ARRAY:
-		m->data_len = (size_t)def->max_entries * h->nr_sms * h->value_stride;
+		/* per-SM copies start on their own 128-byte line: SMs adding to
+		 * their copy never contend for a line with another SM */
+		h->sm_stride = ((uint64_t)def->max_entries * h->value_stride + 127) & ~127ull;
+		m->data_len = (size_t)h->nr_sms * h->sm_stride;
 		break;
-	case MAP_TYPE_RINGBUF:
-		m->data_len = 0;
+	case MAP_TYPE_RINGBUF: /* the per-SM drop counters */
+		m->data_len = (size_t)h->nr_sms * PTX_RB_DROP_STRIDE;
 		break;
 	default: /* hashes: at most half full, so probe sequences stay short */
 		h->nr_slots = 2;
@@ -215,7 +219,7 @@ int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value, 
 		return err_set(e, E2BIG, "map '%s': key %u >= %u entries", m->def.name, key,
 			       h->max_entries);
 	for (uint32_t s = 0; s < h->nr_sms; s++) {
-		CUdeviceptr at = h->data + ((uint64_t)key * h->nr_sms + s) * h->value_stride;
+		CUdeviceptr at = h->data + s * h->sm_stride + (uint64_t)key * h->value_stride;
 		r = m->rt->cu->memcpy_htod(at, value, h->value_size);
 		if (r != CUDA_SUCCESS)
 			return cu_err(m->rt->cu, e, r, "writing a device map");
@@ -245,10 +249,28 @@ static int ptx_rt_map_fetch(struct ptx_rt_map *m, struct ptx_devmap *h, void **d
 	return 0;
 }
 
+/*
+ * The values of array key k, one per SM, side by side: a plain array's
+ * value in place, a per-SM array's copies gathered into buf (nr_sms x
+ * value_stride bytes).
+ */
+static const unsigned char *ptx_array_values(const struct ptx_devmap *h, const void *data,
+					     uint32_t k, unsigned char *buf)
+{
+	const unsigned char *d = data;
+
+	if (h->type != MAP_TYPE_PERCPU_ARRAY)
+		return d + (size_t)k * h->value_stride;
+	for (uint32_t s = 0; s < h->nr_sms; s++)
+		memcpy(buf + (size_t)s * h->value_stride,
+		       d + s * h->sm_stride + (size_t)k * h->value_stride, h->value_stride);
+	return buf;
+}
+
 int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struct err *e)
 {
 	struct ptx_devmap h;
-	unsigned char *data = NULL;
+	unsigned char *data = NULL, *buf = NULL;
 	int err;
 
 	if (m->hdr.type == MAP_TYPE_RINGBUF)
@@ -257,9 +279,15 @@ int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struc
 	if (err)
 		return err;
 	if (h.type == MAP_TYPE_ARRAY || h.type == MAP_TYPE_PERCPU_ARRAY) {
+		buf = malloc((size_t)h.nr_sms * h.value_stride);
+		if (!buf) {
+			free(data);
+			return err_set(e, ENOMEM, "out of memory");
+		}
 		for (uint32_t k = 0; k < h.max_entries; k++)
-			if (fn(arg, &k, data + (size_t)k * h.nr_sms * h.value_stride, h.nr_sms))
+			if (fn(arg, &k, ptx_array_values(&h, data, k, buf), h.nr_sms))
 				break;
+		free(buf);
 	} else {
 		for (uint32_t s = 0; s < h.nr_slots; s++) {
 			unsigned char *slot = data + (size_t)s * h.slot_size;
@@ -294,7 +322,13 @@ static const unsigned char *ptx_snapshot_find(const struct ptx_devmap *h, const 
 	return NULL;
 }
 
-/* One element into the host map: per-CPU maps get SM slot s in CPU slot s. */
+/*
+ * One element into the host map.  Per-CPU maps get SM slot s in CPU slot
+ * s % cpus: where the host has fewer CPUs than the device has SMs, the SMs
+ * that share a CPU slot are added, 64-bit word by word, so that a reader
+ * that sums the CPU slots (as per-CPU maps are read) gets the sum over the
+ * SMs -- exact for counters, the only use per-SM maps have on the device.
+ */
 static int ptx_snapshot_put(const struct ptx_devmap *h, struct map *host, const void *key,
 			    const unsigned char *values, unsigned nr, unsigned char *buf,
 			    struct err *e)
@@ -306,7 +340,17 @@ static int ptx_snapshot_put(const struct ptx_devmap *h, struct map *host, const 
 		err = map_update(host, key, values, MAP_ANY);
 	} else {
 		memset(buf, 0, (size_t)cpus * h->value_stride);
-		memcpy(buf, values, (size_t)nr * h->value_stride);
+		for (unsigned s = 0; s < nr; s++) {
+			unsigned char *to = buf + (size_t)(s % cpus) * h->value_stride;
+			const unsigned char *from = values + (size_t)s * h->value_stride;
+			for (uint32_t w = 0; w < h->value_stride; w += 8) {
+				uint64_t a, b;
+				memcpy(&a, to + w, 8);
+				memcpy(&b, from + w, 8);
+				a += b;
+				memcpy(to + w, &a, 8);
+			}
+		}
 		err = map_update_all_cpus(host, key, buf, MAP_ANY);
 	}
 	return err ? err_set(e, -err, "updating the host map: error %d", err) : 0;
@@ -318,22 +362,25 @@ int ptx_rt_snapshot_apply(const struct ptx_devmap *h, const void *data, struct m
 	const struct map_def *hd = map_get_def(host);
 	unsigned cpus = map_nr_cpus(host);
 	const unsigned char *d = data;
-	unsigned char *buf, *key = NULL, *next = NULL;
+	unsigned char *buf, *vals, *key = NULL, *next = NULL;
 	int err = 0;
 
 	if (hd->key_size != h->key_size || hd->value_size != h->value_size ||
 	    hd->max_entries != h->max_entries)
 		return err_set(e, EINVAL, "map '%s': host and device definitions differ", hd->name);
-	if (h->nr_sms > cpus)
-		return err_set(e, EINVAL, "map '%s': %u SM slots do not fit %u CPU slots",
-			       hd->name, h->nr_sms, cpus);
+	if (h->nr_sms > 1 && cpus == 1)
+		return err_set(e, EINVAL, "map '%s': per-SM values need a per-CPU host map",
+			       hd->name);
+	/* buf: the host's CPU slots; vals: one key's SM slots side by side */
 	buf = calloc(cpus, h->value_stride);
-	if (!buf)
-		return err_set(e, ENOMEM, "out of memory");
+	vals = malloc((size_t)h->nr_sms * h->value_stride);
+	if (!buf || !vals) {
+		err = err_set(e, ENOMEM, "out of memory");
+		goto out;
+	}
 	if (h->type == MAP_TYPE_ARRAY || h->type == MAP_TYPE_PERCPU_ARRAY) {
 		for (uint32_t k = 0; k < h->max_entries && !err; k++)
-			err = ptx_snapshot_put(h, host, &k,
-					       d + (size_t)k * h->nr_sms * h->value_stride,
+			err = ptx_snapshot_put(h, host, &k, ptx_array_values(h, d, k, vals),
 					       h->nr_sms, buf, e);
 		goto out;
 	}
@@ -359,6 +406,7 @@ int ptx_rt_snapshot_apply(const struct ptx_devmap *h, const void *data, struct m
 	}
 out:
 	free(buf);
+	free(vals);
 	free(key);
 	free(next);
 	return err;
@@ -390,14 +438,26 @@ int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e)
 	return err;
 }
 
+/* A ring buffer's drops: the sum of its per-SM counters. */
 int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, struct err *e)
 {
 	struct ptx_devmap h;
-	int err = ptx_rt_map_fetch(m, &h, NULL, e);
+	unsigned char *data;
+	int err;
 
-	if (!err)
-		*drops = h.rb_drops;
-	return err;
+	*drops = 0;
+	if (m->hdr.type != MAP_TYPE_RINGBUF)
+		return 0;
+	err = ptx_rt_map_fetch(m, &h, (void **)&data, e);
+	if (err)
+		return err;
+	for (uint32_t s = 0; s < h.nr_sms; s++) {
+		uint64_t d;
+		memcpy(&d, data + (size_t)s * PTX_RB_DROP_STRIDE, 8);
+		*drops += d;
+	}
+	free(data);
+	return 0;
 }
 
 /*
@@ -487,19 +547,77 @@ int ptx_rt_trace_format(const void *data, size_t size, char *out, size_t len)
 	return (int)n;
 }
 
-int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct err *e)
+int ptx_rt_module_load_timed(struct ptx_rt *rt, const char *ptx, CUmodule *mod,
+			     float *jit_ms, struct err *e)
 {
 	static char log[8192];
-	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-	void *vals[] = {log, (void *)(uintptr_t)sizeof(log)};
+	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+			       CU_JIT_WALL_TIME};
+	void *vals[] = {log, (void *)(uintptr_t)sizeof(log), NULL};
 	char buf[160];
 
 	log[0] = '\0';
-	CUresult r = rt->cu->module_load_data_ex(mod, ptx, 2, opts, vals);
+	CUresult r = rt->cu->module_load_data_ex(mod, ptx, jit_ms ? 3 : 2, opts, vals);
 	if (r != CUDA_SUCCESS)
 		return err_set(e, EINVAL, "the driver rejected the PTX: %s%s%.400s",
 			       cu_errstr(rt->cu, r, buf, sizeof(buf)), log[0] ? ": " : "", log);
+	if (jit_ms) /* the driver writes a float into the option's value */
+		memcpy(jit_ms, &vals[2], sizeof(*jit_ms));
 	return 0;
+}
+
+int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct err *e)
+{
+	return ptx_rt_module_load_timed(rt, ptx, mod, NULL, e);
+}
+
+int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float *jit_ms,
+		       struct err *e)
+{
+	const struct cu_driver *cu = rt->cu;
+	static char log[8192];
+	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+			       CU_JIT_WALL_TIME};
+	void *vals[] = {log, (void *)(uintptr_t)sizeof(log), NULL};
+	CUlinkState st;
+	void *cubin;
+	size_t fb_len, cubin_len;
+	const void *fb = ptx_rt_fatbin(&fb_len);
+	const char *what = "cuLinkCreate";
+	char buf[160];
+
+	int code = ENOEXEC; /* the linking steps: the caller may compile instead */
+
+	log[0] = '\0';
+	CUresult r = cu->link_create(3, opts, vals, &st);
+	if (r != CUDA_SUCCESS)
+		goto fail;
+	what = "linking the device runtime";
+	r = cu->link_add_data(st, CU_JIT_INPUT_FATBINARY, (void *)fb, fb_len, "gpuext-runtime", 0,
+			      NULL, NULL);
+	if (r == CUDA_SUCCESS) {
+		what = "the driver rejected the PTX";
+		r = cu->link_add_data(st, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1,
+				      "gpuext-instrumented", 0, NULL, NULL);
+		code = r == CUDA_SUCCESS ? ENOEXEC : EINVAL;
+	}
+	if (r == CUDA_SUCCESS) {
+		what = "linking";
+		r = cu->link_complete(st, &cubin, &cubin_len);
+	}
+	if (r == CUDA_SUCCESS) {
+		what = "loading the linked module";
+		code = EINVAL;
+		r = cu->module_load_data_ex(mod, cubin, 0, NULL, NULL);
+	}
+	if (jit_ms) /* the driver writes a float into the option's value */
+		memcpy(jit_ms, &vals[2], sizeof(*jit_ms));
+	cu->link_destroy(st);
+	if (r == CUDA_SUCCESS)
+		return 0;
+fail:
+	return err_set(e, code, "%s: %s%s%.400s", what, cu_errstr(cu, r, buf, sizeof(buf)),
+		       log[0] ? ": " : "", log);
 }
 
 int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map **maps,
@@ -523,12 +641,20 @@ int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map *
 		return err_set(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->map_cnt; i++)
 		refs[i] = ptx_rt_map_ref(maps[i]);
+	struct ptx_buf prog = {0};
 	ptx_emit_header(&b, &rt->target);
-	if (ptx_emit_needs_runtime(p, &o)) /* else spare the JIT 2000 lines */
-		ptx_emit_runtime(&b);
-	err = ptx_emit_prog(&b, p, &o, sym, e);
-	if (err)
+	err = ptx_emit_prog(&prog, p, &o, sym, e);
+	if (err) {
+		ptx_buf_free(&prog);
 		goto out;
+	}
+	/* only the runtime functions the program calls: the JIT compiles
+	 * every function of a module */
+	const char *texts[1] = {prog.text};
+	ptx_emit_runtime_used(&b, texts, 1);
+	if (prog.len)
+		ptx_buf_append(&b, prog.text, prog.len);
+	ptx_buf_free(&prog);
 	ptx_emit_run_kernel(&b, sym);
 	text = ptx_buf_take(&b, NULL);
 	if (!text) {

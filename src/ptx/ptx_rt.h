@@ -91,6 +91,20 @@ int ptx_rt_trace_format(const void *rec, size_t size, char *out, size_t len);
 
 /* Load PTX text; a JIT failure gives the driver's log in the message. */
 int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct err *e);
+/* The same; *jit_ms gets the driver's JIT compile time (CU_JIT_WALL_TIME). */
+int ptx_rt_module_load_timed(struct ptx_rt *rt, const char *ptx, CUmodule *mod,
+			     float *jit_ms, struct err *e);
+/*
+ * Load PTX that declares the runtime functions it calls (.extern, see
+ * ptx_emit_runtime_decls): the driver's JIT linker compiles the PTX and
+ * links it with the prebuilt runtime (ptx_rt_fatbin), so only the kernel
+ * and the programs are compiled.  -ENOEXEC when linking failed (no runtime
+ * code for the GPU): the caller loads the PTX with the runtime's text
+ * instead; -EINVAL when the driver rejected the PTX or the module.
+ * *jit_ms (NULL: not asked) gets the compile and link time.
+ */
+int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float *jit_ms,
+		       struct err *e);
 
 /*
  * Run p once as a standalone kernel (one thread, warp mode): r1 = a device

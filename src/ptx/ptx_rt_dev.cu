@@ -73,6 +73,21 @@ static __device__ __forceinline__ u32 rt_ld_acquire_gpu(const u32 *p)
 	return r;
 }
 
+/* 64-bit loads at GPU scope (from the L2, never from a stale L1 line). */
+static __device__ __forceinline__ u64 rt_ld_relaxed_gpu64(const void *p)
+{
+	u64 r;
+	asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(r) : "l"(p) : "memory");
+	return r;
+}
+
+static __device__ __forceinline__ u64 rt_ld_acquire_gpu64(const void *p)
+{
+	u64 r;
+	asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(r) : "l"(p) : "memory");
+	return r;
+}
+
 /* Release store at system scope: every write this thread made before it,
  * to pinned host memory included, is visible to the host before this one. */
 static __device__ __forceinline__ void rt_st_release_sys(u32 *p, u32 v)
@@ -156,15 +171,79 @@ static __device__ unsigned char *rt_hash_find(struct ptx_devmap *m, const void *
 	return 0;
 }
 
+/* Word i of an 8-byte aligned key of n bytes, zero-extended past n (the
+ * bytes after the key are not read: they may not be the key's). */
+static __device__ __forceinline__ u64 rt_key_word(const void *key, u32 n, u32 i)
+{
+	if (8 * i + 8 <= n)
+		return ((const u64 *)key)[i];
+	const unsigned char *k = (const unsigned char *)key + 8 * i;
+	u64 w = 0;
+	for (u32 b = 0; b < n - 8 * i; b++)
+		w |= (u64)k[b] << (8 * b);
+	return w;
+}
+
+/*
+ * ptx_devmap_hash, reading an 8-byte aligned key a word at a time: the
+ * loads do not wait for each other (the byte loop's did, one round trip to
+ * local memory per byte).  Same value as ptx_devmap_hash, which the host
+ * uses to find keys in a snapshot.
+ */
+static __device__ __forceinline__ u32 rt_key_hash(const void *key, u32 n)
+{
+	if ((u64)key & 7)
+		return ptx_devmap_hash(key, n);
+	u32 h = 2166136261u;
+	for (u32 i = 0; i < n; i += 8) {
+		u64 w = rt_key_word(key, n, i / 8);
+		u32 left = n - i < 8 ? n - i : 8;
+		for (u32 b = 0; b < left; b++, w >>= 8)
+			h = (h ^ (u32)(w & 0xff)) * 16777619u;
+	}
+	return h | 1;
+}
+
+/*
+ * The fast path of a lookup: the key's home slot, if it holds the key LIVE,
+ * in one round trip to the L2: the slot's key words (relaxed) and then its
+ * state and hash (acquire) are issued together and compared together.
+ * Reading the key before the state is safe because a slot's hash and key
+ * are written once, before the slot is first published, and never change
+ * after (a deleted slot stays bound to its key): a key read too early is the
+ * zeroed memory of a free slot, which fails the hash comparison (a hash is
+ * never 0) or, for an all-zero key, is that very key.  The acquire orders
+ * the caller's reads of the value after the publication.  NULL: the slow
+ * path (rt_hash_find) decides, also for keys that are not 8-byte aligned.
+ * The slot's bytes after the key are zero (slots start zeroed and a slot
+ * only ever holds one key), like rt_key_word's.
+ */
+static __device__ unsigned char *rt_hash_home(struct ptx_devmap *m, const void *key, u32 h)
+{
+	if ((u64)key & 7)
+		return 0;
+	unsigned char *s = rt_slot(m, h & (m->nr_slots - 1));
+	const u64 *sk = (const u64 *)(s + 8);
+	u32 n = m->key_size;
+	u64 diff = 0;
+
+	for (u32 i = 0; i < (n + 7) / 8; i++)
+		diff |= rt_ld_relaxed_gpu64(sk + i) ^ rt_key_word(key, n, i);
+	u64 state_hash = rt_ld_acquire_gpu64(s); /* {u32 state, u32 hash} */
+	if ((u32)state_hash != PTX_SLOT_LIVE || (u32)(state_hash >> 32) != h || diff)
+		return 0;
+	return s;
+}
+
 static __device__ void *rt_array_elem(struct ptx_devmap *m, const void *key)
 {
 	u32 k = *(const u32 *)key;
 	if (k >= m->max_entries)
 		return 0;
-	u64 i = k;
-	if (m->type == T_PERCPU_ARRAY)
-		i = i * m->nr_sms + rt_smid() % m->nr_sms;
-	return (unsigned char *)m->data + i * m->value_stride;
+	u64 off = (u64)k * m->value_stride;
+	if (m->type == T_PERCPU_ARRAY) /* this SM's copy, on lines of its own */
+		off += (u64)(rt_smid() % m->nr_sms) * m->sm_stride;
+	return (unsigned char *)m->data + off;
 }
 
 RT u64 gx_rt_map_lookup(u64 map, u64 key)
@@ -176,10 +255,13 @@ RT u64 gx_rt_map_lookup(u64 map, u64 key)
 		return (u64)rt_array_elem(m, (const void *)key);
 	if (m->type != T_HASH && m->type != T_PERCPU_HASH && m->type != T_LRU_HASH)
 		return 0;
-	u32 h = ptx_devmap_hash((const void *)key, m->key_size);
-	unsigned char *s = rt_hash_find(m, (const void *)key, h, &empty);
-	if (!s || rt_load_state((u32 *)s) != PTX_SLOT_LIVE)
-		return 0;
+	u32 h = rt_key_hash((const void *)key, m->key_size);
+	unsigned char *s = rt_hash_home(m, (const void *)key, h);
+	if (!s) {
+		s = rt_hash_find(m, (const void *)key, h, &empty);
+		if (!s || rt_load_state((u32 *)s) != PTX_SLOT_LIVE)
+			return 0;
+	}
 	return (u64)(s + 8 + m->key_stride);
 }
 
@@ -212,8 +294,15 @@ static __device__ void rt_hash_publish(struct ptx_devmap *m, unsigned char *s, c
 static __device__ long long rt_hash_update(struct ptx_devmap *m, const void *key,
 					   const void *value, u64 flags)
 {
-	u32 h = ptx_devmap_hash(key, m->key_size);
+	u32 h = rt_key_hash(key, m->key_size);
+	unsigned char *home = rt_hash_home(m, key, h);
 
+	if (home) { /* the key is LIVE in its home slot: the common update */
+		if (flags == F_NOEXIST)
+			return -EEXIST;
+		rt_copy(home + 8 + m->key_stride, value, m->value_size);
+		return 0;
+	}
 	for (;;) {
 		unsigned char *empty, *s = rt_hash_find(m, key, h, &empty);
 		if (s) {
@@ -281,12 +370,19 @@ RT u64 gx_rt_map_delete(u64 map, u64 key)
 
 	if (m->type != T_HASH && m->type != T_PERCPU_HASH && m->type != T_LRU_HASH)
 		return (u64)-EINVAL;
-	u32 h = ptx_devmap_hash((const void *)key, m->key_size);
+	u32 h = rt_key_hash((const void *)key, m->key_size);
 	unsigned char *s = rt_hash_find(m, (const void *)key, h, &empty);
 	if (!s || atomicCAS((u32 *)s, PTX_SLOT_LIVE, PTX_SLOT_DELETED) != PTX_SLOT_LIVE)
 		return (u64)-ENOENT;
 	atomicSub(&m->count, 1u);
 	return 0;
+}
+
+/* One record dropped: counted on this SM's counter (drops come in floods,
+ * from every warp of a grid that outruns the host). */
+static __device__ void rt_rb_drop(struct ptx_devmap *m)
+{
+	atomicAdd((u64 *)(m->data + (u64)(rt_smid() % m->nr_sms) * PTX_RB_DROP_STRIDE), 1ull);
 }
 
 /*
@@ -339,7 +435,7 @@ static __device__ u32 *rt_rb_claim(struct ptx_devmap *m, u32 len)
 		return 0;
 	for (;;) {
 		if (!rt_rb_take(m, total)) {
-			atomicAdd((u64 *)&m->rb_drops, 1ull);
+			rt_rb_drop(m);
 			return 0;
 		}
 		u64 off = atomicAdd((u64 *)&m->rb_prod, total) & (size - 1);

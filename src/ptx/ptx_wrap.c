@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "ptx_wrap.h"
 
-#include "ptx_emit.h"
+#include <errno.h>
 
 /* Call SYM_f0 with r1 = %x1, r2..r5 = 0 and warp word %w; r0 into %x0. */
 static void ptx_emit_call_prog(struct ptx_buf *b, const char *sym)
@@ -86,4 +86,85 @@ void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym)
 			  "\tld.param.b64 %%x0, [rq];\n\t}\n"
 			  "\tld.param.u64 %%x1, [r0_out];\n\tcvta.to.global.u64 %%x1, %%x1;\n"
 			  "\tst.global.u64 [%%x1], %%x0;\n\tret;\n}\n\n", sym);
+}
+
+/*
+ * The election and p's body as one block appended to site (callees to b):
+ * r1 is the register or constant r1 (set in the runner only).  The lanes
+ * wait for the runner unless the probe ends the thread (exit).
+ */
+static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
+				 const struct ptx_emit_opts *o, enum ptx_probe_kind kind,
+				 const char *r1, char *sym, struct err *e)
+{
+	static const char *const what[] = {"entry", "exit", "mem"};
+	struct ptx_emit_opts io = *o;
+	size_t start = site->len;
+
+	io.inline_out = site;
+	io.inline_r1 = "%gxp_x1";
+	io.inline_warp = "%gxp_w";
+	ptx_buf_printf(site, "\t{ // %s probe, inline, once per warp (lowest active lane)\n"
+			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
+			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n", what[kind]);
+	/* The runner is the lane with no active lane below it. */
+	ptx_buf_printf(site, "\tactivemask.b32 %%gxp_m;\n\tmov.u32 %%gxp_lt, %%lanemask_lt;\n"
+			     "\tand.b32 %%gxp_lt, %%gxp_lt, %%gxp_m;\n"
+			     "\tsetp.ne.u32 %%gxp_skip, %%gxp_lt, 0;\n\t@%%gxp_skip bra GXP_DONE;\n"
+			     "\tcvt.u64.u32 %%gxp_w, %%gxp_m;\n\tmov.b64 %%gxp_x1, %s;\n", r1);
+	int err = ptx_emit_prog(b, p, &io, sym, e);
+	if (err) {
+		site->len = start;
+		if (site->text)
+			site->text[start] = '\0';
+		return err;
+	}
+	/* The other lanes wait for the runner (see ptx_emit_probe: a lane
+	 * running ahead would make the next probe elect a second runner with a
+	 * partial mask).  After the exit probe the threads end: nothing follows
+	 * that could see a partial warp, so no wait there. */
+	ptx_buf_printf(site, "GXP_DONE:\n");
+	if (kind != PTX_PROBE_EXIT)
+		ptx_buf_printf(site, "\tbar.warp.sync %%gxp_m;\n");
+	ptx_buf_printf(site, "\t}\n");
+	return site->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
+}
+
+int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
+			  const struct ptx_emit_opts *o, enum ptx_probe_kind kind, struct err *e)
+{
+	if (kind == PTX_PROBE_MEM)
+		return err_set(e, EINVAL, "mem probes are functions (ptx_emit_mem_probe)");
+	return ptx_wrap_inline_block(b, site, p, o, kind, "0", NULL, e);
+}
+
+int ptx_emit_mem_probe(struct ptx_buf *b, const struct prog *p, const struct ptx_emit_opts *o,
+		       char *sym, struct err *e)
+{
+	struct ptx_buf body = {0};
+	int err;
+
+	err = ptx_wrap_inline_block(b, &body, p, o, PTX_PROBE_MEM, "%gxp_ctx", sym, e);
+	if (err) {
+		ptx_buf_free(&body);
+		return err;
+	}
+	/* Accesses through generic addresses reach the probe too: only global
+	 * memory counts.  r1 = struct gpuext_mem_ctx {u64 addr; u32 size; u32 kind;} */
+	ptx_buf_printf(b, "// mem probe of program '%s', its body inline\n"
+			  ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
+			  "{\n\t.reg .b64 %%gxp_a, %%gxp_ctx;\n\t.reg .b32 %%gxp_y;\n"
+			  "\t.reg .pred %%gxp_g;\n\t.local .align 8 .b8 gxp_c[16];\n"
+			  "\tld.param.b64 %%gxp_a, [addr];\n\tisspacep.global %%gxp_g, %%gxp_a;\n"
+			  "\t@!%%gxp_g bra GXP_RET;\n"
+			  "\tmov.u64 %%gxp_ctx, gxp_c;\n\tcvta.local.u64 %%gxp_ctx, %%gxp_ctx;\n"
+			  "\tst.u64 [%%gxp_ctx], %%gxp_a;\n"
+			  "\tld.param.b32 %%gxp_y, [size];\n\tst.u32 [%%gxp_ctx+8], %%gxp_y;\n"
+			  "\tld.param.b32 %%gxp_y, [kind];\n\tst.u32 [%%gxp_ctx+12], %%gxp_y;\n",
+		       p->name ? p->name : "?", sym);
+	if (body.len)
+		ptx_buf_append(b, body.text, body.len);
+	ptx_buf_printf(b, "GXP_RET:\n\tret;\n}\n\n");
+	ptx_buf_free(&body);
+	return b->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
 }

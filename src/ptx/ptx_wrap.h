@@ -22,7 +22,10 @@
 #ifndef GPUEXT_PTX_WRAP_H
 #define GPUEXT_PTX_WRAP_H
 
+#include "bpf/err.h"
+#include "bpf/prog.h"
 #include "ptx_buf.h"
+#include "ptx_emit.h"
 
 enum ptx_probe_kind { PTX_PROBE_ENTRY, PTX_PROBE_EXIT, PTX_PROBE_MEM };
 enum ptx_mode { PTX_MODE_WARP, PTX_MODE_THREAD };
@@ -30,6 +33,28 @@ enum ptx_mode { PTX_MODE_WARP, PTX_MODE_THREAD };
 /* The probe function of program SYM (already emitted by ptx_emit_prog). */
 void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind,
 		    enum ptx_mode mode);
+
+/*
+ * An entry or exit probe with program p inline, for ptx_inject_opts's
+ * entry_code/exit_code: appends to site one self-contained PTX block (the
+ * election of the warp's lowest active lane, then p's body with r1 = 0),
+ * and p's bpf-to-bpf callees, if any, to b as .funcs (b must precede the
+ * kernel).  Warp mode only.  No call, no parameter passing: what an
+ * empty probe costs is an activemask, a compare and a branch per warp.
+ */
+int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
+			  const struct ptx_emit_opts *o, enum ptx_probe_kind kind, struct err *e);
+
+/*
+ * A mem probe with program p's body inline: appends p's callees and
+ * `.func SYM_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)`
+ * (the mem signature above: global accesses only, once per warp, r1 =
+ * struct gpuext_mem_ctx) to b, one call per access and no call inside.
+ * SYM (ptx_emit_prog's: o->symbol, else "gx_" + the program's name) goes
+ * to sym (at least 128 bytes).
+ */
+int ptx_emit_mem_probe(struct ptx_buf *b, const struct prog *p, const struct ptx_emit_opts *o,
+		       char *sym, struct err *e);
 
 /* The standalone kernel SYM_run of program SYM. */
 void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym);

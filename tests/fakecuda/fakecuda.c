@@ -7,7 +7,8 @@
  * load and launch is recorded, one line each, in $FAKECUDA_LOG:
  *   load MOD KIND BYTES [DUMPFILE]    (KIND: ptx, fatbin, elf)
  *   launch NAME MOD API               (API: the entry point used)
- * and PTX images are written to $FAKECUDA_DUMP/mod-MOD.ptx.
+ * and PTX images are written to $FAKECUDA_DUMP/mod-MOD.ptx (a module loaded
+ * from the JIT linker's output counts as the PTX that went into the link).
  * $FAKECUDA_FAIL="cuFoo:N,cuBar:M" makes the Nth call of cuFoo fail
  * (CUDA_ERROR_INVALID_PTX for loads, CUDA_ERROR_OUT_OF_MEMORY otherwise).
  * Not part of gpuext: a test fixture (built by the Makefile as
@@ -83,6 +84,21 @@ static int fake_ctx_storage;
 static CUcontext fake_current;
 static int fake_next_mod = 1;
 
+/* The JIT linker's outputs and the PTX that went into each (a module
+ * loaded from one is logged and dumped as that PTX). */
+static struct {
+	const void *cubin;
+	char *ptx;
+} fake_linked[64];
+
+static const char *fake_linked_ptx(const void *image)
+{
+	for (size_t i = 0; i < sizeof(fake_linked) / sizeof(fake_linked[0]); i++)
+		if (fake_linked[i].cubin == image)
+			return fake_linked[i].ptx;
+	return NULL;
+}
+
 static CUresult fake_load(CUmodule *m, const void *image, const char *api)
 {
 	if (fake_fail(api))
@@ -92,8 +108,11 @@ static CUresult fake_load(CUmodule *m, const void *image, const char *api)
 	memcpy(&magic, image, 4);
 	pthread_mutex_lock(&fake_lock);
 	mod->id = fake_next_mod++;
+	const char *linked = fake_linked_ptx(image);
 	pthread_mutex_unlock(&fake_lock);
-	if (magic == 0x464c457fu || magic == 0x466243b1u || magic == 0xba55ed50u) {
+	if (linked)
+		image = linked;
+	if (!linked && (magic == 0x464c457fu || magic == 0x466243b1u || magic == 0xba55ed50u)) {
 		fake_log("load %d %s 0", mod->id, magic == 0x464c457fu ? "elf" : "fatbin");
 	} else {
 		mod->ptx = strdup(image);
@@ -171,6 +190,7 @@ FAKE_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 struct fake_link {
 	char *cubin;
 	size_t len;
+	char *ptx; /* the last PTX input */
 };
 FAKE_API CUresult fake_link_create(unsigned n, CUjit_option *o, void **v, CUlinkState *st) __asm__("cuLinkCreate_v2");
 CUresult fake_link_create(unsigned n, CUjit_option *o, void **v, CUlinkState *st)
@@ -186,9 +206,15 @@ FAKE_API CUresult fake_link_add_data(CUlinkState st, CUjitInputType type, void *
 CUresult fake_link_add_data(CUlinkState st, CUjitInputType type, void *data, size_t size, const char *name, unsigned n, CUjit_option *o, void **v)
 {
 	struct fake_link *l = (struct fake_link *)st;
+	if (fake_fail("cuLinkAddData_v2"))
+		return CUDA_ERROR_NO_BINARY_FOR_GPU;
 	l->cubin = realloc(l->cubin, l->len + size);
 	memcpy(l->cubin + l->len, data, size);
 	l->len += size;
+	if (type == CU_JIT_INPUT_PTX) {
+		free(l->ptx);
+		l->ptx = strndup(data, size);
+	}
 	return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
@@ -196,12 +222,30 @@ FAKE_API CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
 	struct fake_link *l = (struct fake_link *)st;
 	*cubin = l->cubin;
 	*size = l->len;
+	pthread_mutex_lock(&fake_lock);
+	for (size_t i = 0; l->ptx && i < sizeof(fake_linked) / sizeof(fake_linked[0]); i++)
+		if (!fake_linked[i].cubin) {
+			fake_linked[i].cubin = l->cubin;
+			fake_linked[i].ptx = l->ptx;
+			l->ptx = NULL;
+			break;
+		}
+	pthread_mutex_unlock(&fake_lock);
 	return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuLinkDestroy(CUlinkState st)
 {
 	struct fake_link *l = (struct fake_link *)st;
-	free(l->cubin);
+	/* the cubin lives on as a registry key (never compared after reuse:
+	 * this fixture's processes are short) */
+	pthread_mutex_lock(&fake_lock);
+	int registered = 0;
+	for (size_t i = 0; i < sizeof(fake_linked) / sizeof(fake_linked[0]); i++)
+		registered |= fake_linked[i].cubin == l->cubin;
+	pthread_mutex_unlock(&fake_lock);
+	if (!registered)
+		free(l->cubin);
+	free(l->ptx);
 	free(l);
 	return CUDA_SUCCESS;
 }
@@ -243,6 +287,28 @@ FAKE_API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { mems
 FAKE_API CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) { *p = aligned_alloc(4096, (n + 4095) & ~(size_t)4095); return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
 FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags) { *d = (CUdeviceptr)p; return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
+/* Memory, copy and synchronisation calls of the host tools' tests
+ * (tests/fakecuda/memapp.c): copies are memcpy, syncs return at once. */
+FAKE_API CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags) { return cuMemAlloc_v2(p, n); }
+FAKE_API CUresult cuMemAllocHost_v2(void **p, size_t n) { return cuMemHostAlloc(p, n, 0); }
+FAKE_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) { return cuMemcpyHtoD_v2(d, s, n); }
+FAKE_API CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *s, size_t n, CUstream st) { return cuMemcpyHtoD_v2(d, s, n); }
+FAKE_API CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)d, (void *)s, n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)d, (void *)s, n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
+{
+	for (size_t y = 0; y < c->Height; y++) /* host or device pointers: both host memory here */
+		memcpy((char *)(c->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->dstHost : c->dstDevice) + c->dstXInBytes + (c->dstY + y) * c->dstPitch,
+		       (const char *)(c->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->srcHost : c->srcDevice) + c->srcXInBytes + (c->srcY + y) * c->srcPitch,
+		       c->WidthInBytes);
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n) { for (size_t i = 0; i < n; i++) memcpy((char *)d + 4 * i, &v, 4); return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamSynchronize(CUstream s) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamSynchronize_ptsz(CUstream s) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuEventSynchronize(CUevent e) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuFuncGetName(const char **name, CUfunction f) { *name = ((struct CUfunc_st *)f)->name; return CUDA_SUCCESS; }
+
 FAKE_API CUresult cuGetErrorString(CUresult r, const char **s) { *s = "fake error"; return CUDA_SUCCESS; }
 FAKE_API CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == CUDA_ERROR_INVALID_PTX ? "CUDA_ERROR_INVALID_PTX" : "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
 
@@ -270,6 +336,11 @@ static const struct {
 	{"cuLaunchKernel", (void *)fake_cuLaunchKernel, (void *)cuLaunchKernel_ptsz},
 	{"cuLaunchKernelEx", (void *)fake_cuLaunchKernelEx, NULL},
 	{"cuCtxGetCurrent", (void *)cuCtxGetCurrent, NULL},
+	{"cuMemAlloc", (void *)cuMemAlloc_v2, NULL},
+	{"cuMemFree", (void *)cuMemFree_v2, NULL},
+	{"cuMemcpyHtoD", (void *)cuMemcpyHtoD_v2, NULL},
+	{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, (void *)cuMemcpyHtoDAsync_v2_ptsz},
+	{"cuStreamSynchronize", (void *)cuStreamSynchronize, (void *)cuStreamSynchronize_ptsz},
 };
 
 FAKE_API CUresult fake_get_proc_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,

@@ -250,10 +250,9 @@ static void ring_diagnose(struct run *r, struct ptx_rt_map *m, const struct ring
 	uint64_t want = invocations(r) / c->nr_warps, off = 0, shown = 0;
 
 	if (r->rt->cu->memcpy_dtoh(&h, m->dev, sizeof(h)) == CUDA_SUCCESS)
-		printf("  device header: prod %llu resv %llu cons_seen %llu drops %llu, "
-		       "host cons %llu\n", (unsigned long long)h.rb_prod,
-		       (unsigned long long)h.rb_resv, (unsigned long long)h.rb_cons_seen,
-		       (unsigned long long)h.rb_drops, (unsigned long long)m->rb_cons);
+		printf("  device header: prod %llu resv %llu cons_seen %llu, host cons %llu\n",
+		       (unsigned long long)h.rb_prod, (unsigned long long)h.rb_resv,
+		       (unsigned long long)h.rb_cons_seen, (unsigned long long)m->rb_cons);
 	printf("  lanes in all records %llu (threads x iterations %llu)\n",
 	       (unsigned long long)c->lanes,
 	       (unsigned long long)((uint64_t)r->blocks * THREADS * r->iters));

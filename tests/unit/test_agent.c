@@ -27,11 +27,13 @@
 #define PROG "build/bpf/examples/gpu_warp_count.bpf.o"
 #define PTX "tests/ptx_corpus/checked.compute_75.ptx"
 #define PTXAS "/usr/local/cuda/bin/ptxas"
+#define NVLINK "/usr/local/cuda/bin/nvlink"
 
 struct launches {
 	int targeted, targeted_inst, other, other_inst;
 	int inst_mod; /* module id of the instrumented module, 0: none */
-	int ptxas_status; /* of ptxas on the instrumented PTX; -1: not run */
+	int ptxas_status; /* of ptxas (and nvlink) on the instrumented PTX; -1: not run */
+	int linked;       /* the instrumented PTX declares the runtime, to be linked */
 };
 
 /* Run cmd (with FAKECUDA_* set to a fresh log/dump dir); output and status. */
@@ -53,9 +55,11 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 		char name[256], kind[16], path[512] = "";
 		if (sscanf(line, "load %d %15s %*u %511s", &mod, kind, path) >= 2 && path[0]) {
 			char *ptx = test_read_file(path, NULL);
-			if (ptx && strstr(ptx, "gxa_entry") && n_inst < 16) {
+			/* the election of an inline entry or exit probe */
+			if (ptx && strstr(ptx, "activemask.b32 %gxp_m") && n_inst < 16) {
 				inst_mods[n_inst++] = mod;
 				l->inst_mod = mod;
+				l->linked = strstr(ptx, ".extern .func") != NULL;
 			}
 			free(ptx);
 		} else if (sscanf(line, "launch %255s %d", name, &mod) == 2) {
@@ -71,9 +75,16 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 	if (f)
 		fclose(f);
 	l->ptxas_status = -1;
-	if (l->inst_mod && access(PTXAS, X_OK) == 0) {
+	if (l->inst_mod && access(PTXAS, X_OK) == 0 && !l->linked) {
 		snprintf(full, sizeof(full), PTXAS " -arch=sm_90 %s/mod-%d.ptx -o /dev/null", dir,
 			 l->inst_mod);
+		free(test_run_cmd(full, &l->ptxas_status));
+	} else if (l->inst_mod && access(PTXAS, X_OK) == 0 && access(NVLINK, X_OK) == 0) {
+		/* what the driver's JIT linker does: compile, link with the runtime */
+		snprintf(full, sizeof(full),
+			 PTXAS " -c -arch=sm_90 %s/mod-%d.ptx -o %s/inst.o && " NVLINK
+			       " -arch=sm_90 %s/inst.o build/gen/ptx_rt_dev.fatbin -o /dev/null",
+			 dir, l->inst_mod, dir, dir);
 		free(test_run_cmd(full, &l->ptxas_status));
 	}
 	snprintf(full, sizeof(full), "rm -rf %s", dir);
@@ -114,9 +125,50 @@ static void test_every_path_instrumented(void **state)
 	assert_int_equal(l.targeted_inst, 8);
 	assert_int_equal(l.other, 2);
 	assert_int_equal(l.other_inst, 0);
+	/* the program's map helpers: linked from the prebuilt runtime */
+	assert_int_equal(l.linked, 1);
 	if (l.ptxas_status != -1)
 		assert_int_equal(l.ptxas_status, 0);
 	free(out);
+}
+
+/* GPUEXT_AGENT_NO_PROBES (the recompile baseline of bench/gpu_overhead.sh):
+ * the targeted kernel is recompiled and redirected, with no probe in it. */
+static void test_no_probes_baseline(void **state)
+{
+	struct launches l;
+	int status;
+	char *out = run("GPUEXT_AGENT_NO_PROBES=1 GPUEXT_AGENT_VERBOSE=1", gpuext_run_app(),
+			&status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	if (!strstr(out, "gpuext: kernel vec_add instrumented (") || !strstr(out, "no probes;"))
+		fail_msg("no recompile notice in:\n%s", out);
+	assert_int_equal(l.targeted, 8);
+	assert_int_equal(l.targeted_inst, 0);
+	assert_int_equal(l.inst_mod, 0);
+	free(out);
+}
+
+/* No runtime code for the GPU (the JIT linker refuses it): the runtime's
+ * text goes into the module instead, silently, and all is instrumented. */
+static void test_runtime_compiled_when_link_fails(void **state)
+{
+	struct launches l;
+	int status;
+	static const char *const env[] = {"FAKECUDA_FAIL=cuLinkAddData_v2:1",
+					  "GPUEXT_AGENT_NO_LINK=1"}; /* or asked to */
+	for (int i = 0; i < 2; i++) {
+		char *out = run(env[i], gpuext_run_app(), &status, &l);
+		assert_int_equal(status, 0);
+		assert_non_null(strstr(out, "app ok"));
+		assert_int_equal(count_lines(out, "gpuext: "), 0);
+		assert_int_equal(l.targeted_inst, 8);
+		assert_int_equal(l.linked, 0);
+		if (l.ptxas_status != -1)
+			assert_int_equal(l.ptxas_status, 0);
+		free(out);
+	}
 }
 
 static void test_untargeted_untouched(void **state)
@@ -249,6 +301,8 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_path_instrumented),
+		cmocka_unit_test(test_runtime_compiled_when_link_fails),
+		cmocka_unit_test(test_no_probes_baseline),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),

@@ -240,6 +240,21 @@ static void test_recursion_guard(void **state)
 	assert_int_equal(st.prog_errors, 0);
 }
 
+/* Several entry programs on one function (the general path of the
+ * trampoline's C half): each runs once per call, in attach order. */
+static void test_two_entry_programs(void **state)
+{
+	struct err e = {{0}};
+	struct prog *p = object_find_prog(obj, "fn6_enter");
+	assert_int_equal(apiprobe_attach("apiprobe_twice", p, &e), 0);
+	assert_int_equal(apiprobe_attach("apiprobe_twice", p, &e), 0);
+	fn8_t *twice = (fn8_t *)apiprobe_wrap("apiprobe_twice", (void *)real_fn6);
+	assert_int_equal(twice(1, 2, 3, 4, 5, 6, 7, 8.0), 36);
+	assert_int_equal(get("counts", 0), 2);
+	assert_int_equal(get("counts", 1), 0); /* no return program on this name */
+	assert_int_equal(get("args", 5), 6);
+}
+
 static void test_attach_errors(void **state)
 {
 	struct err e = {{0}};
@@ -270,6 +285,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursion_guard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_entry_programs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attach_errors, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -533,6 +533,308 @@ static void test_callx(void **state)
 	}
 }
 
+/* ---- direct entry --------------------------------------------------------- */
+
+/* 0 when the native stack was 16-byte aligned at the call, as the ABI wants. */
+static uint64_t helper_stack_misalign(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+				      uint64_t r5)
+{
+	/* The forced frame: rbp = the caller's rsp at the call - 16. */
+	return (uintptr_t)__builtin_frame_address(0) & 15;
+}
+
+/*
+ * canary_call(fn, r1, after): fn(r1, 0, 0, 0, 0) with canaries in every
+ * native callee-saved register; after[0..5] = rbx, rbp, r12..r15 once fn has
+ * returned (the System V ABI says they come back unchanged).
+ */
+uint64_t canary_call(jit_direct_fn fn, uint64_t r1, uint64_t *after);
+__asm__(".text\n"
+	".globl canary_call\n"
+	".hidden canary_call\n"
+	".type canary_call, @function\n"
+	"canary_call:\n"
+	"	push %rbx\n	push %rbp\n	push %r12\n	push %r13\n	push %r14\n	push %r15\n"
+	"	push %rdx\n" /* seven pushes: rsp is 16-byte aligned for the call */
+	"	mov %rdi, %rax\n	mov %rsi, %rdi\n"
+	"	xor %esi, %esi\n	xor %edx, %edx\n	xor %ecx, %ecx\n	xor %r8d, %r8d\n"
+	"	movabs $0xca11ab1e00000001, %rbx\n	movabs $0xca11ab1e00000002, %rbp\n"
+	"	movabs $0xca11ab1e00000003, %r12\n	movabs $0xca11ab1e00000004, %r13\n"
+	"	movabs $0xca11ab1e00000005, %r14\n	movabs $0xca11ab1e00000006, %r15\n"
+	"	call *%rax\n"
+	"	pop %rdx\n"
+	"	mov %rbx, 0(%rdx)\n	mov %rbp, 8(%rdx)\n	mov %r12, 16(%rdx)\n"
+	"	mov %r13, 24(%rdx)\n	mov %r14, 32(%rdx)\n	mov %r15, 40(%rdx)\n"
+	"	pop %r15\n	pop %r14\n	pop %r13\n	pop %r12\n	pop %rbp\n	pop %rbx\n"
+	"	ret\n"
+	".size canary_call, .-canary_call\n");
+
+/*
+ * A program without local calls and callx is one native function called
+ * straight from C; it saves only the callee-saved registers it uses.  For
+ * every subset of r6..r10: the native callee-saved registers survive, the
+ * stack is aligned at a helper call, and r6..r9 and the eBPF stack survive
+ * the helper.  r0 = 0 when all holds.
+ */
+static void test_direct_entry(void **state)
+{
+	enum { ARG = 0x1234 };
+
+	init_helpers();
+	test_helpers.fn[8] = helper_stack_misalign;
+	for (unsigned mask = 0; mask < 32; mask++) {
+		struct isa_insn q[32];
+		size_t n = 0;
+		for (int r = 6; r <= 9; r++)
+			if (mask >> (r - 6) & 1)
+				q[n++] = I(ISA_OPC_ALU64_MOV_K, r, 0, 0, r * 11);
+		if (mask & 16)
+			q[n++] = I(ISA_OPC_STX_DW, ISA_REG_FP, 1, -8, 0);
+		q[n++] = I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, 8);
+		for (int r = 6; r <= 9; r++) {
+			if (mask >> (r - 6) & 1) {
+				q[n++] = I(ISA_OPC_ALU64_ADD_X, 0, r, 0, 0);
+				q[n++] = I(ISA_OPC_ALU64_SUB_K, 0, 0, 0, r * 11);
+			}
+		}
+		if (mask & 16) {
+			q[n++] = I(ISA_OPC_LDX_DW, 2, ISA_REG_FP, -8, 0);
+			q[n++] = I(ISA_OPC_ALU64_SUB_K, 2, 0, 0, ARG);
+			q[n++] = I(ISA_OPC_ALU64_ADD_X, 0, 2, 0, 0);
+		}
+		q[n++] = EXIT;
+
+		struct prog p = {.name = "direct", .insns = q, .insn_cnt = n};
+		struct err e = {{0}};
+		uint64_t after[6];
+		assert_int_equal(jit_compile(&p, &test_helpers, &e), 0);
+		jit_direct_fn fn = jit_direct(&p);
+		assert_non_null(fn);
+		if (canary_call(fn, ARG, after) != 0)
+			fail_msg("subset 0x%x: misaligned stack or lost registers", mask);
+		for (int k = 0; k < 6; k++)
+			if (after[k] != 0xca11ab1e00000001ull + (uint64_t)k)
+				fail_msg("subset 0x%x: native callee-saved register %d clobbered",
+					 mask, k);
+		jit_free(&p);
+		assert_null(jit_direct(&p));
+	}
+
+	/* Programs that can fault at run time keep the trampoline. */
+	struct isa_insn chain[16];
+	size_t n = build_call_chain(chain, 2);
+	struct isa_insn callx[] = {
+		I(ISA_OPC_ALU64_MOV_K, 6, 0, 0, 7),
+		I(ISA_OPC_JMP_CALLX, 6, 0, 0, 0),
+		EXIT,
+	};
+	struct prog local = {.name = "local", .insns = chain, .insn_cnt = n};
+	struct prog cx = {.name = "callx", .insns = callx, .insn_cnt = 3};
+	struct err e = {{0}};
+	assert_int_equal(jit_compile(&local, &test_helpers, &e), 0);
+	assert_int_equal(jit_compile(&cx, &test_helpers, &e), 0);
+	assert_null(jit_direct(&local));
+	assert_null(jit_direct(&cx));
+	jit_free(&local);
+	jit_free(&cx);
+}
+
+/* ---- multiplication by constants ------------------------------------------- */
+
+/*
+ * Multiplication by an immediate takes cheaper forms for some constants
+ * (0, 1, powers of two, 3/5/9, 2^k +- 1): every such constant and its
+ * neighbours, both widths, every register, against C.
+ */
+static void test_mul_by_constant(void **state)
+{
+	static const uint64_t vals[] = {0, 1, 2, 0x7f, 0x80000000u, 0xffffffffu,
+					0x123456789abcdef1ull, 0x8000000000000000ull,
+					0xffffffffffffffffull};
+	int32_t imms[200];
+	size_t n_imm = 0;
+	for (int k = 0; k < 31; k++) {
+		int64_t p2 = (int64_t)1 << k;
+		for (int64_t d = -1; d <= 1; d++)
+			if (p2 + d >= INT32_MIN && p2 + d <= INT32_MAX)
+				imms[n_imm++] = (int32_t)(p2 + d);
+	}
+	imms[n_imm++] = INT32_MAX;
+	imms[n_imm++] = -1;
+	imms[n_imm++] = -31;
+	imms[n_imm++] = 0;
+
+	for (int w = 0; w < 2; w++) {
+		for (int r = 0; r < 10; r++) {
+			for (size_t k = 0; k < n_imm; k++) {
+				for (size_t v = 0; v < sizeof(vals) / sizeof(vals[0]); v++) {
+					struct isa_insn q[] = {
+						LDDW(r, vals[v]),
+						I((w ? ISA_ALU64 : ISA_ALU) | ISA_K | ISA_ALU_MUL, r,
+						  0, 0, imms[k]),
+						I(ISA_OPC_ALU64_MOV_X, 0, r, 0, 0),
+						EXIT,
+					};
+					uint64_t want = w ? vals[v] * (uint64_t)(int64_t)imms[k]
+							  : (uint32_t)((uint32_t)vals[v] *
+								       (uint32_t)imms[k]);
+					uint64_t got = run_ok(q, 5, NULL, 0);
+					if (got != want)
+						fail_msg("alu%d r%d 0x%llx * %d: 0x%llx, want 0x%llx",
+							 w ? 64 : 32, r, (unsigned long long)vals[v],
+							 imms[k], (unsigned long long)got,
+							 (unsigned long long)want);
+				}
+			}
+		}
+	}
+}
+
+/* ---- mov + add as lea ------------------------------------------------------ */
+
+/*
+ * "mov d, s; add d, t" becomes lea d, [s + t]: every register triple (the
+ * encodings of rbp/r13 bases and r8..r15 need care), both widths, register
+ * and immediate addends.  r0..r9 start with distinct values from memory.
+ */
+static void test_mov_add_lea(void **state)
+{
+	uint64_t val[10];
+	for (int r = 0; r < 10; r++)
+		val[r] = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1) ^ 0xffffffffull;
+
+	for (int w = 0; w < 2; w++) {
+		uint8_t cls = w ? ISA_ALU64 : ISA_ALU;
+		for (int d = 0; d < 10; d++) {
+			for (int sreg = 0; sreg < 10; sreg++) {
+				for (int t = 0; t <= 10; t++) { /* t == 10: the immediate */
+					struct isa_insn q[16];
+					size_t n = 0;
+					for (int r = 0; r < 10; r++)
+						if (r != 1)
+							q[n++] = I(ISA_OPC_LDX_DW, r, 1, 8 * r, 0);
+					q[n++] = I(ISA_OPC_LDX_DW, 1, 1, 8, 0);
+					q[n++] = I(cls | ISA_X | ISA_ALU_MOV, d, sreg, 0, 0);
+					if (t < 10)
+						q[n++] = I(cls | ISA_X | ISA_ALU_ADD, d, t, 0, 0);
+					else
+						q[n++] = I(cls | ISA_K | ISA_ALU_ADD, d, 0, 0, -77777);
+					q[n++] = I(ISA_OPC_ALU64_MOV_X, 0, d, 0, 0);
+					q[n++] = EXIT;
+
+					uint64_t mem[10];
+					memcpy(mem, val, sizeof(mem));
+					uint64_t addend = t < 10 ? (t == d ? val[sreg] : val[t])
+								 : (uint64_t)-77777;
+					uint64_t want = val[sreg] + addend;
+					if (!w)
+						want = (uint32_t)want;
+					uint64_t got = run_ok(q, n, mem, sizeof(mem));
+					if (got != want)
+						fail_msg("alu%d: mov r%d, r%d; add r%d, %s%d: 0x%llx, want "
+							 "0x%llx", w ? 64 : 32, d, sreg, d,
+							 t < 10 ? "r" : "", t < 10 ? t : -77777,
+							 (unsigned long long)got, (unsigned long long)want);
+				}
+			}
+		}
+	}
+
+	/* r10 as the source: the usual pointer into the stack. */
+	struct isa_insn fp[] = {
+		I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0),
+		I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, -16),
+		I(ISA_OPC_ST_DW, 2, 0, 0, 4242),
+		I(ISA_OPC_ALU64_MOV_X, 3, ISA_REG_FP, 0, 0),
+		I(ISA_OPC_ALU64_ADD_X, 3, 2, 0, 0), /* r10 + r10 - 16: only compared */
+		I(ISA_OPC_LDX_DW, 0, ISA_REG_FP, -16, 0),
+		EXIT,
+	};
+	assert_int_equal(run_ok(fp, 7, NULL, 0), 4242);
+
+	/* A jump lands on the add: both instructions must stay. */
+	struct isa_insn target[] = {
+		I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 5),
+		I(ISA_OPC_ALU64_MOV_K, 2, 0, 0, 7),
+		I(ISA_OPC_JMP_JEQ_K, 1, 0, 1, 0),
+		I(ISA_OPC_ALU64_MOV_X, 0, 2, 0, 0),
+		I(ISA_OPC_ALU64_ADD_K, 0, 0, 0, 1),
+		EXIT,
+	};
+	assert_int_equal(run_ok(target, 6, NULL, 0), 6);
+	assert_int_equal(run_ok(target, 6, (void *)1, 0), 8);
+}
+
+/* ---- loop alignment -------------------------------------------------------- */
+
+/* Offset of the first occurrence of pat in the compiled code, or -1. */
+static long code_find(const struct prog *p, const uint8_t *pat, size_t len)
+{
+	size_t n;
+	const uint8_t *code = jit_code(p, &n);
+
+	for (size_t k = 0; k + len <= n; k++)
+		if (!memcmp(code + k, pat, len))
+			return (long)k;
+	return -1;
+}
+
+/*
+ * The head of a small straight-line loop starts on a 32-byte boundary (the
+ * padding before it is nops, so the result does not change); the tail of a
+ * branchy loop is not padded.
+ */
+static void test_loop_alignment(void **state)
+{
+	static const uint8_t add_rax_1[] = {0x48, 0x83, 0xc0, 0x01};
+	static const uint8_t add_rax_2[] = {0x48, 0x83, 0xc0, 0x02};
+	for (int lead = 0; lead < 40; lead++) {
+		struct isa_insn q[64];
+		size_t n = 0;
+		/* lead instructions of various sizes shift the loop around */
+		for (int k = 0; k < lead; k++)
+			q[n++] = k % 3 ? I(ISA_OPC_ALU64_MOV_K, 3, 0, 0, 100000 * k)
+				       : I(ISA_OPC_ALU64_ADD_K, 3, 0, 0, 1);
+		q[n++] = I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
+		q[n++] = I(ISA_OPC_ALU64_MOV_K, 1, 0, 0, 10);
+		q[n++] = I(ISA_OPC_ALU64_ADD_K, 0, 0, 0, 1); /* loop head */
+		q[n++] = I(ISA_OPC_ALU64_SUB_K, 1, 0, 0, 1);
+		q[n++] = I(ISA_OPC_JMP_JNE_K, 1, 0, -3, 0);
+		q[n++] = EXIT;
+
+		struct prog p = {.name = "loop", .insns = q, .insn_cnt = n};
+		struct prog_run_opts o = {0};
+		struct err e = {{0}};
+		uint64_t r0 = 0;
+		assert_int_equal(jit_compile(&p, &test_helpers, &e), 0);
+		long at = code_find(&p, add_rax_1, sizeof(add_rax_1));
+		if (at < 0 || at % 32)
+			fail_msg("lead %d: loop head at offset %ld, not 32-byte aligned", lead, at);
+		assert_int_equal(jit_run(&p, &o, &r0, &e), 0);
+		assert_int_equal(r0, 10);
+		jit_free(&p);
+	}
+
+	/* A loop with a branch inside: its head stays where it falls. */
+	struct isa_insn branchy[] = {
+		I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0),
+		I(ISA_OPC_ALU64_MOV_K, 1, 0, 0, 10),
+		I(ISA_OPC_ALU64_ADD_K, 0, 0, 0, 2), /* head */
+		I(ISA_OPC_JMP_JGT_K, 1, 0, 1, 5),
+		I(ISA_OPC_ALU64_ADD_K, 0, 0, 0, 1),
+		I(ISA_OPC_ALU64_SUB_K, 1, 0, 0, 1),
+		I(ISA_OPC_JMP_JNE_K, 1, 0, -5, 0),
+		EXIT,
+	};
+	struct prog p = {.name = "branchy", .insns = branchy, .insn_cnt = 8};
+	struct err e = {{0}};
+	assert_int_equal(jit_compile(&p, &test_helpers, &e), 0);
+	/* after xor eax, eax (prologue); xor eax, eax; mov edi, 10 */
+	assert_int_equal(code_find(&p, add_rax_2, sizeof(add_rax_2)), 9);
+	jit_free(&p);
+	assert_int_equal(run_ok(branchy, 8, NULL, 0), 25);
+}
+
 /* ---- jumps --------------------------------------------------------------- */
 
 static void test_long_and_short_jumps(void **state)
@@ -674,6 +976,10 @@ int main(void)
 		cmocka_unit_test(test_local_calls_deep),
 		cmocka_unit_test(test_call_depth_error),
 		cmocka_unit_test(test_callx),
+		cmocka_unit_test(test_direct_entry),
+		cmocka_unit_test(test_mul_by_constant),
+		cmocka_unit_test(test_mov_add_lea),
+		cmocka_unit_test(test_loop_alignment),
 		cmocka_unit_test(test_long_and_short_jumps),
 		cmocka_unit_test(test_compile_errors),
 		cmocka_unit_test(test_map_fd_pointer_and_code_bytes),

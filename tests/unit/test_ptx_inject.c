@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bpf/object.h"
+#include "bpf/verifier.h"
 #include "ptx/ptx_emit.h"
 #include "ptx/ptx_wrap.h"
 #include "ptx/ptx_inject.h"
@@ -378,6 +379,173 @@ static void test_clang_programs_as_probes(void **state)
 	free(extra);
 }
 
+/* ptxas on out; fails the test with the log (skips without ptxas). */
+static void ptxas_ok(const char *out, size_t len, const char *arch, const char *what)
+{
+	char *log;
+	int st = ptx_corpus_ptxas(out, len, arch, &log);
+	if (st < 0)
+		skip();
+	if (st)
+		fail_msg("%s: ptxas %s:\n%.3000s", what, arch, log);
+	free(log);
+}
+
+/*
+ * Inline entry/exit probes (the agent's way): verified clang-compiled
+ * programs (maps and helpers, a bpf-to-bpf callee, an empty one) pasted
+ * into every kernel of the corpus modules, and a mem probe function with its
+ * program's body inline (ptx_emit_mem_probe) called at each access.  Every ret/exit becomes a branch
+ * to the one exit block; ptxas accepts the result for sm_90; only the
+ * runtime functions the programs call are in the module; an empty program
+ * leaves no frame (.local) behind.
+ */
+static void test_inline_probes(void **state)
+{
+	static const char *const objs[] = {"build/bpf/examples/gpu_warp_count.bpf.o",
+					   "build/bpf/tests/progs/subprogs.bpf.o",
+					   "build/bpf/examples/gpu_empty.bpf.o"};
+	static const char *const modules[] = {"triton_style.ptx", "checked.compute_75.ptx",
+					      "constructs.compute_90.ptx", "cupy_saxpy.ptx"};
+	struct ptx_buf code = {0}, site[2] = {{0}, {0}}, rt = {0};
+	struct object *ob[3];
+	size_t n[2] = {0, 0};
+	char mem_sym[160] = "";
+
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		struct err e = {{0}};
+		if (object_open(objs[i], &ob[i], &e) || object_create_maps(ob[i], &e))
+			fail_msg("%s", e.msg);
+		for (size_t k = 0; k < ob[i]->prog_cnt; k++) {
+			struct prog *p = ob[i]->progs[k];
+			if (!prog_type_is_gpu(p->type))
+				continue;
+			if (verifier_check(p, NULL, NULL, &e))
+				fail_msg("%s: %s", objs[i], e.msg);
+			if (p->type == PROG_TYPE_GPU_MEM) { /* subprogs': with a callee */
+				char sym[128];
+				struct ptx_emit_opts o = {0};
+				if (ptx_emit_mem_probe(&code, p, &o, sym, &e))
+					fail_msg("%s: %s", objs[i], e.msg);
+				snprintf(mem_sym, sizeof(mem_sym), "%s_probe", sym);
+				continue;
+			}
+			int exit = p->type == PROG_TYPE_GPU_EXIT;
+			struct ptx_emit_opts o = {0};
+			if (ptx_emit_probe_inline(&code, &site[exit], p, &o,
+						  exit ? PTX_PROBE_EXIT : PTX_PROBE_ENTRY, &e))
+				fail_msg("%s: %s", objs[i], e.msg);
+			n[exit]++;
+			if (!strcmp(p->name, "empty_entry")) /* no stack: no frame */
+				assert_null(strstr(strstr(site[0].text, "'empty_entry'"), ".local"));
+		}
+	}
+	assert_true(n[0] >= 2 && n[1] >= 2 && mem_sym[0]);
+	/* subprogs' callee is a .func of its own, declared before the kernel */
+	assert_non_null(strstr(code.text, ".func (.param .b64 rv) gx_"));
+	const char *texts[3] = {code.text, site[0].text, site[1].text};
+	ptx_emit_runtime_used(&rt, texts, 3);
+	assert_non_null(strstr(rt.text, "gx_rt_map_lookup("));
+	assert_non_null(strstr(rt.text, "gx_rt_ringbuf_output("));
+	assert_null(strstr(rt.text, "gx_rt_trace_printk("));
+	assert_null(strstr(rt.text, "gx_rt_map_delete("));
+	/* for linking: the map lookup declared, the SM id reader compiled in */
+	struct ptx_buf decl = {0};
+	assert_true(ptx_emit_runtime_decls(&decl, texts, 3) >= 2);
+	assert_non_null(strstr(decl.text, ".extern .func  (.param .b64 func_retval0) "
+					  "gx_rt_map_lookup("));
+	assert_non_null(strstr(decl.text, "\n.func  (.param .b64 func_retval0) gx_rt_sm_id("));
+	assert_null(strstr(decl.text, "gx_rt_map_delete("));
+	ptx_buf_free(&decl);
+	ptx_buf_append(&rt, code.text, code.len);
+	char *extra = ptx_buf_take(&rt, NULL), *entry = ptx_buf_take(&site[0], NULL),
+	     *exit = ptx_buf_take(&site[1], NULL);
+	ptx_buf_free(&code);
+	for (size_t i = 0; i < sizeof(modules) / sizeof(modules[0]); i++) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s/%s", PTX_CORPUS_DIR, modules[i]);
+		char *text = test_read_file(path, NULL);
+		struct ptx_module *m;
+		struct err e = {{0}};
+		assert_non_null(text);
+		assert_int_equal(ptx_parse(text, strlen(text), &m, &e), 0);
+		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
+			struct ptx_inject_opts o = {.kernel = ptx_module_kernel_name(m, k),
+						    .entry_code = entry, .exit_code = exit,
+						    .mem_sym = mem_sym,
+						    .extra = extra, .only_kernel = 1,
+						    .min_version_major = 7, .min_version_minor = 8};
+			char *out;
+			size_t len;
+			if (ptx_inject(m, &o, &out, &len, &e))
+				fail_msg("%s %s: %s", modules[i], o.kernel, e.msg);
+			/* one exit block, reached by branches; one ret, after it */
+			assert_int_equal(count_str(out, "_exit:\n"), 1);
+			assert_true(count_str(out, "bra gxi") >= 1);
+			const char *body = strstr(out, ".entry ");
+			assert_non_null(body);
+			assert_int_equal(count_str(body, "\tret;"), 1);
+			assert_int_equal(count_str(body, "activemask.b32 %gxp_m;"), n[0] + n[1]);
+			ptxas_ok(out, len, "sm_90a", modules[i]);
+			free(out);
+		}
+		ptx_module_free(m);
+		free(text);
+	}
+	free(extra);
+	free(entry);
+	free(exit);
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+		object_free(ob[i]);
+}
+
+/* only_kernel also leaves out the variables nothing kept uses (NVRTC's
+ * helper variables); no_variables refuses those the kernel uses. */
+static void test_only_kernel_variables(void **state)
+{
+	static const char head[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".global .align 1 .b8 __nv_atomic_triv_cp_helper[1];\n"
+		".global .align 4 .u32 used_by_other;\n"
+		".const .align 4 .u32 used_by_target;\n"
+		".visible .entry other(.param .u64 p)\n{\n\t.reg .b32 %r<2>;\n"
+		"\tld.global.u32 %r1, [used_by_other];\n\tret;\n}\n";
+	static const char uses[] =
+		".visible .entry target(.param .u64 p)\n{\n\t.reg .b32 %r<2>;\n"
+		"\tld.const.u32 %r1, [used_by_target];\n\tret;\n}\n";
+	static const char plain[] =
+		".visible .entry target(.param .u64 p)\n{\n\tret;\n}\n";
+	char text[2048];
+	struct ptx_module *m;
+	struct err e = {{0}};
+	char *out;
+	size_t len;
+	struct ptx_inject_opts o = {.kernel = "target", .only_kernel = 1, .no_variables = 1};
+
+	snprintf(text, sizeof(text), "%s%s", head, plain);
+	assert_int_equal(ptx_parse(text, strlen(text), &m, &e), 0);
+	assert_int_equal(ptx_module_check_no_variables(m, &e), -ENOTSUP);
+	assert_int_equal(ptx_inject(m, &o, &out, &len, &e), 0);
+	assert_null(strstr(out, "__nv_atomic_triv_cp_helper"));
+	assert_null(strstr(out, "used_by"));
+	assert_null(strstr(out, "other"));
+	ptxas_ok(out, len, "sm_90", "variables dropped");
+	free(out);
+	ptx_module_free(m);
+
+	snprintf(text, sizeof(text), "%s%s", head, uses);
+	assert_int_equal(ptx_parse(text, strlen(text), &m, &e), 0);
+	assert_int_equal(ptx_inject(m, &o, &out, &len, &e), -ENOTSUP);
+	assert_non_null(strstr(e.msg, "'used_by_target'"));
+	assert_non_null(strstr(e.msg, "line 6:"));
+	o.no_variables = 0; /* kept: the kernel uses it */
+	assert_int_equal(ptx_inject(m, &o, &out, &len, &e), 0);
+	assert_non_null(strstr(out, "used_by_target;"));
+	assert_null(strstr(out, "__nv_atomic_triv_cp_helper"));
+	free(out);
+	ptx_module_free(m);
+}
+
 /* The GPU batch's inject_check writes the modules it would run: they
  * assemble for sm_75 and sm_90; without a GPU it skips (77), with one it
  * passes. */
@@ -456,6 +624,8 @@ int main(void)
 		cmocka_unit_test(test_clang_programs_as_probes),
 		cmocka_unit_test(test_inject_check_batch),
 		cmocka_unit_test(test_module_variables),
+		cmocka_unit_test(test_inline_probes),
+		cmocka_unit_test(test_only_kernel_variables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every compiled program (every .bpf.o under build/bpf: tests/progs, tools, examples,
- * policies) translated to PTX, with its probe or standalone kernel, in one
+ * Every compiled program (every .bpf.o under build/bpf: tests/progs, tools, examples;
+ * not the memory policies, which run on the host) translated to PTX, with its probe or standalone kernel, in one
  * module per target; the real ptxas accepts it for sm_75 and sm_90.  A
  * program may only be refused for calling a helper the GPU does not have
  * (host-only helpers such as probe_read_kernel_str).  Also `gpuext ptx`.
@@ -26,7 +26,11 @@ static int nobjs;
 static int collect_obj(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
 	size_t l = strlen(path);
-	/* Not the verifier's corpus (tests/verifier/progs): host tracing programs
+	/* Memory policies run in the host's policy runtime, never on the GPU:
+	 * their helpers (600..) have no device implementation. */
+	if (strstr(path, "/policies/"))
+		return 0;
+	/* Nor the verifier's corpus (tests/verifier/progs): host tracing programs
 	 * in other projects' style, most with helpers the GPU lacks. */
 	if (strstr(path, "/tests/verifier/"))
 		return 0;
@@ -65,7 +69,9 @@ static char *module_of_all(const char *target, int *translated, int *refused)
 			if (ptx_emit_prog(&b, p, &o, NULL, &e)) {
 				if (!strstr(e.msg, "is not available on the GPU"))
 					fail_msg("%s: %s", objs[i], e.msg);
-				(*refused)++;
+				/* host programs (uprobe, cupti) may use host-only
+				 * helpers: the host tools are made of them */
+				*refused += prog_type_is_gpu(p->type);
 				continue;
 			}
 			if (prog_type_is_gpu(p->type))

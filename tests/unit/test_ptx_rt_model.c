@@ -59,6 +59,8 @@ static unsigned rt_smid(void) { return 0; }
 static unsigned rt_laneid(void) { return 0; }
 static unsigned long long rt_globaltimer(void) { return 0; }
 #define rt_ld_acquire_gpu(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define rt_ld_relaxed_gpu64(p) __atomic_load_n((const uint64_t *)(p), __ATOMIC_RELAXED)
+#define rt_ld_acquire_gpu64(p) __atomic_load_n((const uint64_t *)(p), __ATOMIC_ACQUIRE)
 #define rt_ld_relaxed_sys(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define rt_st_release_sys(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #include <sched.h>
@@ -92,11 +94,15 @@ static void *hash_worker(void *arg)
 	/* every thread walks the keys from its own start */
 	unsigned start = (unsigned)(uintptr_t)pthread_self() % KEYS;
 	for (unsigned n = 0; n < KEYS; n++) {
-		uint32_t k = (start + n * 7) % KEYS;
-		uint64_t v = gx_rt_map_lookup((u64)m, (u64)&k);
+		/* keys 8-byte aligned (the home-slot fast path) and not, in turn */
+		_Alignas(8) uint32_t kb[3];
+		uint32_t *k = &kb[n & 1];
+		*k = (start + n * 7) % KEYS;
+		kb[!(n & 1)] = ~0u; /* bytes after an aligned key: never read */
+		uint64_t v = gx_rt_map_lookup((u64)m, (u64)k);
 		if (!v) {
-			gx_rt_map_update((u64)m, (u64)&k, (u64)&zero, 1 /* NOEXIST */);
-			v = gx_rt_map_lookup((u64)m, (u64)&k);
+			gx_rt_map_update((u64)m, (u64)k, (u64)&zero, 1 /* NOEXIST */);
+			v = gx_rt_map_lookup((u64)m, (u64)k);
 		}
 		if (v)
 			__atomic_fetch_add((uint64_t *)v, 1, __ATOMIC_SEQ_CST);
@@ -243,7 +249,24 @@ struct ring_test {
 	size_t extra; /* bytes after struct rec in each record */
 	uint64_t got, torn, order, last[THREADS];
 	int next_id;
+	uint64_t drops[PTX_RB_DROP_STRIDE / 8]; /* the one SM's drop counter */
 };
+
+/* A ring buffer of RING bytes in mem (4096 bytes of control, then data), the
+ * device's and the host's view of it. */
+static void ring_init(struct ring_test *t, unsigned char *mem)
+{
+	memset(mem, 0, 4096 + RING);
+	t->dm.type = MAP_TYPE_RINGBUF;
+	t->dm.rb_size = RING;
+	t->dm.rb_ctrl = (uint64_t)(uintptr_t)mem;
+	t->dm.rb_data = (uint64_t)(uintptr_t)(mem + 4096);
+	t->dm.nr_sms = 1;
+	t->dm.data = (uint64_t)(uintptr_t)t->drops;
+	t->host.hdr = t->dm;
+	t->host.rb_ctrl = (struct ptx_rb_ctrl *)mem;
+	t->host.rb_data = mem + 4096;
+}
 
 struct rec {
 	uint64_t producer, seq, check;
@@ -308,15 +331,8 @@ static void ring_concurrent(size_t extra)
 	unsigned char *mem = aligned_alloc(4096, 4096 + RING);
 	pthread_t c, p[THREADS];
 
-	memset(mem, 0, 4096 + RING);
+	ring_init(t, mem);
 	t->extra = extra;
-	t->dm.type = MAP_TYPE_RINGBUF;
-	t->dm.rb_size = RING;
-	t->dm.rb_ctrl = (uint64_t)(uintptr_t)mem;
-	t->dm.rb_data = (uint64_t)(uintptr_t)(mem + 4096);
-	t->host.hdr = t->dm;
-	t->host.rb_ctrl = (struct ptx_rb_ctrl *)mem;
-	t->host.rb_data = mem + 4096;
 	assert_int_equal(pthread_create(&c, NULL, consumer, t), 0);
 	for (int i = 0; i < THREADS; i++)
 		assert_int_equal(pthread_create(&p[i], NULL, producer, t), 0);
@@ -330,8 +346,8 @@ static void ring_concurrent(size_t extra)
 	uint64_t discarded_max = (uint64_t)THREADS * (PER_THREAD / 21);
 	assert_int_equal(t->torn, 0);
 	assert_int_equal(t->order, 0);
-	assert_true(t->got + t->dm.rb_drops <= calls);
-	assert_true(t->got + t->dm.rb_drops + discarded_max >= calls);
+	assert_true(t->got + t->drops[0] <= calls);
+	assert_true(t->got + t->drops[0] + discarded_max >= calls);
 	assert_true(t->dm.rb_resv == t->dm.rb_prod); /* every budget placed or given back */
 	free(mem);
 	free(t);
@@ -365,19 +381,12 @@ static void test_ring_exact_drops(void **state)
 	struct ring_test *t = calloc(1, sizeof(*t));
 	unsigned char *mem = aligned_alloc(4096, 4096 + RING);
 
-	memset(mem, 0, 4096 + RING);
-	t->dm.type = MAP_TYPE_RINGBUF;
-	t->dm.rb_size = RING;
-	t->dm.rb_ctrl = (uint64_t)(uintptr_t)mem;
-	t->dm.rb_data = (uint64_t)(uintptr_t)(mem + 4096);
-	t->host.hdr = t->dm;
-	t->host.rb_ctrl = (struct ptx_rb_ctrl *)mem;
-	t->host.rb_data = mem + 4096;
+	ring_init(t, mem);
 	run_threads(filler, t);
 	while (ptx_rt_ringbuf_poll(&t->host, consume, t) > 0)
 		;
 	assert_int_equal(t->got, RING / 32);
-	assert_int_equal(t->got + t->dm.rb_drops, THREADS * 1000);
+	assert_int_equal(t->got + t->drops[0], THREADS * 1000);
 	assert_int_equal(t->torn, 0);
 	free(mem);
 	free(t);
@@ -425,6 +434,55 @@ static void test_snapshot_to_host_map(void **state)
 	free(m);
 }
 
+/*
+ * A per-SM array (3 SMs, 2 keys of 16 bytes): each SM's copy starts on its
+ * own 128-byte line, the runtime on SM 0 (the model's %smid) sees copy 0,
+ * and the host's per-CPU view sums to the sum over the SMs, whatever the
+ * number of CPU slots (fewer than the SMs: SMs folded into a slot).
+ */
+static void test_per_sm_array_snapshot(void **state)
+{
+	enum { SMS = 3, KEYS = 2 };
+	struct ptx_devmap m = {.type = MAP_TYPE_PERCPU_ARRAY, .key_size = 4, .value_size = 16,
+			       .max_entries = KEYS, .value_stride = 16, .nr_sms = SMS,
+			       .sm_stride = 128};
+	uint64_t *data = calloc(SMS, 128);
+	m.data = (uint64_t)(uintptr_t)data;
+	for (uint32_t s = 0; s < SMS; s++)
+		for (uint32_t k = 0; k < KEYS; k++) {
+			data[s * 16 + k * 2] = 100 * (s + 1) + k;   /* word 0 */
+			data[s * 16 + k * 2 + 1] = 1000 * (s + 1); /* word 1 */
+		}
+	uint32_t k1 = 1;
+	assert_ptr_equal((void *)(uintptr_t)gx_rt_map_lookup((u64)&m, (u64)&k1), &data[2]);
+	struct map_def def = {.type = MAP_TYPE_PERCPU_ARRAY, .key_size = 4, .value_size = 16,
+			      .max_entries = KEYS, .name = "per_sm"};
+	struct map *host;
+	assert_int_equal(map_create(&def, &host, NULL), 0);
+	unsigned cpus = map_nr_cpus(host);
+	uint64_t *vals = calloc(cpus, 16);
+	assert_int_equal(ptx_rt_snapshot_apply(&m, data, host, NULL), 0);
+	for (uint32_t k = 0; k < KEYS; k++) {
+		uint64_t w0 = 0, w1 = 0;
+		assert_int_equal(map_lookup_copy(host, &k, vals), 0);
+		for (unsigned c = 0; c < cpus; c++)
+			w0 += vals[c * 2], w1 += vals[c * 2 + 1];
+		assert_int_equal(w0, 600 + 3 * k);
+		assert_int_equal(w1, 6000);
+	}
+	/* a plain host map cannot take per-SM values */
+	struct map *plain;
+	struct err e = {{0}};
+	def.type = MAP_TYPE_ARRAY;
+	assert_int_equal(map_create(&def, &plain, NULL), 0);
+	assert_true(ptx_rt_snapshot_apply(&m, data, plain, &e) < 0);
+	assert_non_null(strstr(e.msg, "per-CPU host map"));
+	map_free(plain);
+	map_free(host);
+	free(vals);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_ring_concurrent_crossing),
 		cmocka_unit_test(test_ring_exact_drops),
 		cmocka_unit_test(test_snapshot_to_host_map),
+		cmocka_unit_test(test_per_sm_array_snapshot),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

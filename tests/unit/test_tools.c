@@ -252,7 +252,7 @@ static void test_hist_linear_and_bars(void **state)
 /* The warp the faked GPU helpers describe. */
 static struct {
 	uint64_t lanes, warp, sm, timer;
-	uint64_t block[3], grid[3];
+	uint64_t block[3], grid[3], bdim[3];
 } gpu;
 
 static uint64_t fake_lane_count(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
@@ -274,6 +274,10 @@ static uint64_t fake_block_idx(uint64_t dim, uint64_t b, uint64_t c, uint64_t d,
 static uint64_t fake_grid_dim(uint64_t dim, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
 {
 	return dim < 3 ? gpu.grid[dim] : 1;
+}
+static uint64_t fake_block_dim(uint64_t dim, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return dim < 3 ? gpu.bdim[dim] : 1;
 }
 static uint64_t fake_timer(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
 {
@@ -302,6 +306,7 @@ static struct object *tool_open(const char *name)
 	fake_helpers.fn[504] = fake_sm_id;
 	fake_helpers.fn[505] = fake_block_idx;
 	fake_helpers.fn[507] = fake_grid_dim;
+	fake_helpers.fn[508] = fake_block_dim;
 	fake_helpers.fn[509] = fake_timer;
 	return obj;
 }
@@ -414,7 +419,40 @@ static void test_memtrace(void **state)
 	object_free(obj);
 }
 
-/* SM 2 runs 3 warps of 100 ns, SM 5 one warp of 500 ns: imbalance 1.25. */
+/*
+ * Regions whose home slots collide: region R (slot 0) and R+1, R+2 take
+ * slots 0..2; R + MT_MAX_REGIONS probes on to slot 3; R + 2 x MT_MAX_REGIONS
+ * finds its MT_PROBES slots taken and is counted as untracked.
+ */
+static void test_memtrace_collisions(void **state)
+{
+	struct object *obj = tool_open("memtrace");
+	const uint64_t r0 = 0x7f0000000000, span = (uint64_t)MT_MAX_REGIONS << MT_REGION_SHIFT;
+	const uint64_t addr[] = {r0, r0 + (1 << MT_REGION_SHIFT), r0 + (2 << MT_REGION_SHIFT),
+				 r0 + span, r0 + 2 * span};
+	set_warp(0, 0, 5, 32, 1);
+	for (size_t i = 0; i < 5; i++) {
+		struct mem_ctx a = {addr[i], 4, MEM_LOAD};
+		run_prog(obj, "mt_access", &a);
+	}
+	char *text = summary(tool_memtrace_summary, obj, 1);
+	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":5}"));
+	assert_non_null(strstr(text, "\"regions\":4,\"untracked_accesses\":32,"));
+	assert_non_null(strstr(text, "{\"key\":139640124211200,\"count\":32}")); /* r0 + span */
+	free(text);
+	text = summary(tool_memtrace_summary, obj, 0);
+	assert_non_null(strstr(text, "\n4 regions of 2 MiB touched\n32 accesses to regions that "
+				     "found no slot (more than 1024 regions, or collisions)\n"));
+	free(text);
+	object_free(obj);
+}
+
+/*
+ * SM 2 runs 3 warps of 100 ns, one of them with 12 lanes leaving 1000 ns
+ * later by another exit; SM 5 one warp of 500 ns.  Thread-time: SM 2
+ * 32x100 + (20x100 + 12x1100) + 32x100 = 21600 ns, SM 5 32x500 = 16000 ns;
+ * warp-time (/32) 675 and 500: imbalance 675 / 587.5 = 1.149.
+ */
 static void test_smload(void **state)
 {
 	struct object *obj = tool_open("smload");
@@ -434,15 +472,22 @@ static void test_smload(void **state)
 	char *text = summary(tool_smload_summary, obj, 0);
 	assert_string_equal(
 		text,
-		"SMs used 2, warps 4, warp-time 800 ns\n"
-		"imbalance (max/mean): warp-time 1.250, warps 1.500\n\n"
-		"@busy_ns_per_sm[2]:           300 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                     |\n"
-		"@busy_ns_per_sm[5]:           500 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"SMs used 2, warps 4, warp-time 1175 ns\n"
+		"imbalance (max/mean): warp-time 1.149, warps 1.500\n\n"
+		"@busy_ns_per_sm[2]:           675 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"@busy_ns_per_sm[5]:           500 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@              |\n"
 		"\n");
 	free(text);
 	text = summary(tool_smload_summary, obj, 1);
-	assert_non_null(strstr(text, "\"busy_max_over_mean\":1.250"));
-	assert_non_null(strstr(text, "{\"sm\":2,\"warps\":3,\"threads\":96,\"busy_ns\":300}"));
+	assert_non_null(strstr(text, "\"running_threads\":0,"));
+	assert_non_null(strstr(text, "\"busy_max_over_mean\":1.149"));
+	assert_non_null(strstr(text, "{\"sm\":2,\"warps\":3,\"threads\":96,\"busy_ns\":675}"));
+	free(text);
+	/* a warp that has not exited: its SM's time is not made up */
+	set_warp(9, 0, 0, 32, 5);
+	run_prog(obj, "sl_entry", NULL);
+	text = summary(tool_smload_summary, obj, 0);
+	assert_non_null(strstr(text, "32 threads had not exited: their SMs' time is 0\n"));
 	free(text);
 	object_free(obj);
 }
@@ -452,11 +497,15 @@ static int krs_consume(void *arg, const void *data, size_t size)
 	return tool_kernelretsnoop_event(arg, NULL, "events", data, size, 0);
 }
 
-/* Two warps of block (1,0,0): entry then exit each, one record each. */
+/* Two warps of block (1,0,0) of a grid of 2 blocks of 2 warps (global warp
+ * ids 2 and 3): entry then exit each, one record each, also for the warp
+ * whose lanes leave by two exits. */
 static void test_kernelretsnoop(void **state)
 {
 	struct object *obj = tool_open("kernelretsnoop");
 	tool_kernelretsnoop_reset();
+	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	gpu.bdim[0] = 52, gpu.bdim[1] = 1, gpu.bdim[2] = 1;
 	set_warp(1, 0, 0, 32, 7);
 	gpu.timer = 5000;
 	run_prog(obj, "krs_entry", NULL);
@@ -464,6 +513,8 @@ static void test_kernelretsnoop(void **state)
 	gpu.timer = 5100;
 	run_prog(obj, "krs_entry", NULL);
 	gpu.timer = 9100;
+	run_prog(obj, "krs_exit", NULL);
+	set_warp(1, 0, 1, 20, 7); /* a second exit of that warp: no record */
 	run_prog(obj, "krs_exit", NULL);
 	set_warp(1, 0, 0, 32, 7);
 	gpu.timer = 6000;
@@ -487,9 +538,13 @@ static void test_kernelretsnoop(void **state)
 		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n");
 	free(text);
-	/* the slots were freed at exit */
-	uint8_t key[16];
-	assert_int_not_equal(map_get_next_key(object_find_map(obj, "starts")->map, NULL, key), 0);
+	/* the slots (2 and 3) were taken at exit */
+	struct map *starts = object_find_map(obj, "starts")->map;
+	for (uint32_t k = 0; k < 4; k++) {
+		uint64_t v = 1;
+		assert_int_equal(map_lookup_copy(starts, &k, &v), 0);
+		assert_int_equal(v, 0);
+	}
 	struct krs_event ev = {100, 50, {1, 2, 3}, 4, 5, 6};
 	cap_open(&c);
 	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "events", &ev, sizeof(ev), 1), 0);
@@ -628,10 +683,21 @@ static void test_tools_injected(void **state)
 			char *ptx = test_read_file(path, NULL);
 			if (ptx && strstr(ptx, tool[t][1])) {
 				instrumented++;
+				/* a module that declares the runtime is linked with
+				 * the prebuilt one, as the driver's JIT linker does */
+				int linked = strstr(ptx, ".extern .func") != NULL;
 				for (int sm = 0; sm < 2; sm++) {
-					snprintf(cmd, sizeof(cmd),
-						 "/usr/local/cuda/bin/ptxas -arch=%s -o /dev/null %s",
-						 sm ? "sm_90" : "sm_75", path);
+					const char *arch = sm ? "sm_90" : "sm_75";
+					if (linked)
+						snprintf(cmd, sizeof(cmd),
+							 "/usr/local/cuda/bin/ptxas -c -arch=%s -o %s/i.o %s"
+							 " && /usr/local/cuda/bin/nvlink -arch=%s %s/i.o "
+							 "build/gen/ptx_rt_dev.fatbin -o /dev/null",
+							 arch, dir, path, arch, dir);
+					else
+						snprintf(cmd, sizeof(cmd),
+							 "/usr/local/cuda/bin/ptxas -arch=%s -o /dev/null %s",
+							 arch, path);
 					char *as = test_run_cmd(cmd, &status);
 					if (status)
 						fail_msg("%s: ptxas %s: %s", tool[t][0], path, as);
@@ -642,6 +708,8 @@ static void test_tools_injected(void **state)
 			unlink(path);
 		}
 		snprintf(path, sizeof(path), "%s/log", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/i.o", dir);
 		unlink(path);
 		rmdir(dir);
 		assert_int_equal(instrumented, 2); /* vec_add's and reduce_atomic's modules */
@@ -656,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_hist_linear_and_bars),
 		cmocka_unit_test(test_threadhist),
 		cmocka_unit_test(test_memtrace),
+		cmocka_unit_test(test_memtrace_collisions),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
 		cmocka_unit_test(test_launchlate),

@@ -30,6 +30,7 @@
 #include "bpf/object.h"
 #include "bpf/prog.h"
 #include "bpf/verifier.h"
+#include "policy/mem.h"
 #include "ptx/ptx_helpers.h"
 #include "vfy_case.h"
 
@@ -169,10 +170,14 @@ static void verify_objects_in(const char *dir, int *count, int *bad)
 		}
 		for (size_t i = 0; i < obj->prog_cnt; i++) {
 			(*count)++;
-			/* Device programs see the device runtime's helpers, as in `gpuext verify`. */
+			/* Device programs see the device runtime's helpers, policy
+			 * programs the policy helpers, as in `gpuext verify`. */
+			enum prog_type type = obj->progs[i]->type;
 			struct vfy_opts o = {.mem_size = 4096,
-					     .helper_proto = prog_type_is_gpu(obj->progs[i]->type) ?
-								     ptx_helper_proto_find : NULL};
+					     .helper_proto = prog_type_is_gpu(type) ? ptx_helper_proto_find
+							     : type == PROG_TYPE_STRUCT_OPS
+								     ? mem_policy_helper_proto
+								     : NULL};
 			if (verifier_check(obj->progs[i], &o, NULL, &e)) {
 				printf("%s: %s: %s\n", path, obj->progs[i]->name, e.msg);
 				(*bad)++;

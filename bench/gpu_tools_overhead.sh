@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# gpu_tools_overhead.sh - what the shipped device tools cost on the CUDA
+# examples, on a GPU machine, with the build folder carried.
+#
+#   OUT=DIR ITERS=30 [BUILD=build] [TOOLS="threadhist smload memtrace kernelretsnoop"] \
+#       [TIMEOUT=120] bench/gpu_tools_overhead.sh
+#
+# Like bench/gpu_overhead.sh (which measures probe programs), but runs each
+# tool as a user does, `gpuext run --tool NAME -o FILE -- EXAMPLE`: the tool's
+# output (one line per warp for kernelretsnoop) goes to a file, the example's
+# kernel_ms lines (CUDA events around each launch) to the log.  The first
+# launch is left out (the agent instruments the kernel there).  Reported:
+# median ms per launch, instrumented / plain, all in one run on one GPU.
+# BUILD selects the build folder (gpuext, the agent, bpf/tools; the examples
+# always come from build/examples), so that two builds can be compared in
+# one run.  TIMEOUT: seconds per run (a run past it shows as "timeout").  Writes
+# $OUT/gpu_tools_overhead.md.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-build/gpu-tools-overhead}
+ITERS=${ITERS:-30}
+BUILD=${BUILD:-build}
+TOOLS=${TOOLS:-threadhist smload memtrace kernelretsnoop}
+TIMEOUT=${TIMEOUT:-120}
+mkdir -p "$OUT"
+EX=build/examples
+GPUEXT=$BUILD/gpuext
+
+cases=("vecadd -n 16777216" "gemm -n 2048" "reduce -n 16777216" "imbalance")
+
+median() { sort -g | awk '{a[NR] = $1} END {if (!NR) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+# kernel_ms values of a log, the first launch left out
+times() { grep '^kernel_ms:' "$1" | awk 'NR > 1 {print $2}'; }
+
+md="$OUT/gpu_tools_overhead.md"
+{
+	echo "# Device tools overhead on the CUDA examples"
+	echo
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+	echo "- command: \`OUT=$OUT ITERS=$ITERS BUILD=$BUILD bench/gpu_tools_overhead.sh\`; $ITERS launches a run, the first left out; median of the per-launch kernel times (CUDA events)"
+	echo
+	header="| example | plain ms |"
+	sep="| --- | ---: |"
+	for t in $TOOLS; do
+		header+=" $t ms | ratio |"
+		sep+=" ---: | ---: |"
+	done
+	echo "$header"
+	echo "$sep"
+} > "$md"
+
+fail=0
+for c in "${cases[@]}"; do
+	set -- $c
+	bin=$1
+	shift
+	log="$OUT/$bin.plain.log"
+	timeout "$TIMEOUT" "$EX/$bin" "$@" -iters "$ITERS" -time > "$log" 2>&1 || fail=1
+	plain=$(times "$log" | median)
+	row="| $bin $* | $plain |"
+	for t in $TOOLS; do
+		tlog="$OUT/$bin.$t.log"
+		timeout "$TIMEOUT" "$GPUEXT" run --tool "$t" -o "$OUT/$bin.$t.out" -- "$EX/$bin" "$@" \
+			-iters "$ITERS" -time > "$tlog" 2>&1
+		rc=$?
+		m=$(times "$tlog" | median)
+		[ $rc -eq 124 ] && m="timeout"
+		[ $rc -ne 0 ] && fail=1
+		ratio=$(awk -v a="$m" -v b="$plain" 'BEGIN {if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "-"}')
+		row+=" $m | $ratio |"
+		# kernelretsnoop's records are big: keep the head and the summary
+		if [ -f "$OUT/$bin.$t.out" ] && [ "$(wc -c < "$OUT/$bin.$t.out")" -gt 1000000 ]; then
+			{ head -20 "$OUT/$bin.$t.out"; echo ...; tail -30 "$OUT/$bin.$t.out"; } > "$OUT/$bin.$t.out.short"
+			mv "$OUT/$bin.$t.out.short" "$OUT/$bin.$t.out"
+		fi
+	done
+	echo "$row" >> "$md"
+done
+cat "$md"
+exit $fail

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_cupti.c - the session's cupti/kernel, cupti/memcpy and cupti/uvm
+ * programs (verified by agent_attach), JIT-compiled and run on every
+ * record the CUPTI source delivers (src/cuda/cupti.h), with the record as
+ * ctx (include/bpf/gpuext_cupti.h).  CUPTI is started only when the
+ * session has such programs, only for the kinds they ask for, and only in
+ * a process that uses CUDA: at its first cuInit (which every CUDA program
+ * calls first; the children an application starts, compilers and shells,
+ * never load libcupti).
+ *
+ * Flushes: CUPTI's own timer (GPUEXT_CUPTI_FLUSH_MS, default 100), at
+ * context teardown (agent_cupti_flush from the agent's teardown hooks) and
+ * at exit.  exit() runs atexit handlers newest first: the handler is
+ * registered at start and again at the first record delivered (by then the
+ * application's CUDA runtime has registered its own teardown, which must
+ * not run before the last flush).
+ *
+ * Fail-open: no libcupti, a refused CUPTI call, a program the JIT refuses:
+ * one notice; the application and the other programs run on.  Dropped
+ * records are reported at exit.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "agent_impl.h"
+#include "bpf/jit.h"
+#include "cuda/cupti.h"
+
+enum { AGENT_CUPTI_MAX_PROGS = 16 };
+
+/* The programs of one record kind, in load order. */
+struct cupti_progs {
+	struct prog *p[AGENT_CUPTI_MAX_PROGS];
+	unsigned cnt;
+};
+
+static struct cupti_progs kernel_progs, memcpy_progs, uvm_progs;
+static _Atomic uint64_t prog_errors;
+static atomic_flag exit_registered_again = ATOMIC_FLAG_INIT;
+
+static void agent_cupti_atexit(void);
+static void agent_cupti_start(void);
+
+/* 0: not started, 1: starting (a cuInit made by CUPTI itself passes), 2: done. */
+static _Atomic int start_state;
+
+static CUresult (*real_init)(unsigned int);
+
+AGENT_WRAP(agent_w_init, "cuInit", (unsigned int flags))
+CUresult agent_w_init(unsigned int flags)
+{
+	AGENT_REAL(real_init, "cuInit");
+	CUresult r = real_init(flags);
+	int idle = 0;
+	/* exported, so also called with no cupti programs: nothing to start */
+	if (r == CUDA_SUCCESS && kernel_progs.cnt + memcpy_progs.cnt + uvm_progs.cnt &&
+	    atomic_compare_exchange_strong(&start_state, &idle, 1)) {
+		agent_cupti_start();
+		atomic_store(&start_state, 2);
+	}
+	return r;
+}
+
+static const struct agent_hooked cupti_hooked[] = {
+	{"cuInit", (void *)agent_w_init, (void **)&real_init},
+};
+
+static void *agent_cupti_resolve(const char *name, void *real)
+{
+	const struct agent_hooked *h = agent_hooked_find(cupti_hooked, 1, name);
+	return h ? agent_hooked_take(h, real) : NULL;
+}
+
+static void run_all(const struct cupti_progs *ps, const void *rec)
+{
+	struct prog_run_opts opts = {.args = {(uintptr_t)rec}};
+	uint64_t r0;
+
+	if (!atomic_flag_test_and_set(&exit_registered_again))
+		atexit(agent_cupti_atexit);
+	for (unsigned i = 0; i < ps->cnt; i++)
+		if (jit_run(ps->p[i], &opts, &r0, NULL))
+			atomic_fetch_add_explicit(&prog_errors, 1, memory_order_relaxed);
+}
+
+static void on_kernel(void *arg, const struct gpuext_cupti_kernel *r)
+{
+	run_all(&kernel_progs, r);
+}
+
+static void on_memcpy(void *arg, const struct gpuext_cupti_memcpy *r)
+{
+	run_all(&memcpy_progs, r);
+}
+
+static void on_uvm(void *arg, const struct gpuext_cupti_uvm *r)
+{
+	run_all(&uvm_progs, r);
+}
+
+void agent_cupti_flush(void)
+{
+	cupti_flush();
+}
+
+static void agent_cupti_atexit(void)
+{
+	struct cupti_stats st;
+
+	if (!cupti_running())
+		return;
+	cupti_stop();
+	cupti_stats_get(&st);
+	if (st.dropped || st.starved)
+		agent_notice("CUPTI dropped %llu activity records (%llu buffer requests found the "
+			     "pool empty): raise GPUEXT_CUPTI_BUFFERS",
+			     (unsigned long long)st.dropped, (unsigned long long)st.starved);
+	if (prog_errors)
+		agent_notice("%llu cupti/* program runs failed",
+			     (unsigned long long)atomic_load(&prog_errors));
+	if (getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("CUPTI (%s): %llu kernels, %llu memcpys, %llu memsets, %llu unified-memory "
+			     "events, %llu API calls (%llu GPU records not joined), %llu buffers",
+			     cupti_lib_path(), (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
+			     (unsigned long long)st.memsets, (unsigned long long)st.uvm,
+			     (unsigned long long)st.api, (unsigned long long)st.unjoined,
+			     (unsigned long long)st.buffers);
+}
+
+/* The list for p's type, or NULL when p is not a CUPTI program. */
+static struct cupti_progs *progs_of(const struct prog *p)
+{
+	switch (p->type) {
+	case PROG_TYPE_CUPTI_KERNEL: return &kernel_progs;
+	case PROG_TYPE_CUPTI_MEMCPY: return &memcpy_progs;
+	case PROG_TYPE_CUPTI_UVM: return &uvm_progs;
+	default: return NULL;
+	}
+}
+
+static unsigned env_uint(const char *name, unsigned dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? (unsigned)strtoul(v, NULL, 0) : dflt;
+}
+
+/* GPUEXT_CUPTI_API: which API calls CUPTI records for the join: "driver",
+ * "runtime", "0" (none), anything else both. */
+static unsigned api_kinds(const char *v)
+{
+	if (!v || !*v)
+		return CUPTI_WANT_API;
+	if (!strcmp(v, "0"))
+		return 0;
+	if (!strcmp(v, "driver"))
+		return CUPTI_WANT_DRIVER_API;
+	if (!strcmp(v, "runtime"))
+		return CUPTI_WANT_RUNTIME_API;
+	return CUPTI_WANT_API;
+}
+
+/* After agent_attach (constructor 102) has verified the programs. */
+__attribute__((constructor(104))) static void agent_cupti_init(void)
+{
+	struct session *s = agent_session;
+	struct err e = {{0}};
+
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->obj->prog_cnt; i++) {
+		struct prog *p = s->obj->progs[i];
+		struct cupti_progs *ps = progs_of(p);
+		if (!ps || !p->verified)
+			continue; /* not ours, or rejected (already reported) */
+		if (ps->cnt == AGENT_CUPTI_MAX_PROGS) {
+			agent_notice("program '%s' (%s) not attached: more than %d programs in one "
+				     "cupti section", p->name, p->section, AGENT_CUPTI_MAX_PROGS);
+			session_count(s, SESSION_ERRORS);
+			continue;
+		}
+		if (!p->jit && jit_compile(p, NULL, &e)) {
+			agent_notice("program '%s' (%s) not attached: %s", p->name, p->section,
+				     e.msg);
+			session_count(s, SESSION_ERRORS);
+			continue;
+		}
+		ps->p[ps->cnt++] = p;
+	}
+	if (kernel_progs.cnt + memcpy_progs.cnt + uvm_progs.cnt &&
+	    agent_hook_register(agent_cupti_resolve))
+		agent_notice("cupti programs disabled: too many hook resolvers");
+}
+
+/* Start CUPTI: once per process, from the first cuInit. */
+static void agent_cupti_start(void)
+{
+	struct session *s = agent_session;
+	struct err e = {{0}};
+	struct cupti_opts o = {
+		.kind_mask = (kernel_progs.cnt ? CUPTI_WANT_KERNEL : 0) |
+			     (memcpy_progs.cnt ? CUPTI_WANT_MEMCPY : 0) |
+			     (uvm_progs.cnt ? CUPTI_WANT_UVM : 0),
+		.flush_ms = env_uint("GPUEXT_CUPTI_FLUSH_MS", 100),
+		.buffer_count = env_uint("GPUEXT_CUPTI_BUFFERS", 16),
+		.buffer_size = (size_t)env_uint("GPUEXT_CUPTI_BUFFER_KB", 4096) << 10,
+	};
+	if (kernel_progs.cnt || memcpy_progs.cnt)
+		o.kind_mask |= api_kinds(getenv("GPUEXT_CUPTI_API"));
+	struct cupti_sink sink = {on_kernel, on_memcpy, on_uvm, NULL};
+	if (cupti_start(&o, &sink, &e)) {
+		session_count(s, SESSION_ERRORS);
+		agent_notice("cupti programs disabled, the application runs unobserved: %s",
+			     e.msg);
+		return;
+	}
+	atexit(agent_cupti_atexit);
+}

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim.c - `gpuext sim`: the trace-driven UVM simulator.
+ *
+ *   gpuext sim --trace FILE --oversub 1.5 --policy none --policy policies/mru.bpf.o
+ *   gpuext sim --gen seq --size 1G -o seq.trace
+ *
+ * With several --policy arguments every policy runs on the same trace and
+ * budget and the results are printed side by side, with each one's time
+ * relative to the first.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "policy/uvm_sim.h"
+
+enum { SIM_MAX_POLICIES = 32 };
+
+struct sim_args {
+	const char *trace, *gen, *out;
+	const char *policies[SIM_MAX_POLICIES];
+	char names[SIM_MAX_POLICIES][96]; /* short: file names without .bpf.o, '+' */
+	int npol;
+	struct uvm_gen_opts g;
+	uint64_t budget;
+	double oversub;
+	int text;
+	int interp;
+	struct uvm_sim_opts so;
+};
+
+static void sim_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: gpuext sim (--trace FILE | --gen PATTERN [--size BYTES] [--seed N]\n"
+		"                  [--passes N]) (--budget BYTES | --oversub X)\n"
+		"                  [--policy none|FILE.bpf.o[,FILE.bpf.o]]... [options]\n"
+		"       gpuext sim --gen PATTERN [--size BYTES] [--seed N] [--passes N]\n"
+		"                  -o FILE [--text]\n"
+		"Simulate unified memory under a GPU memory budget: fault batches of up to\n"
+		"256 faults, 2 MiB blocks evicted from the head of the eviction list, the\n"
+		"driver's density-tree prefetch (51%%), a link model; print faults, bytes\n"
+		"migrated each way, evictions and estimated time per policy.  A policy is a\n"
+		"struct gpu_mem_ops object (policies/*.bpf.o); several objects joined by ','\n"
+		"make one policy (an eviction and a prefetch policy); 'none' is the driver's\n"
+		"behaviour.  Each --policy adds a column; times are compared with the first.\n"
+		"\n"
+		"Trace:\n"
+		"  --trace FILE       binary or text trace (docs/formats.md)\n"
+		"  --gen PATTERN      synthetic workload instead:\n");
+	for (size_t i = 0; uvm_gen_patterns[i][0]; i++)
+		fprintf(out, "                       %-7s %s\n", uvm_gen_patterns[i][0],
+			uvm_gen_patterns[i][1]);
+	fprintf(out,
+		"  --size BYTES       footprint of --gen (K, M, G suffixes; default 1G)\n"
+		"  --seed N           generator seed (default 1)\n"
+		"  --passes N         passes over the footprint (default 4)\n"
+		"  -o FILE            write the generated trace and stop (--text: text form)\n"
+		"Budget:\n"
+		"  --budget BYTES     GPU memory for managed data (K, M, G suffixes)\n"
+		"  --oversub X        budget = footprint / X (footprint: 2 MiB blocks touched)\n"
+		"Model (defaults in docs/policies.md):\n"
+		"  --batch N          faults per batch (default %d)\n"
+		"  --htod-gbps X      host-to-device bandwidth, GB/s (default %.0f)\n"
+		"  --dtoh-gbps X      device-to-host bandwidth, GB/s (default %.0f)\n"
+		"  --batch-us X       driver time per fault batch, us (default %.0f)\n"
+		"  --fault-ns X       driver time per faulting page, ns (default %.0f)\n"
+		"  --interp           run policies in the interpreter, not the JIT\n"
+		"  --json             JSON output (also the global -j)\n",
+		UVM_BATCH_MAX, UVM_LINK_DEFAULT.htod_gbps, UVM_LINK_DEFAULT.dtoh_gbps,
+		UVM_LINK_DEFAULT.batch_us, UVM_LINK_DEFAULT.fault_ns);
+}
+
+/* BYTES with an optional K/M/G/T suffix (powers of 1024). */
+static int sim_parse_bytes(const char *opt, const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	double mult = 1;
+
+	switch (*end) {
+	case 'k': case 'K': mult = 1024.0; end++; break;
+	case 'm': case 'M': mult = 1048576.0; end++; break;
+	case 'g': case 'G': mult = 1073741824.0; end++; break;
+	case 't': case 'T': mult = 1099511627776.0; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (errno || end == s || *end || !(v > 0) || v * mult > 1.8e19) {
+		cli_error("sim: %s: '%s' is not a size in bytes (e.g. 512M, 2G)", opt, s);
+		return 2;
+	}
+	*out = (uint64_t)(v * mult);
+	return 0;
+}
+
+static int sim_parse_num(const char *opt, const char *s, double lo, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo) || !isfinite(v)) {
+		cli_error("sim: %s: '%s' is not a number >= %g", opt, s, lo);
+		return 2;
+	}
+	*out = v;
+	return 0;
+}
+
+/* An integer in [lo, hi]. */
+static int sim_parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi,
+			  uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+		cli_error("sim: %s: '%s' is not an integer in %llu..%llu", opt, s,
+			  (unsigned long long)lo, (unsigned long long)hi);
+		return 2;
+	}
+	*out = v;
+	return 0;
+}
+
+static int sim_parse(int argc, char **argv, struct sim_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int rc = 0;
+		if (cli_is_help(o)) {
+			sim_usage(stdout);
+			return -1;
+		}
+		if (!strcmp(o, "--json")) {
+			cli_json = 1;
+			continue;
+		}
+		if (!strcmp(o, "--text")) {
+			a->text = 1;
+			continue;
+		}
+		if (!strcmp(o, "--interp")) {
+			a->interp = 1;
+			continue;
+		}
+		if (o[0] != '-' || !strcmp(o, "-")) {
+			cli_error("sim: unexpected argument '%s' (see gpuext sim --help)", o);
+			return 2;
+		}
+		if (!v) {
+			cli_error("sim: %s needs a value (see gpuext sim --help)", o);
+			return 2;
+		}
+		i++;
+		if (!strcmp(o, "--trace"))
+			a->trace = v;
+		else if (!strcmp(o, "--gen"))
+			a->gen = v;
+		else if (!strcmp(o, "-o"))
+			a->out = v;
+		else if (!strcmp(o, "--policy")) {
+			if (a->npol == SIM_MAX_POLICIES) {
+				cli_error("sim: more than %d --policy arguments", SIM_MAX_POLICIES);
+				return 2;
+			}
+			a->policies[a->npol++] = v;
+		} else if (!strcmp(o, "--size"))
+			rc = sim_parse_bytes(o, v, &a->g.size);
+		else if (!strcmp(o, "--budget"))
+			rc = sim_parse_bytes(o, v, &a->budget);
+		else if (!strcmp(o, "--oversub"))
+			rc = sim_parse_num(o, v, 0.01, &a->oversub);
+		else if (!strcmp(o, "--htod-gbps"))
+			rc = sim_parse_num(o, v, 0.001, &a->so.link.htod_gbps);
+		else if (!strcmp(o, "--dtoh-gbps"))
+			rc = sim_parse_num(o, v, 0.001, &a->so.link.dtoh_gbps);
+		else if (!strcmp(o, "--batch-us"))
+			rc = sim_parse_num(o, v, 0, &a->so.link.batch_us);
+		else if (!strcmp(o, "--fault-ns"))
+			rc = sim_parse_num(o, v, 0, &a->so.link.fault_ns);
+		else if (!strcmp(o, "--seed"))
+			rc = sim_parse_uint(o, v, 0, UINT64_MAX, &a->g.seed);
+		else if (!strcmp(o, "--passes") || !strcmp(o, "--batch")) {
+			uint64_t n = 0;
+			rc = sim_parse_uint(o, v, 1, 1000000, &n);
+			if (!strcmp(o, "--passes"))
+				a->g.passes = (uint32_t)n;
+			else
+				a->so.batch_max = (uint32_t)n;
+		} else {
+			cli_error("sim: unknown option '%s' (see gpuext sim --help)", o);
+			return 2;
+		}
+		if (rc)
+			return rc;
+	}
+	if (!!a->trace == !!a->gen) {
+		cli_error("sim: give one of --trace FILE or --gen PATTERN (see gpuext sim --help)");
+		return 2;
+	}
+	if (!a->out && !!a->budget == (a->oversub > 0)) {
+		cli_error("sim: give one of --budget BYTES or --oversub X");
+		return 2;
+	}
+	if (a->out && (a->trace || a->npol || a->budget || a->oversub > 0)) {
+		cli_error("sim: -o writes a generated trace; it takes no --trace, --policy or budget");
+		return 2;
+	}
+	if (!a->npol)
+		a->policies[a->npol++] = "none";
+	return 0;
+}
+
+static const char *sim_backend_name(const struct uvm_sim_result *r)
+{
+	int any = 0;
+	for (int op = 0; op < MEM_OP_CNT; op++) {
+		if (r->backend[op] == PROG_BACKEND_INTERP)
+			return "interp";
+		any |= r->backend[op] >= 0;
+	}
+	return any ? "jit" : "-";
+}
+
+static void sim_print_json(const struct sim_args *a, const char *name, uint64_t footprint,
+			   uint64_t budget, size_t records, const struct uvm_sim_result *r,
+			   int npol)
+{
+	printf("{\"trace\":");
+	cli_json_str(stdout, name);
+	printf(",\"records\":%zu,\"footprint\":%llu,\"budget\":%llu,\"oversub\":%.3f,"
+	       "\"batch_max\":%u,\"htod_gbps\":%g,\"dtoh_gbps\":%g,\"batch_us\":%g,"
+	       "\"fault_ns\":%g,\"results\":[",
+	       records, (unsigned long long)footprint, (unsigned long long)budget,
+	       (double)footprint / (double)budget, a->so.batch_max, a->so.link.htod_gbps,
+	       a->so.link.dtoh_gbps, a->so.link.batch_us, a->so.link.fault_ns);
+	for (int i = 0; i < npol; i++) {
+		const struct uvm_sim_result *x = &r[i];
+		printf("%s{\"policy\":", i ? "," : "");
+		cli_json_str(stdout, a->policies[i]);
+		printf(",\"name\":");
+		cli_json_str(stdout, a->names[i]);
+		printf(",\"backend\":\"%s\",\"accesses\":%llu,\"hits\":%llu,\"faults\":%llu,"
+		       "\"dup_faults\":%llu,\"batches\":%llu,\"pages_prefetched\":%llu,"
+		       "\"bytes_htod\":%llu,\"bytes_dtoh\":%llu,\"evictions\":%llu,"
+		       "\"policy_calls\":%llu,\"policy_errors\":%llu,\"clamped\":%llu,"
+		       "\"compute_s\":%.6f,\"overhead_s\":%.6f,\"transfer_s\":%.6f,"
+		       "\"time_s\":%.6f,\"speedup\":%.4f}",
+		       sim_backend_name(x), (unsigned long long)x->accesses,
+		       (unsigned long long)x->hits, (unsigned long long)x->st.faults,
+		       (unsigned long long)x->dup_faults, (unsigned long long)x->st.batches,
+		       (unsigned long long)x->st.pages_prefetched,
+		       (unsigned long long)x->bytes_htod, (unsigned long long)x->bytes_dtoh,
+		       (unsigned long long)x->st.evictions, (unsigned long long)x->st.policy_calls,
+		       (unsigned long long)x->st.policy_errors, (unsigned long long)x->st.clamped,
+		       x->compute_s, x->overhead_s, x->transfer_s, x->total_s,
+		       r[0].total_s / x->total_s);
+	}
+	printf("]}\n");
+}
+
+static void sim_print_text(const struct sim_args *a, const char *name, uint64_t footprint,
+			   uint64_t budget, size_t records, const struct uvm_sim_result *r,
+			   int npol)
+{
+	printf("trace %s: %zu accesses, footprint %.1f MiB; budget %.1f MiB (%llu blocks), "
+	       "oversubscription %.2fx\n",
+	       name, records, (double)footprint / 1048576.0, (double)budget / 1048576.0,
+	       (unsigned long long)(budget >> MEM_BLOCK_SHIFT), (double)footprint / (double)budget);
+	printf("model: batch %u faults, HtoD %g GB/s, DtoH %g GB/s, %g us/batch, %g ns/fault\n\n",
+	       a->so.batch_max, a->so.link.htod_gbps, a->so.link.dtoh_gbps, a->so.link.batch_us,
+	       a->so.link.fault_ns);
+	printf("%-28s %10s %8s %11s %11s %9s %10s %10s %8s %7s\n", "policy", "faults", "batches",
+	       "HtoD MiB", "DtoH MiB", "evictions", "prefetched", "time ms", "vs first",
+	       "clamped");
+	for (int i = 0; i < npol; i++) {
+		const struct uvm_sim_result *x = &r[i];
+		printf("%-28s %10llu %8llu %11.1f %11.1f %9llu %10llu %10.2f %7.2fx %7llu\n",
+		       a->names[i], (unsigned long long)x->st.faults,
+		       (unsigned long long)x->st.batches, (double)x->bytes_htod / 1048576.0,
+		       (double)x->bytes_dtoh / 1048576.0, (unsigned long long)x->st.evictions,
+		       (unsigned long long)x->st.pages_prefetched, x->total_s * 1e3,
+		       r[0].total_s / x->total_s, (unsigned long long)x->st.clamped);
+	}
+}
+
+static int sim_run_all(struct sim_args *a, const struct uvm_trace *t, const char *name)
+{
+	struct uvm_sim_result r[SIM_MAX_POLICIES];
+	uint64_t footprint = uvm_trace_footprint(t);
+	uint64_t budget = a->budget;
+	struct err e = {""};
+
+	if (!t->cnt) {
+		cli_error("sim: %s: the trace has no records", name);
+		return 1;
+	}
+	if (a->oversub > 0)
+		budget = (uint64_t)((double)footprint / a->oversub);
+	a->so.budget = budget;
+	for (int i = 0; i < a->npol; i++) {
+		struct mem_policy *pol = NULL;
+		if (strcmp(a->policies[i], "none") && mem_policy_open(a->policies[i], &pol, &e)) {
+			cli_error("sim: policy %s", e.msg);
+			return 1;
+		}
+		if (pol && a->interp)
+			mem_policy_use_interp(pol);
+		snprintf(a->names[i], sizeof(a->names[i]), "%s", mem_policy_name(pol));
+		int err = uvm_sim_run(t, &a->so, pol, &r[i], &e);
+		mem_policy_free(pol);
+		if (err) {
+			cli_error("sim: %s: %s", name, e.msg);
+			return 1;
+		}
+	}
+	if (cli_json)
+		sim_print_json(a, name, footprint, budget, t->cnt, r, a->npol);
+	else
+		sim_print_text(a, name, footprint, budget, t->cnt, r, a->npol);
+	return 0;
+}
+
+int do_sim(int argc, char **argv)
+{
+	struct sim_args a = {.g = {.size = 1ull << 30, .seed = 1, .passes = 4,
+				   .ns_per_access = 2},
+			     .so = {.batch_max = UVM_BATCH_MAX, .link = UVM_LINK_DEFAULT}};
+	struct uvm_trace t;
+	struct err e = {""};
+	char name[128];
+	int rc = sim_parse(argc, argv, &a);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (a.gen) {
+		a.g.pattern = a.gen;
+		if (uvm_gen(&a.g, &t, &e)) {
+			cli_error("sim: %s", e.msg);
+			return 2;
+		}
+		snprintf(name, sizeof(name), "gen:%s size %llu seed %llu passes %u", a.gen,
+			 (unsigned long long)a.g.size, (unsigned long long)a.g.seed, a.g.passes);
+	} else {
+		if (uvm_trace_read(a.trace, &t, &e)) {
+			cli_error("sim: %s", e.msg);
+			return 1;
+		}
+		snprintf(name, sizeof(name), "%s", a.trace);
+	}
+	if (a.out) {
+		rc = uvm_trace_write(a.out, &t, a.text, &e) ? 1 : 0;
+		if (rc)
+			cli_error("sim: %s", e.msg);
+		else if (strcmp(a.out, "-"))
+			fprintf(stderr, "gpuext sim: wrote %zu records to %s\n", t.cnt, a.out);
+	} else {
+		rc = sim_run_all(&a, &t, name);
+	}
+	uvm_trace_free(&t);
+	return rc;
+}

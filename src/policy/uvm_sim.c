@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uvm_sim.c - the trace-driven UVM simulator.
+ *
+ * Each record is an access.  An access to a resident page costs nothing
+ * beyond compute; one to a page that is not resident is a fault, queued in
+ * the pending batch (a second access to a pending page is a duplicate, as
+ * when several warps fault on one page).  The batch is serviced (mem.h:
+ * prefetch, eviction, migration under the policy) when it holds batch_max
+ * faults, when the launch id changes (a kernel cannot finish with faults
+ * outstanding) and at the end of the trace.  This is the driver's
+ * batching seen from a trace: warps keep issuing while the batch fills.
+ *
+ * Time = compute (the trace's own timestamps, first to last) + per batch
+ * batch_us + per fault fault_ns + bytes over the link at its bandwidth each
+ * way (faults stall the kernel, so none of it overlaps compute).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uvm_sim.h"
+
+/* The pending batch: faults in arrival order and a set of their pages. */
+struct uvm_pending {
+	struct mem_fault *faults;
+	uint32_t cnt, max;
+	uint64_t *set;     /* page number + 1, 0 = empty */
+	uint32_t set_mask;
+};
+
+struct uvm_sim {
+	struct mem_rt rt;
+	struct uvm_sim_result *r;
+	struct uvm_pending pend;
+};
+
+static void uvm_sim_migrate_in(void *arg, uint64_t va, const struct mem_bits *pages,
+			       const struct mem_bits *faulted)
+{
+	struct uvm_sim *s = arg;
+	s->r->bytes_htod += (uint64_t)mem_bits_count(pages, 0, MEM_PAGES) << MEM_PAGE_SHIFT;
+}
+
+static void uvm_sim_evict(void *arg, uint64_t va, const struct mem_bits *pages)
+{
+	struct uvm_sim *s = arg;
+	/* The driver copies every resident page back: it has no dirty bits
+	 * for GPU-written memory. */
+	s->r->bytes_dtoh += (uint64_t)mem_bits_count(pages, 0, MEM_PAGES) << MEM_PAGE_SHIFT;
+}
+
+static int uvm_pending_init(struct uvm_pending *p, uint32_t max, struct err *e)
+{
+	uint32_t slots = 1;
+
+	while (slots < max * 4)
+		slots *= 2;
+	p->faults = malloc(max * sizeof(*p->faults));
+	p->set = calloc(slots, sizeof(*p->set));
+	p->max = max;
+	p->set_mask = slots - 1;
+	p->cnt = 0;
+	if (!p->faults || !p->set)
+		return err_set(e, ENOMEM, "simulator: out of memory");
+	return 0;
+}
+
+static void uvm_pending_fini(struct uvm_pending *p)
+{
+	free(p->faults);
+	free(p->set);
+}
+
+/* Add the page of addr; 0 when it was pending already. */
+static int uvm_pending_add(struct uvm_pending *p, uint64_t addr, uint32_t pid)
+{
+	uint64_t key = (addr >> MEM_PAGE_SHIFT) + 1;
+	uint32_t i = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & p->set_mask;
+
+	for (; p->set[i]; i = (i + 1) & p->set_mask)
+		if (p->set[i] == key)
+			return 0;
+	p->set[i] = key;
+	p->faults[p->cnt++] = (struct mem_fault){addr, pid};
+	return 1;
+}
+
+static int uvm_sim_flush(struct uvm_sim *s, struct err *e)
+{
+	struct uvm_pending *p = &s->pend;
+
+	if (!p->cnt)
+		return 0;
+	int err = mem_rt_service(&s->rt, p->faults, p->cnt, e);
+	memset(p->set, 0, (p->set_mask + 1) * sizeof(*p->set));
+	p->cnt = 0;
+	return err;
+}
+
+int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
+		struct mem_policy *pol, struct uvm_sim_result *r, struct err *e)
+{
+	struct uvm_sim s = {.r = r};
+	struct mem_rt_backend be = {uvm_sim_migrate_in, uvm_sim_evict, &s};
+	uint64_t capacity = o->budget >> MEM_BLOCK_SHIFT;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (capacity > UINT32_MAX)
+		capacity = UINT32_MAX;
+	if (!capacity)
+		return err_set(e, EINVAL, "budget %llu bytes is below one 2 MiB block",
+			       (unsigned long long)o->budget);
+	if ((err = mem_rt_init(&s.rt, (uint32_t)capacity, pol, &be, e)))
+		return err;
+	err = uvm_pending_init(&s.pend, o->batch_max ? o->batch_max : UVM_BATCH_MAX, e);
+	for (size_t i = 0; !err && i < t->cnt; i++) {
+		const struct uvm_rec *rec = &t->recs[i];
+		if (i && rec->launch != t->recs[i - 1].launch && (err = uvm_sim_flush(&s, e)))
+			break;
+		r->accesses++;
+		if (mem_rt_resident(&s.rt, rec->addr)) {
+			r->hits++;
+			continue;
+		}
+		if (!uvm_pending_add(&s.pend, rec->addr, rec->pid))
+			r->dup_faults++;
+		else if (s.pend.cnt == s.pend.max)
+			err = uvm_sim_flush(&s, e);
+	}
+	if (!err)
+		err = uvm_sim_flush(&s, e);
+	r->st = s.rt.st;
+	for (int op = 0; op < MEM_OP_CNT; op++)
+		r->backend[op] = mem_policy_backend(pol, (enum mem_op)op);
+	if (t->cnt && t->recs[t->cnt - 1].ts_ns > t->recs[0].ts_ns)
+		r->compute_s = (double)(t->recs[t->cnt - 1].ts_ns - t->recs[0].ts_ns) * 1e-9;
+	r->overhead_s = (double)r->st.batches * o->link.batch_us * 1e-6 +
+			(double)r->st.faults * o->link.fault_ns * 1e-9;
+	r->transfer_s = (double)r->bytes_htod / (o->link.htod_gbps * 1e9) +
+			(double)r->bytes_dtoh / (o->link.dtoh_gbps * 1e9);
+	r->total_s = r->compute_s + r->overhead_s + r->transfer_s;
+	uvm_pending_fini(&s.pend);
+	mem_rt_fini(&s.rt);
+	return err;
+}
