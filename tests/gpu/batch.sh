@@ -34,10 +34,13 @@ part() {
 	hosttools) echo "tests/gpu/hosttools.sh" ;;
 	attach) echo "tests/gpu/attach.sh" ;;
 	sched) echo "tests/gpu/sched.sh" ;;
+	probe-cost) echo "tests/gpu/probe_cost.sh" ;;
+	mem) echo "tests/gpu/mem.sh" ;;
 	overhead) echo "env ITERS=31 bench/gpu_overhead.sh" ;;
 	tools-overhead) echo "env ITERS=31 bench/gpu_tools_overhead.sh" ;;
 	cupti-overhead) echo "env STEPS=200 ROUNDS=3 bench/cupti_overhead.sh" ;;
 	cpubench) echo "build/bench/cpu_bench --out \$OUT" ;;
+	jit) echo "bench/jit_vs_ubpf.sh 3" ;;
 	*) return 1 ;;
 	esac
 }
