@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -258,6 +260,86 @@ static void test_fail_open(void **state)
 	fault(0, 0);
 }
 
+/* ---- end to end: gpuext run, the agent, the fake driver and libcupti ---- */
+
+/* The number after "name": in out's {"mem":{...}} line, or -1. */
+static long long json_stat(const char *out, const char *name)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "\"%s\":", name);
+	const char *p = strstr(out, key);
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/* gpuext run --json --mem-budget 8M [policy] -- managedapp 64, the fake
+ * libcupti reporting 64 unified-memory records inside the allocation. */
+static char *run_app(const char *env, const char *policy, char *log, size_t len, int *status)
+{
+	char dir[] = "/tmp/gpuext-mem-test-XXXXXX", cmd[2048];
+	assert_non_null(mkdtemp(dir));
+	snprintf(log, len, "%s/log", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "FAKECUDA_LOG=%s FAKECUDA_MANAGED_AT=0x7f0000000000 FAKECUPTI_UVM=64 "
+		 "GPUEXT_CUPTI_PATH=build/fakecupti/libcupti.so.13 "
+		 "GPUEXT_AGENT=build/libgpuext-agent.so %s %s run --json --mem-budget 8M %s%s "
+		 "-- build/fakecuda/managedapp 64",
+		 log, env, test_cli_path(), policy ? "--mem-policy " : "", policy ? policy : "");
+	char *out = test_run_cmd(cmd, status);
+	assert_non_null(out);
+	return out;
+}
+
+static void test_run_end_to_end(void **state)
+{
+	char log[256], line[256];
+	int status;
+	char *out = run_app("", POLICIES "/lfu.bpf.o", log, sizeof(log), &status);
+
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "managedapp ok"));
+	assert_non_null(strstr(out, "\"policy\":\"lfu.bpf.o\""));
+	assert_int_equal(json_stat(out, "allocs"), 1);
+	assert_int_equal(json_stat(out, "fault_records"), 16); /* i % 4 == 3 of 64 */
+	assert_int_equal(json_stat(out, "faults"), 48);
+	assert_int_equal(json_stat(out, "capacity_blocks"), 4);
+	assert_true(json_stat(out, "evictions") > 0);
+	assert_true(json_stat(out, "peak_resident_blocks") <= 4);
+	assert_int_equal(json_stat(out, "driver_errors"), 0);
+	/* every hint the driver got is inside the managed allocation */
+	FILE *f = fopen(log, "r");
+	unsigned long long va, len;
+	char where[8];
+	long long cpu = 0;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "prefetch %llx %llu %7s", &va, &len, where) == 3) {
+			assert_true(va >= BASE && va + len <= BASE + (64ull << 20));
+			cpu += !strcmp(where, "cpu");
+		}
+	fclose(f);
+	assert_int_equal(cpu, json_stat(out, "prefetch_calls_cpu"));
+	free(out);
+}
+
+static void test_run_fail_open(void **state)
+{
+	char log[256];
+	int status;
+	char *out = run_app("FAKECUDA_FAIL=cuMemPrefetchAsync_v2:1", NULL, log, sizeof(log),
+			    &status);
+
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "managedapp ok"));
+	assert_non_null(strstr(out, "placement hints stopped"));
+	assert_int_equal(json_stat(out, "driver_errors"), 1);
+	free(out);
+	out = run_app("FAKECUDA_FAIL=cuStreamCreate:1", NULL, log, sizeof(log), &status);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "managedapp ok"));
+	assert_int_equal(json_stat(out, "prefetch_calls_cpu"), 0);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +348,8 @@ int main(void)
 		cmocka_unit_test(test_evil_clamped_inside_allocation),
 		cmocka_unit_test(test_htod_and_free),
 		cmocka_unit_test(test_fail_open),
+		cmocka_unit_test(test_run_end_to_end),
+		cmocka_unit_test(test_run_fail_open),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
