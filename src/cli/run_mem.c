@@ -33,7 +33,9 @@ int run_mem_option(struct run_mem *m, const char *opt, const char *val)
 		cli_error("run: --mem-policy %s: too many policy objects", val);
 		return 2;
 	}
-	snprintf(m->policies + used, sizeof(m->policies) - used, "%s%s", used ? "," : "", abs);
+	if (used)
+		m->policies[used++] = ',';
+	memcpy(m->policies + used, abs, n + 1);
 	return 0;
 }
 
