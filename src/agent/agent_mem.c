@@ -8,8 +8,8 @@
  * managed ranges (the only addresses it ever names to the driver); GPU
  * page-fault records (address of the faulting page) and host-to-device
  * migrations (every page they moved) are queued as faults and serviced in
- * batches of MEM_BATCH (and whatever is queued when CUPTI's buffer is
- * drained: agent_mem_flush).
+ * batches of at most MEM_BATCH records that lie within MEM_BATCH_GAP_NS of
+ * GPU time of each other (and at a free and at exit: agent_mem_flush).
  * Out: the runtime's decisions become placement hints on a stream of the
  * agent's own, so they overlap the application's kernels: pages it
  * prefetches (the policy's region minus the faulting pages, which the
@@ -34,12 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
-#include "agent_impl.h"
 #include "agent_mem.h"
 #include "policy/mem.h"
 
 enum { MEM_BATCH = 256 }; /* the driver's fault batch */
+#define MEM_BATCH_GAP_NS 1000000ull
 
 struct agent_mem_range {
 	uint64_t va, len;
@@ -56,6 +55,7 @@ static struct {
 	size_t range_cnt, range_cap;
 	struct mem_fault queue[MEM_BATCH];
 	size_t queued;
+	uint64_t queue_ts;          /* GPU time of the first queued record */
 	CUcontext ctx;              /* the context of the first managed allocation */
 	CUstream stream;
 	CUdevice dev;
@@ -75,7 +75,7 @@ static void agent_mem_fail(const char *what, CUresult r)
 		return;
 	am.failed = 1;
 	if (r != CUDA_ERROR_DEINITIALIZED) /* at exit, after the runtime's teardown */
-		agent_notice("memory policy: %s failed (CUresult %d): placement hints stopped, "
+		am.drv.notice("memory policy: %s failed (CUresult %d): placement hints stopped, "
 			     "the application runs on", what, (int)r);
 }
 
@@ -215,7 +215,7 @@ static void agent_mem_service(void)
 	if (!am.queued)
 		return;
 	if (mem_rt_service(&am.rt, am.queue, am.queued, &e)) {
-		agent_notice("memory policy stopped: %s", e.msg);
+		am.drv.notice("memory policy stopped: %s", e.msg);
 		am.active = 0; /* the model is incomplete: no more decisions from it */
 	}
 	am.queued = 0;
@@ -310,6 +310,12 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 	pthread_mutex_lock(&am.lock);
 	if (!am.active)
 		goto out;
+	/* Records further apart than MEM_BATCH_GAP_NS are another batch of
+	 * the driver's: service what is queued before taking this one. */
+	if (am.queued && r->start - am.queue_ts > MEM_BATCH_GAP_NS)
+		agent_mem_service();
+	if (!am.queued)
+		am.queue_ts = r->start;
 	switch (r->kind) {
 	case GPUEXT_CUPTI_UVM_GPU_FAULT:
 		am.st.fault_records++;
@@ -320,6 +326,7 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 		/* Every page it moved is on the GPU now: the runtime learns the
 		 * driver's own prefetches (pages it already has are dropped). */
 		am.st.htod_records++;
+		am.st.htod_bytes += r->bytes;
 		uint64_t pages = (r->bytes + GPU_MEM_PAGE_SIZE - 1) / GPU_MEM_PAGE_SIZE;
 		for (uint64_t p = 0; p < pages && am.active; p++)
 			agent_mem_queue(r->address + p * GPU_MEM_PAGE_SIZE, r->pid);
@@ -327,6 +334,7 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 	}
 	case GPUEXT_CUPTI_UVM_DTOH:
 		am.st.dtoh_records++;
+		am.st.dtoh_bytes += r->bytes;
 		break;
 	default:
 		break;

@@ -14,7 +14,9 @@
 #include "bpf/gpuext_cupti.h"
 #include "agent_mem_env.h"
 
-/* The driver calls the runtime makes (the real driver's, or a test's). */
+/* The driver calls the runtime makes and where its messages go (the
+ * agent's, or a test's: unit tests link agent_mem.o without the agent's
+ * hooks). */
 struct agent_mem_driver {
 	CUresult (*prefetch)(CUdeviceptr va, size_t len, CUmemLocation loc, unsigned flags,
 			     CUstream s);
@@ -22,6 +24,8 @@ struct agent_mem_driver {
 	CUresult (*ctx_set_current)(CUcontext c);
 	CUresult (*ctx_get_current)(CUcontext *c);
 	CUresult (*ctx_get_device)(CUdevice *d);
+	/* One message for a person (the agent's notice). */
+	__attribute__((format(printf, 1, 2))) void (*notice)(const char *fmt, ...);
 };
 
 

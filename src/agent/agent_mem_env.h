@@ -16,8 +16,8 @@
 
 /*
  * What the runtime did, written at exit as "name value" lines (X(name)).
- * Bytes are what the runtime asked of the driver; faults, what CUPTI
- * reported; peak_resident_blocks, the model's most GPU blocks at once (the
+ * bytes_to_* are what the runtime asked of the driver; htod/dtoh_bytes
+ * and faults, what CUPTI reported; peak_resident_blocks, the model's most GPU blocks at once (the
  * budget holds capacity_blocks).
  */
 #define AGENT_MEM_STATS(X)                                                     \
@@ -25,6 +25,7 @@
 	X(allocs) X(alloc_bytes)             /* managed allocations seen */    \
 	X(fault_records) X(faults)           /* GPU page-fault records, faults */ \
 	X(htod_records) X(dtoh_records)                                        \
+	X(htod_bytes) X(dtoh_bytes)          /* what CUPTI saw migrate */      \
 	X(untracked)                         /* records outside managed memory */ \
 	X(batches) X(evictions) X(activations)                                 \
 	X(prefetch_calls_gpu) X(prefetch_calls_cpu)                            \

@@ -91,7 +91,7 @@ __attribute__((constructor(103))) static void agent_mem_init(void)
 {
 	const char *budget = getenv(AGENT_MEM_BUDGET_ENV);
 	struct agent_mem_driver drv = {drv_prefetch, drv_stream_create, drv_ctx_set, drv_ctx_get,
-				       drv_ctx_device};
+				       drv_ctx_device, agent_notice};
 	struct err e = {{0}};
 
 	if (!budget || !*budget)

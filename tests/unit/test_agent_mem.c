@@ -33,7 +33,7 @@ static struct call {
 } calls[4096];
 static size_t ncalls;
 static CUresult prefetch_result, stream_result;
-static int streams;
+static int streams, notices;
 /* The model: blocks on the GPU, from faults in and hints out. */
 static int on_gpu[NBLK];
 
@@ -75,15 +75,24 @@ static CUresult fake_ctx_device(CUdevice *d)
 	*d = 0;
 	return CUDA_SUCCESS;
 }
+static void fake_notice(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	notices++;
+}
 static const struct agent_mem_driver drv = {fake_prefetch, fake_stream_create, fake_ctx_set,
-					    fake_ctx_get, fake_ctx_device};
+					    fake_ctx_get, fake_ctx_device, fake_notice};
 
 static void setup(uint64_t budget, const char *policy)
 {
 	struct err e = {""};
 	agent_mem_teardown(); /* after a failed test */
 	ncalls = 0;
-	streams = 0;
+	streams = notices = 0;
 	prefetch_result = stream_result = CUDA_SUCCESS;
 	memset(on_gpu, 0, sizeof(on_gpu));
 	if (agent_mem_setup(budget, policy, &drv, &e))
@@ -218,6 +227,7 @@ static void test_htod_and_free(void **state)
 	on_gpu[0] = 0;
 	agent_mem_stats_get(&st);
 	assert_int_equal(st.htod_records, 1);
+	assert_int_equal(st.htod_bytes, 65536);
 	assert_int_equal(st.untracked, 1);
 	assert_int_equal(st.evictions, 0);
 	agent_mem_teardown();
@@ -235,6 +245,7 @@ static void test_fail_open(void **state)
 	agent_mem_stats_get(&st);
 	assert_int_equal(st.driver_errors, 1); /* then no more calls */
 	assert_int_equal(ncalls, 0);
+	assert_int_equal(notices, 1);
 	assert_int_equal(st.evictions, 3); /* the model goes on */
 	agent_mem_teardown();
 
