@@ -39,10 +39,11 @@ TABLE="$OUT/mem-policy-bench.md"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } > "$TABLE"
 bad=0
+BEST=()
 for pat in $PATTERNS; do
 	for mult in 1.5 2; do
 		size=$(python3 -c "print(int($budget_mib * $mult))")
-		ref="" none_wall=""
+		ref="" none_wall="" best="" best_wall=""
 		for entry in $POLICIES; do
 			name=${entry%%=*} objs=${entry#*=}
 			args=()
@@ -78,11 +79,21 @@ PY
 			ratio=$(awk -v a="$none_wall" -v b="$wall" \
 				'BEGIN { if (a == "" || b == 0) print "-"; else printf "%.2fx", a / b }')
 			echo "| $pat | ${mult}x ($size MiB) | $name | $wall | $kern | $htod | $dtoh | $ev | $faults | $ratio | $same |" >> "$TABLE"
+			if [ -z "$best_wall" ] || awk -v a="$wall" -v b="$best_wall" 'BEGIN { exit !(a < b) }'; then
+				best=$name best_wall=$wall
+			fi
 		done
+		BEST+=("- $pat at ${mult}x: $best ($best_wall s; none $none_wall s)")
 	done
 done
-echo >> "$TABLE"
-echo "vs none: wall time of the default policy / this policy's (same budget, same run of this script)." >> "$TABLE"
+{
+	echo
+	echo "Best policy per workload (wall time):"
+	echo
+	printf '%s\n' "${BEST[@]}"
+	echo
+	echo "vs none: wall time of the default policy / this policy's (same budget, same run of this script)."
+} >> "$TABLE"
 cat "$TABLE"
 if [ "$bad" != 0 ]; then
 	echo "FAIL: a checksum differs or a run failed (see $OUT/logs)"

@@ -5,9 +5,9 @@
 #
 #   tests/gpu/mem.sh
 #
-# For each pattern of examples/cuda/uvm_workload.cu at 1.5x of a 1 GiB
+# For each pattern of examples/cuda/uvm_workload.cu at 1.5x of a 512 MiB
 # budget: the workload alone (the reference checksum), then under
-# `gpuext run --mem-budget 1G` with the default policy, mru, lfu +
+# `gpuext run --mem-budget 512M` with the default policy, mru, lfu +
 # prefetch-always-max and the evil policy (tests/policies/evil.bpf.c:
 # evicts everything, prefetches out of range).  PASS when
 #   - every run exits 0 with "result: ok" and the reference's checksum;
@@ -23,8 +23,8 @@ cd "$(dirname "$0")/../.." || exit 1
 GPUEXT=build/gpuext
 W=build/examples/uvm_workload
 P=build/bpf/policies
-BUDGET=1G
-SIZE=1536
+BUDGET=512M
+SIZE=768
 SUMMARY="$OUT/mem-summary.txt"
 : > "$SUMMARY"
 {
