@@ -38,6 +38,8 @@ part() {
 	tools-overhead) echo "env ITERS=31 bench/gpu_tools_overhead.sh" ;;
 	cupti-overhead) echo "env STEPS=200 ROUNDS=3 bench/cupti_overhead.sh" ;;
 	cpubench) echo "build/bench/cpu_bench --out \$OUT" ;;
+	mem) echo "tests/gpu/mem.sh" ;;
+	mem-bench) echo "env BUDGET=1G ITERS=2 bench/mem_policy_bench.sh" ;;
 	*) return 1 ;;
 	esac
 }
