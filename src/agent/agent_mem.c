@@ -46,7 +46,9 @@ struct agent_mem_range {
 
 static struct {
 	pthread_mutex_t lock;
-	int active, failed;        /* failed: driver calls stopped (fail-open) */
+	int inited;                /* rt and pol are set up */
+	int active;                /* decisions are made (read without the lock) */
+	int failed;                /* driver calls stopped (fail-open) */
 	struct mem_rt rt;
 	struct mem_policy *pol;
 	struct agent_mem_driver drv;
@@ -64,7 +66,12 @@ static struct {
 
 int agent_mem_active(void)
 {
-	return am.active;
+	return __atomic_load_n(&am.active, __ATOMIC_ACQUIRE);
+}
+
+static void agent_mem_set_active(int on)
+{
+	__atomic_store_n(&am.active, on, __ATOMIC_RELEASE);
 }
 
 /* A driver call failed: stop issuing hints, say so once. */
@@ -183,7 +190,8 @@ int agent_mem_setup(uint64_t budget, const char *policies, const struct agent_me
 	memset(&am.st, 0, sizeof(am.st));
 	am.st.budget = budget;
 	am.st.capacity_blocks = cap;
-	am.active = 1;
+	am.inited = 1;
+	agent_mem_set_active(1);
 	am.failed = am.have_stream = 0;
 	am.queued = 0;
 	am.range_cnt = 0;
@@ -196,13 +204,14 @@ out:
 void agent_mem_teardown(void)
 {
 	pthread_mutex_lock(&am.lock);
-	if (am.active) {
+	if (am.inited) {
 		mem_rt_fini(&am.rt);
 		mem_policy_free(am.pol);
 		free(am.ranges);
 		am.ranges = NULL;
 		am.range_cnt = am.range_cap = 0;
-		am.active = 0;
+		am.inited = 0;
+		agent_mem_set_active(0);
 	}
 	pthread_mutex_unlock(&am.lock);
 }
@@ -216,7 +225,7 @@ static void agent_mem_service(void)
 		return;
 	if (mem_rt_service(&am.rt, am.queue, am.queued, &e)) {
 		am.drv.notice("memory policy stopped: %s", e.msg);
-		am.active = 0; /* the model is incomplete: no more decisions from it */
+		agent_mem_set_active(0); /* the model is incomplete: no more decisions */
 	}
 	am.queued = 0;
 	am.st.batches = am.rt.st.batches;
@@ -231,7 +240,7 @@ static void agent_mem_service(void)
 void agent_mem_flush(void)
 {
 	pthread_mutex_lock(&am.lock);
-	if (am.active)
+	if (agent_mem_active())
 		agent_mem_service();
 	pthread_mutex_unlock(&am.lock);
 }
@@ -249,7 +258,7 @@ void agent_mem_alloc(uint64_t va, uint64_t len)
 	CUcontext cur = NULL;
 
 	pthread_mutex_lock(&am.lock);
-	if (!am.active || !len)
+	if (!agent_mem_active() || !len)
 		goto out;
 	if (am.range_cnt == am.range_cap) {
 		size_t cap = am.range_cap ? am.range_cap * 2 : 16;
@@ -271,7 +280,7 @@ out:
 void agent_mem_free(uint64_t va)
 {
 	pthread_mutex_lock(&am.lock);
-	for (size_t i = 0; am.active && i < am.range_cnt; i++) {
+	for (size_t i = 0; agent_mem_active() && i < am.range_cnt; i++) {
 		if (am.ranges[i].va != va)
 			continue;
 		struct agent_mem_range gone = am.ranges[i];
@@ -308,7 +317,7 @@ static void agent_mem_queue(uint64_t addr, uint32_t pid)
 void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 {
 	pthread_mutex_lock(&am.lock);
-	if (!am.active)
+	if (!agent_mem_active())
 		goto out;
 	/* Records further apart than MEM_BATCH_GAP_NS are another batch of
 	 * the driver's: service what is queued before taking this one. */
@@ -328,7 +337,7 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 		am.st.htod_records++;
 		am.st.htod_bytes += r->bytes;
 		uint64_t pages = (r->bytes + GPU_MEM_PAGE_SIZE - 1) / GPU_MEM_PAGE_SIZE;
-		for (uint64_t p = 0; p < pages && am.active; p++)
+		for (uint64_t p = 0; p < pages && agent_mem_active(); p++)
 			agent_mem_queue(r->address + p * GPU_MEM_PAGE_SIZE, r->pid);
 		break;
 	}
