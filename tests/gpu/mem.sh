@@ -11,7 +11,8 @@
 # prefetch-always-max and the evil policy (tests/policies/evil.bpf.c:
 # evicts everything, prefetches out of range).  PASS when
 #   - every run exits 0 with "result: ok" and the reference's checksum;
-#   - the runtime saw GPU faults (CUPTI unified-memory records) and evicted;
+#   - the runtime saw GPU faults (CUPTI unified-memory records) and, for
+#     the patterns that touch the whole footprint (seq, random, dnn), evicted;
 #   - its statistics show the budget held (peak_resident_blocks <=
 #     capacity_blocks) and no driver call failed.
 # Logs under $OUT (default build/mem-gpu-out).  Prints PASS/FAIL lines and
@@ -83,8 +84,12 @@ for pat in seq random moe decode dnn; do
 		fi
 		peak=$(mem_stat "$log" peak_resident_blocks) cap=$(mem_stat "$log" capacity_blocks)
 		faults=$(mem_stat "$log" faults) ev=$(mem_stat "$log" evictions) derr=$(mem_stat "$log" driver_errors)
-		if [ "$cap" -gt 0 ] && [ "$peak" -le "$cap" ] && [ "$faults" -gt 0 ] && [ "$ev" -gt 0 ] &&
-		   [ "$derr" = 0 ]; then
+		# seq, random and dnn touch the whole footprint (1.5x the budget):
+		# they must evict; moe and decode may fit their working set.
+		need_ev=0
+		case $pat in seq | random | dnn) need_ev=1 ;; esac
+		if [ "$cap" -gt 0 ] && [ "$peak" -le "$cap" ] && [ "$faults" -gt 0 ] &&
+		   [ "$ev" -ge "$need_ev" ] && [ "$derr" = 0 ]; then
 			result PASS "$pat/$name: budget held (peak $peak of $cap blocks), $faults faults seen, $ev evictions"
 		else
 			result FAIL "$pat/$name: peak $peak of $cap blocks, faults $faults, evictions $ev, driver errors $derr (see $log)"
