@@ -27,6 +27,7 @@
 
 #include "agent.h"
 #include "agent_impl.h"
+#include "agent_mem.h"
 #include "bpf/jit.h"
 #include "cuda/cupti.h"
 
@@ -57,7 +58,8 @@ CUresult agent_w_init(unsigned int flags)
 	CUresult r = real_init(flags);
 	int idle = 0;
 	/* exported, so also called with no cupti programs: nothing to start */
-	if (r == CUDA_SUCCESS && kernel_progs.cnt + memcpy_progs.cnt + uvm_progs.cnt &&
+	if (r == CUDA_SUCCESS && (kernel_progs.cnt + memcpy_progs.cnt + uvm_progs.cnt ||
+				  agent_mem_active()) &&
 	    atomic_compare_exchange_strong(&start_state, &idle, 1)) {
 		agent_cupti_start();
 		atomic_store(&start_state, 2);
@@ -99,6 +101,8 @@ static void on_memcpy(void *arg, const struct gpuext_cupti_memcpy *r)
 
 static void on_uvm(void *arg, const struct gpuext_cupti_uvm *r)
 {
+	if (agent_mem_active())
+		agent_mem_uvm(r);
 	run_all(&uvm_progs, r);
 }
 
@@ -169,9 +173,7 @@ __attribute__((constructor(104))) static void agent_cupti_init(void)
 	struct session *s = agent_session;
 	struct err e = {{0}};
 
-	if (!s)
-		return;
-	for (size_t i = 0; i < s->obj->prog_cnt; i++) {
+	for (size_t i = 0; s && i < s->obj->prog_cnt; i++) {
 		struct prog *p = s->obj->progs[i];
 		struct cupti_progs *ps = progs_of(p);
 		if (!ps || !p->verified)
@@ -190,7 +192,7 @@ __attribute__((constructor(104))) static void agent_cupti_init(void)
 		}
 		ps->p[ps->cnt++] = p;
 	}
-	if (kernel_progs.cnt + memcpy_progs.cnt + uvm_progs.cnt &&
+	if ((kernel_progs.cnt + memcpy_progs.cnt + uvm_progs.cnt || agent_mem_active()) &&
 	    agent_hook_register(agent_cupti_resolve))
 		agent_notice("cupti programs disabled: too many hook resolvers");
 }
@@ -203,7 +205,7 @@ static void agent_cupti_start(void)
 	struct cupti_opts o = {
 		.kind_mask = (kernel_progs.cnt ? CUPTI_WANT_KERNEL : 0) |
 			     (memcpy_progs.cnt ? CUPTI_WANT_MEMCPY : 0) |
-			     (uvm_progs.cnt ? CUPTI_WANT_UVM : 0),
+			     (uvm_progs.cnt || agent_mem_active() ? CUPTI_WANT_UVM : 0),
 		.flush_ms = env_uint("GPUEXT_CUPTI_FLUSH_MS", 100),
 		.buffer_count = env_uint("GPUEXT_CUPTI_BUFFERS", 16),
 		.buffer_size = (size_t)env_uint("GPUEXT_CUPTI_BUFFER_KB", 4096) << 10,

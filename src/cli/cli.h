@@ -59,5 +59,8 @@ int cli_open_object(const char *path, struct object **obj);
 const char *cli_map_type_name(unsigned type);
 /* Write s as a JSON string literal. */
 void cli_json_str(FILE *out, const char *s);
+/* BYTES with an optional K/M/G/T suffix (powers of 1024) into *out; 2 after
+ * an error naming cmd and opt (bytes.c). */
+int cli_parse_bytes(const char *cmd, const char *opt, const char *s, uint64_t *out);
 
 #endif /* GPUEXT_CLI_H */

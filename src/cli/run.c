@@ -26,7 +26,8 @@
 
 static const char run_usage[] =
 	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE]\n"
-	"                  [--trace FILE] -- CMD [ARGS]\n\n"
+	"                  [--trace FILE] [--mem-budget SIZE [--mem-policy FILE.bpf.o]...]\n"
+	"                  -- CMD [ARGS]\n\n"
 	"Verify the programs of FILE (or of the shipped tool NAME), run CMD with the\n"
 	"gpuext agent preloaded (LD_PRELOAD, appended to an existing one): device\n"
 	"programs (gpu/entry|exit|mem/KERNEL) are injected into CMD's kernels at their\n"
@@ -46,7 +47,15 @@ static const char run_usage[] =
 	"(libbpf, attached to CMD before it starts; needs root or CAP_BPF+CAP_PERFMON)\n"
 	"instead of in process: uprobe/FUNC probes libcuda.so.1's FUNC, uprobe/LIB:FUNC\n"
 	"and uprobe/PATH:FUNC any function (see gpuext attach --help).  The kernel's\n"
-	"maps are its own: their contents are printed at the end.\n";
+	"maps are its own: their contents are printed at the end.\n"
+	"--mem-budget SIZE (512M, 2G) keeps CMD's managed memory (cuMemAllocManaged,\n"
+	"cudaMallocManaged) resident on the GPU under SIZE: CUPTI's page-fault records\n"
+	"drive a memory policy that evicts blocks to the CPU and prefetches to the GPU\n"
+	"with cuMemPrefetchAsync on a stream of its own (docs/policies.md); its\n"
+	"statistics are printed at the end.  --mem-policy FILE.bpf.o (struct_ops\n"
+	"gpu_mem_ops, policies/; repeat it for an eviction and a prefetch policy)\n"
+	"replaces the default, the driver's LRU and density-tree prefetch.  With\n"
+	"--mem-budget the object FILE (or --tool) may be left out.\n";
 
 static pid_t run_child;
 
@@ -307,6 +316,7 @@ int do_run(int argc, char **argv)
 {
 	const char *tool = NULL, *file = NULL, *out_path = NULL, *trace_path = NULL;
 	int json = cli_json, kernel_uprobes = 0, i;
+	static struct run_mem mem;
 	for (i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			fputs(run_usage, stdout);
@@ -324,6 +334,11 @@ int do_run(int argc, char **argv)
 			out_path = argv[++i];
 		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
 			trace_path = argv[++i];
+		} else if ((!strcmp(argv[i], "--mem-budget") || !strcmp(argv[i], "--mem-policy")) &&
+			   i + 1 < argc) {
+			if (run_mem_option(&mem, argv[i], argv[i + 1]))
+				return 2;
+			i++;
 		} else if (argv[i][0] == '-') {
 			cli_error("run: unknown option '%s' (see gpuext run --help)", argv[i]);
 			return 2;
@@ -334,7 +349,7 @@ int do_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (i >= argc || (!tool == !file)) {
+	if (i >= argc || (tool && file) || (!tool && !file && !mem.budget)) {
 		fputs(run_usage, stderr);
 		return 2;
 	}
@@ -358,23 +373,29 @@ int do_run(int argc, char **argv)
 		cli_error("run: libgpuext-agent.so not found next to %s or in ../lib", dir);
 		return 1;
 	}
-	const struct run_fmt *fmt = run_fmt_of_file(file);
+	if (run_mem_prepare(&mem))
+		return 1;
+	const struct run_fmt *fmt = file ? run_fmt_of_file(file) : NULL;
 
-	struct object *obj;
+	struct object *obj = NULL;
 	struct session *s = NULL;
 	struct host *h = NULL;
 	struct err e = {{0}};
 	struct run_trace *trace = NULL;
 	int ret = 1;
 	FILE *out = stdout;
-	if (cli_open_object(file, &obj))
-		return 1;
-	if (session_create(obj, &s, &e)) { /* the verifier reads the maps */
+	if (file && cli_open_object(file, &obj))
+		goto out;
+	if (obj && session_create(obj, &s, &e)) { /* the verifier reads the maps */
 		cli_error("run: %s", e.msg);
 		object_free(obj);
-		return 1;
+		goto out;
 	}
-	if (run_verify(s->obj, file) || (trace_path && run_trace_enable(s->obj, file)))
+	if (!s && (trace_path || kernel_uprobes)) {
+		cli_error("run: --trace and --kernel-uprobes need an object (FILE or --tool)");
+		goto out;
+	}
+	if (s && (run_verify(s->obj, file) || (trace_path && run_trace_enable(s->obj, file))))
 		goto out;
 	if (trace_path && !(trace = run_trace_new(trace_path))) {
 		cli_error("run: --trace %s: out of memory", trace_path);
@@ -397,7 +418,9 @@ int do_run(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid == 0) {
 		setenv("LD_PRELOAD", preload, 1);
-		setenv(SESSION_ENV, s->name, 1);
+		if (s)
+			setenv(SESSION_ENV, s->name, 1);
+		run_mem_env(&mem);
 		if (h)
 			setenv(SESSION_KERNEL_UPROBES_ENV, SESSION_KERNEL_UPROBES_STOP, 1);
 		execvp(argv[i], argv + i);
@@ -418,7 +441,8 @@ int do_run(int argc, char **argv)
 	for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
 		sigaction(sigs[k], &sa, NULL);
 
-	struct run_ctx c = {.out = out, .trace = trace, .obj = s->obj, .fmt = fmt, .json = json};
+	struct run_ctx c = {.out = out, .trace = trace, .obj = s ? s->obj : NULL, .fmt = fmt,
+			    .json = json};
 	while (!exited) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
@@ -427,13 +451,18 @@ int do_run(int argc, char **argv)
 			cli_error("run: waitpid: %s", strerror(errno));
 			break;
 		}
-		run_poll(&c);
+		if (s)
+			run_poll(&c);
 		if (h)
 			host_poll(h, 0, run_on_kernel_record, &c);
 		struct timespec ts = {0, 20 * 1000000L};
 		nanosleep(&ts, NULL);
 	}
 	run_child = 0;
+	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	run_mem_report(&mem, out, json);
+	if (!s)
+		goto out;
 	run_poll(&c);
 	if (h) {
 		host_poll(h, 0, run_on_kernel_record, &c);
@@ -463,8 +492,8 @@ int do_run(int argc, char **argv)
 			"launches redirected %u\n",
 			st->attached ? "attached" : "did not attach (CMD did not load it)",
 			st->kernels_instrumented, st->kernels_skipped, st->launches_redirected);
-	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 out:
+	run_mem_discard(&mem);
 	if (trace)
 		run_trace_close(trace, NULL, 0); /* CMD did not run: an empty file */
 	if (out && out != stdout)

@@ -12,7 +12,9 @@
 #ifndef GPUEXT_CLI_RUN_H
 #define GPUEXT_CLI_RUN_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct object;
@@ -41,5 +43,24 @@ const struct run_fmt *run_fmt_of_file(const char *path);
 void run_emit_record(FILE *out, const struct object *obj, const struct run_fmt *fmt,
 		     const char *map, const void *data, size_t size, int json);
 int run_verify(struct object *obj, const char *path);
+
+/* run --mem-budget / --mem-policy (run_mem.c). */
+struct run_mem {
+	uint64_t budget;            /* bytes; 0: no memory policy */
+	char policies[4096];        /* absolute paths joined by ',' */
+	char stats_path[PATH_MAX];  /* where the agent writes its statistics */
+};
+/* Take option opt ("--mem-budget" or "--mem-policy") with its value; 2
+ * after an error. */
+int run_mem_option(struct run_mem *m, const char *opt, const char *val);
+/* Before CMD starts: check the settings, open and verify the policy,
+ * create the statistics file.  0, else the exit status. */
+int run_mem_prepare(struct run_mem *m);
+/* In the child: the settings for the agent. */
+void run_mem_env(const struct run_mem *m);
+/* After CMD: the statistics, as text or a {"mem":{...}} line; removes the file. */
+void run_mem_report(struct run_mem *m, FILE *out, int json);
+/* CMD did not run: remove the statistics file. */
+void run_mem_discard(struct run_mem *m);
 
 #endif /* GPUEXT_CLI_RUN_H */

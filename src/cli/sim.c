@@ -75,32 +75,6 @@ static void sim_usage(FILE *out)
 		UVM_LINK_DEFAULT.batch_us, UVM_LINK_DEFAULT.fault_ns);
 }
 
-/* BYTES with an optional K/M/G/T suffix (powers of 1024). */
-static int sim_parse_bytes(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	double mult = 1;
-
-	switch (*end) {
-	case 'k': case 'K': mult = 1024.0; end++; break;
-	case 'm': case 'M': mult = 1048576.0; end++; break;
-	case 'g': case 'G': mult = 1073741824.0; end++; break;
-	case 't': case 'T': mult = 1099511627776.0; end++; break;
-	}
-	if (*end == 'i' && end[1] == 'B')
-		end += 2;
-	else if (*end == 'B')
-		end++;
-	if (errno || end == s || *end || !(v > 0) || v * mult > 1.8e19) {
-		cli_error("sim: %s: '%s' is not a size in bytes (e.g. 512M, 2G)", opt, s);
-		return 2;
-	}
-	*out = (uint64_t)(v * mult);
-	return 0;
-}
-
 static int sim_parse_num(const char *opt, const char *s, double lo, double *out)
 {
 	char *end;
@@ -174,9 +148,9 @@ static int sim_parse(int argc, char **argv, struct sim_args *a)
 			}
 			a->policies[a->npol++] = v;
 		} else if (!strcmp(o, "--size"))
-			rc = sim_parse_bytes(o, v, &a->g.size);
+			rc = cli_parse_bytes("sim", o, v, &a->g.size);
 		else if (!strcmp(o, "--budget"))
-			rc = sim_parse_bytes(o, v, &a->budget);
+			rc = cli_parse_bytes("sim", o, v, &a->budget);
 		else if (!strcmp(o, "--oversub"))
 			rc = sim_parse_num(o, v, 0.01, &a->oversub);
 		else if (!strcmp(o, "--htod-gbps"))

@@ -190,5 +190,12 @@ int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n,
 		   struct err *e);
 /* The page of addr is on the GPU. */
 int mem_rt_resident(const struct mem_rt *rt, uint64_t addr);
+/*
+ * The memory of block `va` was freed by the application: it leaves the
+ * list without an eviction (nothing is migrated, nothing is counted), its
+ * counts start again.  The agent calls it when no live allocation covers
+ * the block any more.  Not to be called during mem_rt_service.
+ */
+void mem_rt_forget(struct mem_rt *rt, uint64_t va);
 
 #endif /* GPUEXT_POLICY_MEM_H */

@@ -60,6 +60,24 @@ int mem_rt_resident(const struct mem_rt *rt, uint64_t addr)
 					      (uint32_t)(addr >> MEM_PAGE_SHIFT) % MEM_PAGES);
 }
 
+void mem_rt_forget(struct mem_rt *rt, uint64_t va)
+{
+	uint32_t id = mem_table_find(&rt->table, va);
+	if (id == MEM_NIL)
+		return;
+	struct mem_block *b = &rt->table.blocks[id];
+	if (b->on_gpu) {
+		for (uint32_t i = 0; i < rt->pid_cnt; i++)
+			if (rt->pids[i].pid == b->pid && rt->pids[i].blocks)
+				rt->pids[i].blocks--;
+		mem_list_remove(&rt->table, id);
+	}
+	memset(&b->resident, 0, sizeof(b->resident));
+	b->resident_pages = 0;
+	b->faults = 0;
+	b->activations = 0;
+}
+
 /* Resident blocks of pid: a linear table, workloads have a few processes. */
 static uint32_t *mem_rt_pid_blocks(struct mem_rt *rt, uint32_t pid, struct err *e)
 {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cuda.h>
 
@@ -280,7 +281,18 @@ FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 	*p = (CUdeviceptr)m;
 	return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
-FAKE_API CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)p); return CUDA_SUCCESS; }
+static uintptr_t fake_managed_va;
+static size_t fake_managed_len;
+FAKE_API CUresult cuMemFree_v2(CUdeviceptr p)
+{
+	if (p && p == fake_managed_va) {
+		munmap((void *)fake_managed_va, fake_managed_len);
+		fake_managed_va = 0;
+		return CUDA_SUCCESS;
+	}
+	free((void *)p);
+	return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { memcpy((void *)d, s, n); return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { memcpy(d, (void *)s, n); return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)d, v, n); return CUDA_SUCCESS; }
@@ -289,7 +301,45 @@ FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned
 FAKE_API CUresult cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
 /* Memory, copy and synchronisation calls of the host tools' tests
  * (tests/fakecuda/memapp.c): copies are memcpy, syncs return at once. */
-FAKE_API CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags) { return cuMemAlloc_v2(p, n); }
+/* Managed memory (test_agent_mem): with FAKECUDA_MANAGED_AT=ADDR the first
+ * managed allocation is mapped at ADDR, so that the fake libcupti's
+ * unified-memory records (0x7f0000000000 + i MiB) fall inside it; logged
+ * "managed ADDR LEN".  Prefetches are logged "prefetch ADDR LEN gpu|cpu". */
+FAKE_API CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
+{
+	const char *at = getenv("FAKECUDA_MANAGED_AT");
+	if (fake_fail("cuMemAllocManaged"))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (!at || fake_managed_va)
+		return cuMemAlloc_v2(p, n);
+	void *m = mmap((void *)(uintptr_t)strtoull(at, NULL, 0), n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	fake_managed_va = (uintptr_t)m;
+	fake_managed_len = n;
+	fake_log("managed %#llx %zu", (unsigned long long)fake_managed_va, n);
+	*p = (CUdeviceptr)m;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr d, size_t n, CUmemLocation loc,
+					unsigned flags, CUstream s)
+{
+	if (fake_fail("cuMemPrefetchAsync_v2"))
+		return CUDA_ERROR_INVALID_VALUE;
+	fake_log("prefetch %#llx %zu %s", (unsigned long long)d, n,
+		 loc.type == CU_MEM_LOCATION_TYPE_DEVICE ? "gpu" : "cpu");
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned flags)
+{
+	static char stream;
+	if (fake_fail("cuStreamCreate"))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*s = (CUstream)&stream;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuCtxGetDevice(CUdevice *d) { *d = 0; return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemAllocHost_v2(void **p, size_t n) { return cuMemHostAlloc(p, n, 0); }
 FAKE_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) { return cuMemcpyHtoD_v2(d, s, n); }
 FAKE_API CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *s, size_t n, CUstream st) { return cuMemcpyHtoD_v2(d, s, n); }

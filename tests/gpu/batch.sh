@@ -41,6 +41,7 @@ part() {
 	cupti-overhead) echo "env STEPS=200 ROUNDS=3 bench/cupti_overhead.sh" ;;
 	cpubench) echo "build/bench/cpu_bench --out \$OUT" ;;
 	jit) echo "bench/jit_vs_ubpf.sh 3" ;;
+	mem-bench) echo "env BUDGET=1G ITERS=2 bench/mem_policy_bench.sh" ;;
 	*) return 1 ;;
 	esac
 }

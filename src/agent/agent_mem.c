@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_mem.c - memory policies over the application's real managed
+ * memory: the runtime of src/policy (mem.h) fed by CUPTI's unified-memory
+ * records, acting through cuMemPrefetchAsync.
+ *
+ * In: cuMemAllocManaged / cuMemFree are wrapped, so the runtime knows the
+ * managed ranges (the only addresses it ever names to the driver); GPU
+ * page-fault records (address of the faulting page) and host-to-device
+ * migrations (every page they moved) are queued as faults and serviced in
+ * batches of at most MEM_BATCH records that lie within MEM_BATCH_GAP_NS of
+ * GPU time of each other (and at a free and at exit: agent_mem_flush).
+ * Out: the runtime's decisions become placement hints on a stream of the
+ * agent's own, so they overlap the application's kernels: pages it
+ * prefetches (the policy's region minus the faulting pages, which the
+ * driver is already migrating) go to the GPU, evicted blocks go to the CPU.
+ * Each range is cut to the managed allocations that cover it.
+ *
+ * Data is never touched: a prefetch only moves pages, the driver keeps them
+ * coherent, so a policy can cost time but never correctness.  The budget is
+ * the runtime's model of GPU-resident bytes (mem_rt keeps it under
+ * capacity whatever the policy does); the driver's own migrations that no
+ * record reports are invisible to it.  Fail-open: a driver call that fails
+ * stops the hints (one notice) and the application runs on.
+ *
+ * Threads: records arrive on CUPTI's thread, allocations on the
+ * application's; one mutex covers the runtime.  Driver calls are made by
+ * whichever thread services a batch, with the application's context made
+ * current on it (CUPTI's thread has none).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_mem.h"
+#include "policy/mem.h"
+
+enum { MEM_BATCH = 256 }; /* the driver's fault batch */
+#define MEM_BATCH_GAP_NS 1000000ull
+
+struct agent_mem_range {
+	uint64_t va, len;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	int inited;                /* rt and pol are set up */
+	int active;                /* decisions are made (read without the lock) */
+	int failed;                /* driver calls stopped (fail-open) */
+	struct mem_rt rt;
+	struct mem_policy *pol;
+	struct agent_mem_driver drv;
+	struct agent_mem_stats st;
+	struct agent_mem_range *ranges;
+	size_t range_cnt, range_cap;
+	struct mem_fault queue[MEM_BATCH];
+	size_t queued;
+	uint64_t queue_ts;          /* GPU time of the first queued record */
+	CUcontext ctx;              /* the context of the first managed allocation */
+	CUstream stream;
+	CUdevice dev;
+	int have_stream;
+} am = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int agent_mem_active(void)
+{
+	return __atomic_load_n(&am.active, __ATOMIC_ACQUIRE);
+}
+
+static void agent_mem_set_active(int on)
+{
+	__atomic_store_n(&am.active, on, __ATOMIC_RELEASE);
+}
+
+/* A driver call failed: stop issuing hints, say so once. */
+static void agent_mem_fail(const char *what, CUresult r)
+{
+	am.st.driver_errors++;
+	if (am.failed)
+		return;
+	am.failed = 1;
+	if (r != CUDA_ERROR_DEINITIALIZED) /* at exit, after the runtime's teardown */
+		am.drv.notice("memory policy: %s failed (CUresult %d): placement hints stopped, "
+			     "the application runs on", what, (int)r);
+}
+
+/* The agent's stream, created at the first hint in the servicing thread. */
+static int agent_mem_stream(void)
+{
+	CUcontext cur = NULL;
+	CUresult r;
+
+	if (am.failed || !am.ctx)
+		return -1;
+	if (am.drv.ctx_get_current(&cur) == CUDA_SUCCESS && cur != am.ctx &&
+	    (r = am.drv.ctx_set_current(am.ctx)) != CUDA_SUCCESS) {
+		agent_mem_fail("cuCtxSetCurrent", r);
+		return -1;
+	}
+	if (am.have_stream)
+		return 0;
+	if ((r = am.drv.ctx_get_device(&am.dev)) != CUDA_SUCCESS) {
+		agent_mem_fail("cuCtxGetDevice", r);
+		return -1;
+	}
+	if ((r = am.drv.stream_create(&am.stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
+		agent_mem_fail("cuStreamCreate", r);
+		return -1;
+	}
+	am.have_stream = 1;
+	return 0;
+}
+
+/* Prefetch [va, va + len) to the GPU or the CPU, cut to managed ranges. */
+static void agent_mem_hint(uint64_t va, uint64_t len, int to_gpu)
+{
+	for (size_t i = 0; i < am.range_cnt; i++) {
+		const struct agent_mem_range *m = &am.ranges[i];
+		uint64_t lo = va > m->va ? va : m->va;
+		uint64_t hi = va + len < m->va + m->len ? va + len : m->va + m->len;
+		if (lo >= hi || agent_mem_stream())
+			continue;
+		CUmemLocation loc = {.type = to_gpu ? CU_MEM_LOCATION_TYPE_DEVICE
+						    : CU_MEM_LOCATION_TYPE_HOST,
+				     .id = to_gpu ? (int)am.dev : 0};
+		CUresult r = am.drv.prefetch((CUdeviceptr)lo, hi - lo, loc, 0, am.stream);
+		if (r != CUDA_SUCCESS) {
+			agent_mem_fail("cuMemPrefetchAsync", r);
+			continue;
+		}
+		*(to_gpu ? &am.st.prefetch_calls_gpu : &am.st.prefetch_calls_cpu) += 1;
+		*(to_gpu ? &am.st.bytes_to_gpu : &am.st.bytes_to_cpu) += hi - lo;
+	}
+}
+
+/* One hint per run of set pages of the block at va. */
+static void agent_mem_hint_runs(uint64_t va, const struct mem_bits *pages, int to_gpu)
+{
+	for (uint32_t p = 0; p < MEM_PAGES;) {
+		if (!mem_bits_test(pages, p)) {
+			p++;
+			continue;
+		}
+		uint32_t end = p;
+		while (end < MEM_PAGES && mem_bits_test(pages, end))
+			end++;
+		agent_mem_hint(va + ((uint64_t)p << MEM_PAGE_SHIFT),
+			       (uint64_t)(end - p) << MEM_PAGE_SHIFT, to_gpu);
+		p = end;
+	}
+}
+
+static void agent_mem_migrate_in(void *arg, uint64_t va, const struct mem_bits *pages,
+				 const struct mem_bits *faulted)
+{
+	struct mem_bits prefetched;
+
+	for (uint32_t w = 0; w < MEM_WORDS; w++)
+		prefetched.w[w] = pages->w[w] & ~faulted->w[w];
+	agent_mem_hint_runs(va, &prefetched, 1);
+}
+
+static void agent_mem_evict(void *arg, uint64_t va, const struct mem_bits *pages)
+{
+	agent_mem_hint_runs(va, pages, 0);
+}
+
+int agent_mem_setup(uint64_t budget, const char *policies, const struct agent_mem_driver *drv,
+		    struct err *e)
+{
+	struct mem_rt_backend be = {agent_mem_migrate_in, agent_mem_evict, NULL};
+	uint64_t cap = budget >> MEM_BLOCK_SHIFT;
+	int err;
+
+	if (!cap || cap > UINT32_MAX)
+		return err_set(e, EINVAL, "memory budget %llu bytes: must be 2 MiB .. 8 PiB",
+			       (unsigned long long)budget);
+	agent_mem_teardown();
+	pthread_mutex_lock(&am.lock);
+	am.pol = NULL;
+	if (policies && *policies && (err = mem_policy_open(policies, &am.pol, e)))
+		goto out;
+	if ((err = mem_rt_init(&am.rt, (uint32_t)cap, am.pol, &be, e))) {
+		mem_policy_free(am.pol);
+		goto out;
+	}
+	am.drv = *drv;
+	memset(&am.st, 0, sizeof(am.st));
+	am.st.budget = budget;
+	am.st.capacity_blocks = cap;
+	am.inited = 1;
+	agent_mem_set_active(1);
+	am.failed = am.have_stream = 0;
+	am.queued = 0;
+	am.range_cnt = 0;
+	am.ctx = NULL;
+out:
+	pthread_mutex_unlock(&am.lock);
+	return err;
+}
+
+void agent_mem_teardown(void)
+{
+	pthread_mutex_lock(&am.lock);
+	if (am.inited) {
+		mem_rt_fini(&am.rt);
+		mem_policy_free(am.pol);
+		free(am.ranges);
+		am.ranges = NULL;
+		am.range_cnt = am.range_cap = 0;
+		am.inited = 0;
+		agent_mem_set_active(0);
+	}
+	pthread_mutex_unlock(&am.lock);
+}
+
+/* Service the queue (lock held). */
+static void agent_mem_service(void)
+{
+	struct err e = {{0}};
+
+	if (!am.queued)
+		return;
+	if (mem_rt_service(&am.rt, am.queue, am.queued, &e)) {
+		am.drv.notice("memory policy stopped: %s", e.msg);
+		agent_mem_set_active(0); /* the model is incomplete: no more decisions */
+	}
+	am.queued = 0;
+	am.st.batches = am.rt.st.batches;
+	am.st.evictions = am.rt.st.evictions;
+	am.st.activations = am.rt.st.activations;
+	am.st.clamped = am.rt.st.clamped;
+	am.st.policy_errors = am.rt.st.policy_errors;
+	if (am.rt.table.list_len > am.st.peak_resident_blocks)
+		am.st.peak_resident_blocks = am.rt.table.list_len;
+}
+
+void agent_mem_flush(void)
+{
+	pthread_mutex_lock(&am.lock);
+	if (agent_mem_active())
+		agent_mem_service();
+	pthread_mutex_unlock(&am.lock);
+}
+
+static const struct agent_mem_range *agent_mem_range_of(uint64_t addr)
+{
+	for (size_t i = 0; i < am.range_cnt; i++)
+		if (addr - am.ranges[i].va < am.ranges[i].len)
+			return &am.ranges[i];
+	return NULL;
+}
+
+void agent_mem_alloc(uint64_t va, uint64_t len)
+{
+	CUcontext cur = NULL;
+
+	pthread_mutex_lock(&am.lock);
+	if (!agent_mem_active() || !len)
+		goto out;
+	if (am.range_cnt == am.range_cap) {
+		size_t cap = am.range_cap ? am.range_cap * 2 : 16;
+		struct agent_mem_range *n = realloc(am.ranges, cap * sizeof(*n));
+		if (!n)
+			goto out; /* untracked: the runtime never names it to the driver */
+		am.ranges = n;
+		am.range_cap = cap;
+	}
+	am.ranges[am.range_cnt++] = (struct agent_mem_range){va, len};
+	am.st.allocs++;
+	am.st.alloc_bytes += len;
+	if (!am.ctx && am.drv.ctx_get_current(&cur) == CUDA_SUCCESS)
+		am.ctx = cur;
+out:
+	pthread_mutex_unlock(&am.lock);
+}
+
+void agent_mem_free(uint64_t va)
+{
+	pthread_mutex_lock(&am.lock);
+	for (size_t i = 0; agent_mem_active() && i < am.range_cnt; i++) {
+		if (am.ranges[i].va != va)
+			continue;
+		struct agent_mem_range gone = am.ranges[i];
+		am.ranges[i] = am.ranges[--am.range_cnt];
+		agent_mem_service(); /* queued faults may name the freed range */
+		/* Blocks no other live allocation shares leave the model. */
+		uint64_t first = gone.va >> MEM_BLOCK_SHIFT;
+		uint64_t last = (gone.va + gone.len - 1) >> MEM_BLOCK_SHIFT;
+		for (uint64_t b = first; b <= last; b++) {
+			uint64_t lo = b << MEM_BLOCK_SHIFT, hi = lo + (1ull << MEM_BLOCK_SHIFT);
+			int shared = 0;
+			for (size_t k = 0; k < am.range_cnt && !shared; k++)
+				shared = am.ranges[k].va < hi && am.ranges[k].va + am.ranges[k].len > lo;
+			if (!shared)
+				mem_rt_forget(&am.rt, lo);
+		}
+		break;
+	}
+	pthread_mutex_unlock(&am.lock);
+}
+
+/* Queue the page of addr as a fault (lock held). */
+static void agent_mem_queue(uint64_t addr, uint32_t pid)
+{
+	if (!agent_mem_range_of(addr)) {
+		am.st.untracked++;
+		return;
+	}
+	am.queue[am.queued++] = (struct mem_fault){addr, pid};
+	if (am.queued == MEM_BATCH)
+		agent_mem_service();
+}
+
+void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
+{
+	pthread_mutex_lock(&am.lock);
+	if (!agent_mem_active())
+		goto out;
+	/* Records further apart than MEM_BATCH_GAP_NS are another batch of
+	 * the driver's: service what is queued before taking this one. */
+	if (am.queued && r->start - am.queue_ts > MEM_BATCH_GAP_NS)
+		agent_mem_service();
+	if (!am.queued)
+		am.queue_ts = r->start;
+	switch (r->kind) {
+	case GPUEXT_CUPTI_UVM_GPU_FAULT:
+		am.st.fault_records++;
+		am.st.faults += r->count;
+		agent_mem_queue(r->address, r->pid);
+		break;
+	case GPUEXT_CUPTI_UVM_HTOD: {
+		/* Every page it moved is on the GPU now: the runtime learns the
+		 * driver's own prefetches (pages it already has are dropped). */
+		am.st.htod_records++;
+		am.st.htod_bytes += r->bytes;
+		uint64_t pages = (r->bytes + GPU_MEM_PAGE_SIZE - 1) / GPU_MEM_PAGE_SIZE;
+		for (uint64_t p = 0; p < pages && agent_mem_active(); p++)
+			agent_mem_queue(r->address + p * GPU_MEM_PAGE_SIZE, r->pid);
+		break;
+	}
+	case GPUEXT_CUPTI_UVM_DTOH:
+		am.st.dtoh_records++;
+		am.st.dtoh_bytes += r->bytes;
+		break;
+	default:
+		break;
+	}
+out:
+	pthread_mutex_unlock(&am.lock);
+}
+
+void agent_mem_stats_get(struct agent_mem_stats *st)
+{
+	pthread_mutex_lock(&am.lock);
+	*st = am.st;
+	pthread_mutex_unlock(&am.lock);
+}
