@@ -547,25 +547,33 @@ static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_
  * (the same key load, bounds check and per-SM copy), with the header's
  * fields as immediates: the value's address depends on nothing in memory
  * but the key, so an atomic on it is issued at once rather than after a
- * load of the header (~1100 cycles a warp on an H200, measured).
+ * load of the header (an update of a per-SM counter cost ~1100 cycles a warp
+ * more than an empty probe on an H200 with the runtime's lookup:
+ * bench/results/2026-11-22-h200-device-tools.md).
  */
-static void ptx_emit_array_lookup(struct ptx_ctx *c, const struct ptx_map_ref *r)
+static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in);
+
+static void ptx_emit_array_lookup(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
 {
 	struct ptx_buf *b = c->b;
+	/* the key into r0 (which the lookup sets anyway) as an eBPF load does
+	 * it: a key eBPF placed misaligned is read byte by byte */
+	const struct isa_insn key = {ISA_OPC_LDX_W, 0, 2, 0, 0};
 
-	ptx_buf_printf(b, "	// map_lookup_elem, inline: array of %u x %u bytes\n"
-			  "	ld.u32 %%h0, [%%r2];\n"
-			  "	setp.lt.u32 %%p0, %%h0, %u;\n"
-			  "	mul.wide.u32 %%t0, %%h0, %u;\n"
-			  "	add.s64 %%t0, %%t0, 0x%llx;\n",
-		       r->max_entries, r->value_stride, r->max_entries, r->value_stride,
-		       (unsigned long long)r->value);
+	ptx_buf_printf(b, "\t// map_lookup_elem, inline: array of %u x %u bytes\n",
+		       r->max_entries, r->value_stride);
+	ptx_emit_mem(c, i, &key);
+	ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r0;\n"
+			  "\tsetp.lt.u32 %%p0, %%h0, %u;\n"
+			  "\tmul.wide.u32 %%t0, %%h0, %u;\n"
+			  "\tadd.s64 %%t0, %%t0, 0x%llx;\n",
+		       r->max_entries, r->value_stride, (unsigned long long)r->value);
 	if (r->type == MAP_TYPE_PERCPU_ARRAY) /* this SM's copy */
-		ptx_buf_printf(b, "	mov.u32 %%h1, %%smid;\n\trem.u32 %%h1, %%h1, %u;\n"
-				  "	cvt.u64.u32 %%t1, %%h1;\n"
-				  "	mad.lo.u64 %%t0, %%t1, %llu, %%t0;\n",
+		ptx_buf_printf(b, "\tmov.u32 %%h1, %%smid;\n\trem.u32 %%h1, %%h1, %u;\n"
+				  "\tcvt.u64.u32 %%t1, %%h1;\n"
+				  "\tmad.lo.u64 %%t0, %%t1, %llu, %%t0;\n",
 			       r->nr_sms, (unsigned long long)r->sm_stride);
-	ptx_buf_printf(b, "	selp.b64 %%r0, %%t0, 0, %%p0;\n");
+	ptx_buf_printf(b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
 }
 
 static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
@@ -581,7 +589,7 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 		return 0;
 	}
 	if ((arr = ptx_inline_array(c, i, in))) {
-		ptx_emit_array_lookup(c, arr);
+		ptx_emit_array_lookup(c, i, arr);
 		return 0;
 	}
 	h = in->imm < 0 ? NULL : ptx_helper_find((uint32_t)in->imm);
