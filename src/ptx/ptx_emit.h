@@ -22,7 +22,9 @@
  *
  * Helpers are calls into the device runtime (ptx_rt_dev.cu, see
  * ptx_helpers.h); the module must contain the runtime's text once
- * (ptx_emit_runtime) before the programs.
+ * (ptx_emit_runtime) before the programs.  The exception: lookups in arrays
+ * whose geometry the map references give are written inline (struct
+ * ptx_map_ref).
  */
 #ifndef GPUEXT_PTX_EMIT_H
 #define GPUEXT_PTX_EMIT_H
