@@ -52,7 +52,7 @@ TEST_LIBS_test_hosttools := -ljson-c
 
 # eBPF programs: shipped tools and policies, examples, test programs.
 BPF_SRCS  := $(wildcard tools/*.bpf.c policies/*.bpf.c examples/*.bpf.c tests/progs/*.bpf.c \
-                         tests/policies/*.bpf.c \
+                         tests/verifier/progs/*.bpf.c tests/policies/*.bpf.c \
                          bench/progs/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:%.bpf.c=build/bpf/%.bpf.o)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Iinclude -I/usr/include/$(MULTIARCH)

@@ -108,6 +108,8 @@ struct helper_proto {
 
 /* The prototype of helper id, or NULL if there is none. */
 const struct helper_proto *helper_proto_find(uint32_t id);
+/* The name Linux gives helper id ("loop" for 181), NULL if none: for messages. */
+const char *helper_linux_name(uint32_t id);
 /*
  * The same for a program that runs on the GPU: the helpers the device
  * runtime implements (standard ids and HELPER_GPU_FIRST..LAST, with

@@ -29,18 +29,13 @@
  * (completed states are evicted first); past the third it gives up.
  */
 enum { VFY_STATES_PER_INSN = 64, VFY_MAX_STATES = 16384, VFY_MAX_PENDING = 8192 };
-
-struct vfy_explored {
-	struct vfy_state *st;
-	struct vfy_explored *parent; /* stored state this one's path came through */
-	struct vfy_explored *next;   /* same instruction */
-	uint32_t branches;           /* paths still being explored below this one */
-	uint64_t hash;               /* vfy_state_hash of st */
-};
+/* Instructions between two states stored past VFY_STATES_PER_INSN at a loop head. */
+enum { VFY_LOOP_GAP = 16 };
 
 struct vfy_pending {
 	struct vfy_state *st;
 	uint32_t insn;
+	uint32_t trail_tail;
 	struct vfy_explored *parent;
 	size_t log_len;
 };
@@ -50,11 +45,6 @@ struct vfy_worklist {
 	size_t n, cap;
 };
 
-/* The path-local part of the exploration. */
-struct vfy_path {
-	struct vfy_explored *parent;
-};
-
 static const char *rn(uint32_t r)
 {
 	static const char *const n[] = {"R0", "R1", "R2", "R3", "R4", "R5",
@@ -62,15 +52,38 @@ static const char *rn(uint32_t r)
 	return r < ISA_NR_REGS ? n[r] : "R?";
 }
 
-static void release_path(struct vfy_explored *node)
+static void list_insert(struct vfy_explored **head, struct vfy_explored *x)
 {
-	while (node && --node->branches == 0)
-		node = node->parent;
+	x->next = *head;
+	if (x->next)
+		x->next->pprev = &x->next;
+	x->pprev = head;
+	*head = x;
 }
 
-static int push_branch(struct vfy_env *env, struct vfy_worklist *wl, struct vfy_state *st,
-		       uint32_t insn, struct vfy_explored *parent)
+static void list_remove(struct vfy_explored *x)
 {
+	*x->pprev = x->next;
+	if (x->next)
+		x->next->pprev = x->pprev;
+}
+
+/* A path ended: stored states whose exploration is now complete may prune. */
+static void release_path(struct vfy_env *env, struct vfy_explored *node)
+{
+	while (node && --node->branches == 0) {
+		list_remove(node);
+		list_insert(&env->explored[node->insn], node);
+		node = node->parent;
+	}
+}
+
+/* The other direction of a branch: explored later, from the current path. */
+static int push_branch(struct vfy_env *env, struct vfy_worklist *wl, struct vfy_state *st,
+		       uint32_t insn)
+{
+	struct vfy_explored *parent = env->parent;
+
 	if (wl->n >= VFY_MAX_PENDING)
 		return vfy_reject(env, E2BIG,
 				  "program too complex: more than %d branches waiting to be explored",
@@ -83,7 +96,8 @@ static int push_branch(struct vfy_env *env, struct vfy_worklist *wl, struct vfy_
 		wl->items = p;
 		wl->cap = cap;
 	}
-	wl->items[wl->n++] = (struct vfy_pending){st, insn, parent, env->log_len};
+	wl->items[wl->n++] = (struct vfy_pending){st, insn, env->trail_tail, parent, env->log_len};
+	env->forks_since_stored++;
 	if (parent)
 		parent->branches++;
 	return 0;
@@ -96,48 +110,82 @@ static void explored_free(struct vfy_explored *x)
 }
 
 /* Stored-state lookup at a prune point: 1 = pruned, 0 = go on, <0 = error. */
-static int is_state_visited(struct vfy_env *env, struct vfy_path *path, uint32_t insn)
+static int is_state_visited(struct vfy_env *env, uint32_t insn)
 {
 	struct vfy_explored **victim = NULL;
-	uint64_t hash = vfy_state_hash(env, env->cur);
+	uint64_t hash = 0;
+	bool hashed = false;
 	unsigned n = 0;
+	struct vfy_explored **link = &env->explored[insn], *x;
 
-	for (struct vfy_explored **link = &env->explored[insn], *x; (x = *link);
-	     link = &x->next, n++) {
-		if (x->branches == 0) {
-			victim = link; /* the oldest completed one, at the end */
-			if (vfy_states_equal(env, x->st, env->cur, false)) {
-				env->stats.pruned++;
-				return 1;
-			}
+	/* Complete states: does one cover the current state? */
+	while ((x = *link)) {
+		if (vfy_states_equal(env, x->st, env->cur, false)) {
+			x->hits++;
+			env->stats.pruned++;
+			mark_precise_as(env, x->st);
+			return 1;
+		}
+		/* A state that keeps failing to prune only costs time (as in Linux). */
+		if (++x->misses > x->hits * 3 + 3) {
+			list_remove(x);
+			explored_free(x);
+			env->live_states--;
 			continue;
 		}
-		/* Still being explored: only an identical state (a loop that makes
-		 * no progress) matters here. */
+		victim = link; /* the oldest one, at the end */
+		link = &x->next;
+		n++;
+	}
+	/* States still being explored (newest first): only an identical one, a
+	 * loop that makes no progress, matters here; it would be among the
+	 * newest.  Hashes are computed when first needed. */
+	for (x = env->looping[insn]; x && n < VFY_STATES_PER_INSN; x = x->next, n++) {
+		if (!hashed) {
+			hash = vfy_state_hash(env, env->cur);
+			hashed = true;
+		}
+		if (!x->hashed) {
+			x->hash = vfy_state_hash(env, x->st);
+			x->hashed = true;
+		}
 		if (x->hash == hash && vfy_states_equal(env, x->st, env->cur, true))
 			return vfy_reject(env, EACCES,
-					  "infinite loop: the program returns here in the same state "
-					  "without making progress");
+					  "infinite loop: the program returns here in the same "
+					  "state without making progress");
 	}
-	if (n >= VFY_STATES_PER_INSN || env->live_states >= VFY_MAX_STATES) {
+	/* A loop's head keeps a state per time round (at most one per
+	 * VFY_LOOP_GAP instructions) if the path forked since the last one:
+	 * the other ways come back here in the same round and are pruned
+	 * instead of running every round after it. */
+	bool full = n >= VFY_STATES_PER_INSN;
+	if (full && (env->insn_flags[insn] & INSN_LOOP) && env->forks_since_stored &&
+	    env->stats.insns_processed - env->last_stored >= VFY_LOOP_GAP)
+		full = false;
+	if (full || env->live_states >= VFY_MAX_STATES) {
 		if (!victim)
 			return 0;
-		struct vfy_explored *old = *victim;
-		*victim = old->next;
-		explored_free(old);
+		x = *victim;
+		list_remove(x);
+		explored_free(x);
 		env->live_states--;
 	}
-	struct vfy_explored *x = calloc(1, sizeof(*x));
+	x = calloc(1, sizeof(*x));
 	if (!x || !(x->st = vfy_state_copy(env->cur))) {
 		free(x);
 		return vfy_bug(env, "out of memory");
 	}
-	x->parent = path->parent;
+	mark_all_imprecise(x->st);
+	x->parent = env->parent;
 	x->branches = 1;
+	x->trail_pos = env->trail_tail;
+	x->hashed = hashed;
 	x->hash = hash;
-	x->next = env->explored[insn];
-	env->explored[insn] = x;
-	path->parent = x;
+	x->insn = insn;
+	list_insert(&env->looping[insn], x);
+	env->parent = x;
+	env->last_stored = env->stats.insns_processed;
+	env->forks_since_stored = 0;
 	env->stats.states++;
 	if (++env->live_states > env->stats.peak_states)
 		env->stats.peak_states = env->live_states;
@@ -290,8 +338,19 @@ static int check_alu(struct vfy_env *env, const struct isa_insn *insn)
 	}
 
 	if (op == ISA_ALU_MOV) {
+		struct vfy_reg *src = ISA_SRC(insn->code) == ISA_X ? &regs[insn->src] : NULL;
+		/* A copy of a scalar (or of its low 32 bits) is linked to it. */
+		uint8_t link = is64 && !insn->off ? LINK_COPY
+			       : !is64 && !insn->off ? LINK_ZEXT32
+			       : is64 && insn->off == 32 ? LINK_SEXT32 : UINT8_MAX;
+		bool linked = src && src->type == REG_SCALAR && link != UINT8_MAX &&
+			      (src->link == LINK_COPY || (src->link == link && link != LINK_COPY));
+		if (linked && !src->id) {
+			src->id = ++env->id_gen;
+			src->link = LINK_COPY;
+		}
 		if (is64 && !insn->off) {
-			*dst = srcv;
+			*dst = *(src ? src : &srcv);
 			return 0;
 		}
 		if (vfy_reg_is_ptr(&srcv)) {
@@ -305,6 +364,10 @@ static int check_alu(struct vfy_env *env, const struct isa_insn *insn)
 		struct vfy_bounds b = vfy_bounds_unknown();
 		vfy_bounds_alu(&b, &srcv.b, ISA_ALU_MOV, insn->off, is64);
 		mark_reg_scalar(dst, b);
+		if (linked) {
+			dst->id = src->id;
+			dst->link = src->link == LINK_COPY ? link : src->link;
+		}
 		return 0;
 	}
 	if ((err = check_reg_read(env, insn->dst)))
@@ -320,10 +383,26 @@ static int check_alu(struct vfy_env *env, const struct isa_insn *insn)
 				       is64 || ISA_SRC(insn->code) == ISA_X);
 		return 0;
 	}
-	if (vfy_reg_is_ptr(dst) || vfy_reg_is_ptr(&srcv))
+	if (vfy_reg_is_ptr(dst) || vfy_reg_is_ptr(&srcv)) {
+		/* A scalar that moves a pointer must be what it was. */
+		if (!vfy_reg_is_ptr(dst))
+			mark_precise(env, (uint16_t)(1u << insn->dst));
+		else if (ISA_SRC(insn->code) == ISA_X && !vfy_reg_is_ptr(&srcv))
+			mark_precise(env, (uint16_t)(1u << insn->src));
 		return check_ptr_alu(env, insn->dst, dst, &srcv, op, is64, insn->src);
+	}
 	vfy_bounds_alu(&dst->b, &srcv.b, op, insn->off, is64);
-	dst->id = 0;
+	/* x << 32 >> 32 (s>> 32): the zero- (sign-) extended low half of x. */
+	bool by32 = is64 && ISA_SRC(insn->code) == ISA_K && insn->imm == 32;
+	if (dst->id && by32 && op == ISA_ALU_LSH && dst->link == LINK_COPY) {
+		dst->link = LINK_SHL32;
+	} else if (dst->id && by32 && dst->link == LINK_SHL32 &&
+		   (op == ISA_ALU_RSH || op == ISA_ALU_ARSH)) {
+		dst->link = op == ISA_ALU_RSH ? LINK_ZEXT32 : LINK_SEXT32;
+	} else {
+		dst->id = 0;
+		dst->link = LINK_COPY;
+	}
 	return 0;
 }
 
@@ -370,11 +449,53 @@ static bool is_or_null(const struct vfy_reg *r)
 	return r->type == REG_PTR_MAP_VALUE_OR_NULL || r->type == REG_PTR_RINGBUF_REC_OR_NULL;
 }
 
+struct link_refine {
+	const struct vfy_reg *r; /* the register a branch refined */
+	bool changed;
+};
+
+/* What r's new bounds say about a register linked to it. */
+static void refine_linked_fn(struct vfy_reg *x, void *arg)
+{
+	struct link_refine *lr = arg;
+	const struct vfy_reg *r = lr->r;
+
+	if (x == r || x->type != REG_SCALAR || x->id != r->id)
+		return;
+	struct vfy_bounds b = x->b;
+	if (x->link == r->link) {
+		b = r->b;
+	} else if (x->link == LINK_COPY && r->link == LINK_ZEXT32) {
+		b.u32min = b.u32min > r->b.umin ? b.u32min : (uint32_t)r->b.umin;
+		b.u32max = b.u32max < r->b.umax ? b.u32max : (uint32_t)r->b.umax;
+	} else if (x->link == LINK_COPY && r->link == LINK_SEXT32) {
+		b.s32min = b.s32min > r->b.smin ? b.s32min : (int32_t)r->b.smin;
+		b.s32max = b.s32max < r->b.smax ? b.s32max : (int32_t)r->b.smax;
+	} else {
+		return;
+	}
+	/* An empty result would be a contradiction: keep what was known. */
+	if (vfy_bounds_sync(&b) && !vfy_bounds_equal(&b, &x->b)) {
+		x->b = b;
+		lr->changed = true;
+	}
+}
+
+/* After a branch refined R[regno] in st: refine the registers linked to it. */
+static bool refine_linked(struct vfy_state *st, uint32_t regno)
+{
+	struct link_refine lr = {&vfy_cur_regs(st)[regno], false};
+
+	if (lr.r->type == REG_SCALAR && lr.r->id && lr.r->link != LINK_SHL32)
+		vfy_for_each_reg(st, refine_linked_fn, &lr);
+	return lr.changed;
+}
+
 /*
  * A conditional jump.  Sets *next to where the current path goes (or
  * UINT32_MAX if it cannot go on); may push the other direction.
  */
-static int check_cond_jmp(struct vfy_env *env, struct vfy_worklist *wl, struct vfy_path *path,
+static int check_cond_jmp(struct vfy_env *env, struct vfy_worklist *wl,
 			  const struct isa_insn *insn, uint32_t *next)
 {
 	struct vfy_reg *regs = vfy_cur_regs(env->cur);
@@ -402,6 +523,11 @@ static int check_cond_jmp(struct vfy_env *env, struct vfy_worklist *wl, struct v
 	bool dptr = vfy_reg_is_ptr(dst), sptr = vfy_reg_is_ptr(&srcv);
 	if (dptr || sptr) {
 		const struct vfy_reg *p = dptr ? dst : &srcv, *o = dptr ? &srcv : dst;
+		/* Whether the scalar is NULL decides what the comparison means. */
+		if (!dptr)
+			mark_precise(env, (uint16_t)(1u << insn->dst));
+		else if (src && !sptr)
+			mark_precise(env, (uint16_t)(1u << insn->src));
 		bool eq_ne = op == ISA_JMP_JEQ || op == ISA_JMP_JNE;
 		if (eq_ne && !is32 && !(dptr && sptr) && vfy_reg_is_null_const(o)) {
 			/* "p == NULL" / "p != NULL" */
@@ -416,7 +542,7 @@ static int check_cond_jmp(struct vfy_env *env, struct vfy_worklist *wl, struct v
 				return vfy_bug(env, "out of memory");
 			if ((err = mark_ptr_or_null(env, other, p->id, p->ref_id, null_if_taken)) ||
 			    (err = mark_ptr_or_null(env, env->cur, p->id, p->ref_id, !null_if_taken)) ||
-			    (err = push_branch(env, wl, other, target, path->parent))) {
+			    (err = push_branch(env, wl, other, target))) {
 				vfy_state_free(other);
 				return err;
 			}
@@ -439,7 +565,7 @@ static int check_cond_jmp(struct vfy_env *env, struct vfy_worklist *wl, struct v
 		struct vfy_state *other = vfy_state_copy(env->cur);
 		if (!other)
 			return vfy_bug(env, "out of memory");
-		if ((err = push_branch(env, wl, other, target, path->parent))) {
+		if ((err = push_branch(env, wl, other, target))) {
 			vfy_state_free(other);
 			return err;
 		}
@@ -456,6 +582,11 @@ static int check_cond_jmp(struct vfy_env *env, struct vfy_worklist *wl, struct v
 		can_take = can_take && vfy_bounds_equal(&td.b, &ts.b);
 		can_fall = can_fall && vfy_bounds_equal(&fd.b, &fs.b);
 	}
+	uint16_t jmp_regs = (uint16_t)((1u << insn->dst) | (src ? 1u << insn->src : 0));
+	bool linked = false;
+	/* An outcome the bounds decide: the other way was never explored. */
+	if (!(can_take && can_fall))
+		mark_precise(env, jmp_regs);
 	if (can_take && can_fall) {
 		struct vfy_state *other = vfy_state_copy(env->cur);
 		if (!other)
@@ -464,7 +595,10 @@ static int check_cond_jmp(struct vfy_env *env, struct vfy_worklist *wl, struct v
 		oregs[insn->dst].b = td.b;
 		if (src && src != dst)
 			oregs[insn->src].b = ts.b;
-		if ((err = push_branch(env, wl, other, target, path->parent))) {
+		linked |= refine_linked(other, insn->dst);
+		if (src)
+			linked |= refine_linked(other, insn->src);
+		if ((err = push_branch(env, wl, other, target))) {
 			vfy_state_free(other);
 			return err;
 		}
@@ -482,6 +616,14 @@ static int check_cond_jmp(struct vfy_env *env, struct vfy_worklist *wl, struct v
 	} else {
 		*next = UINT32_MAX;
 	}
+	if (*next != UINT32_MAX) {
+		linked |= refine_linked(env->cur, insn->dst);
+		if (src)
+			linked |= refine_linked(env->cur, insn->src);
+	}
+	/* What the linked registers learned rests on the compared values. */
+	if (linked)
+		mark_precise(env, jmp_regs);
 	return 0;
 }
 
@@ -581,8 +723,7 @@ static int check_ld_imm64(struct vfy_env *env, const struct isa_insn *insn)
 }
 
 /* One instruction of the current path.  *next: following insn or UINT32_MAX. */
-static int do_insn(struct vfy_env *env, struct vfy_worklist *wl, struct vfy_path *path,
-		   uint32_t *next)
+static int do_insn(struct vfy_env *env, struct vfy_worklist *wl, uint32_t *next)
 {
 	const struct isa_insn *insn = &env->p->insns[env->insn_idx];
 	unsigned cls = ISA_CLASS(insn->code), op = ISA_OP(insn->code);
@@ -617,14 +758,13 @@ static int do_insn(struct vfy_env *env, struct vfy_worklist *wl, struct vfy_path
 			return vfy_reject(env, EINVAL, "kfunc calls are not supported");
 		return check_helper_call(env, insn);
 	default:
-		return check_cond_jmp(env, wl, path, insn, next);
+		return check_cond_jmp(env, wl, insn, next);
 	}
 }
 
 static int do_check(struct vfy_env *env)
 {
 	struct vfy_worklist wl = {0};
-	struct vfy_path path = {NULL};
 	int err = 0;
 
 	env->cur = vfy_state_new();
@@ -632,6 +772,7 @@ static int do_check(struct vfy_env *env)
 		return vfy_bug(env, "out of memory");
 	init_entry_regs(env, env->cur->frames[0]->regs);
 	env->insn_idx = 0;
+	env->trail_tail = TRAIL_NONE;
 
 	for (;;) {
 		uint32_t idx = env->insn_idx, next;
@@ -645,7 +786,7 @@ static int do_check(struct vfy_env *env)
 		}
 		env->insn_flags[idx] |= INSN_SEEN;
 		if (env->insn_flags[idx] & INSN_PRUNE) {
-			err = is_state_visited(env, &path, idx);
+			err = is_state_visited(env, idx);
 			if (err < 0)
 				break;
 			if (err == 1) {
@@ -658,7 +799,7 @@ static int do_check(struct vfy_env *env)
 		if (vfy_log_on(env)) {
 			vfy_log_insn(env, idx);
 		}
-		if ((err = do_insn(env, &wl, &path, &next)))
+		if ((err = vfy_trail_push(env)) || (err = do_insn(env, &wl, &next)))
 			break;
 		if (env->opts.log_level == VFY_LOG_ALL ||
 		    (env->opts.log_level == VFY_LOG_PATH && next != idx + 1))
@@ -668,14 +809,15 @@ static int do_check(struct vfy_env *env)
 			continue;
 		}
 path_end:
-		release_path(path.parent);
+		release_path(env, env->parent);
 		if (!wl.n)
 			break;
 		struct vfy_pending pd = wl.items[--wl.n];
 		vfy_state_free(env->cur);
 		env->cur = pd.st;
 		env->insn_idx = pd.insn;
-		path.parent = pd.parent;
+		env->trail_tail = pd.trail_tail;
+		env->parent = pd.parent;
 		if (env->opts.log_level == VFY_LOG_PATH)
 			vfy_log_truncate(env, pd.log_len);
 		vfy_log(env, "from branch: %u\n", pd.insn);
@@ -700,15 +842,19 @@ static uint64_t now_ns(void)
 
 static void env_free(struct vfy_env *env)
 {
-	if (env->explored) {
-		for (size_t i = 0; i < env->p->insn_cnt; i++)
-			for (struct vfy_explored *x = env->explored[i], *n; x; x = n) {
-				n = x->next;
-				explored_free(x);
-			}
-		free(env->explored);
+	for (size_t i = 0; env->explored && i < env->p->insn_cnt; i++) {
+		for (struct vfy_explored *x = env->explored[i], *n; x; x = n) {
+			n = x->next;
+			explored_free(x);
+		}
+		for (struct vfy_explored *x = env->looping[i], *n; x; x = n) {
+			n = x->next;
+			explored_free(x);
+		}
 	}
+	free(env->explored);
 	vfy_state_free(env->cur);
+	free(env->trail);
 	vfy_cfg_free(env);
 }
 
@@ -745,7 +891,8 @@ int verifier_check(struct prog *p, const struct vfy_opts *opts, struct vfy_stats
 		err = vfy_reject_at(&env, (uint32_t)ie.index, EINVAL, "%s", ie.msg);
 		goto out;
 	}
-	env.explored = calloc(p->insn_cnt, sizeof(*env.explored));
+	env.explored = calloc(2 * p->insn_cnt, sizeof(*env.explored));
+	env.looping = env.explored ? env.explored + p->insn_cnt : NULL;
 	if (!env.explored) {
 		err = vfy_bug(&env, "out of memory");
 		goto out;

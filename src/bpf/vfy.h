@@ -8,6 +8,7 @@
  *   vfy_mem.c     loads, stores and atomics on every kind of pointer
  *   vfy_ctx.c     which ctx offsets each program type may read or write
  *   vfy_helper.c  helper calls against their prototypes; references
+ *   vfy_prec.c    precision: which scalars' exact values a path relied on
  *   vfy_log.c     the log and the error messages
  *   verifier.c    the exploration: ALU, jumps, calls, pruning, budgets
  *
@@ -49,13 +50,33 @@ enum vfy_reg_type {
 struct vfy_reg {
 	uint8_t type;     /* enum vfy_reg_type */
 	uint8_t frameno;  /* PTR_STACK: whose frame */
+	/*
+	 * Scalars of stored states only (always 0 on the path being explored):
+	 * some path below the state relied on this value's bounds (vfy_prec.c),
+	 * so pruning must compare them; other scalars match any scalar.
+	 */
+	uint8_t precise;
+	/*
+	 * Scalars with an id: every scalar with the same id holds the same
+	 * value (LINK_COPY) or a 32-bit view of it, so a branch that bounds one
+	 * bounds the others (compilers check a copy and use the original).
+	 */
+	uint8_t link;
 	int32_t off;
-	uint32_t id;      /* *_OR_NULL: shared by copies, so one check marks all */
+	uint32_t id;      /* *_OR_NULL: shared by copies, so one check marks all;
+			   * scalars: see link */
 	uint32_t ref_id;  /* ring buffer records: the reference to release */
 	uint32_t map;     /* map index: CONST_MAP, MAP_VALUE(_OR_NULL) */
 	uint32_t size;    /* bytes of the region: PTR_MEM, RINGBUF_REC(_OR_NULL) */
 	uint32_t insn;    /* RELEASED: where it was released */
 	struct vfy_bounds b;
+};
+
+enum {
+	LINK_COPY = 0,
+	LINK_ZEXT32, /* the low 32 bits of the value, zero-extended */
+	LINK_SEXT32, /* ... sign-extended */
+	LINK_SHL32,  /* the value << 32: half way to one of the two above */
 };
 
 /* Per stack byte: what the program wrote there. */
@@ -103,9 +124,41 @@ enum {
 	INSN_PRUNE = 1u << 0,   /* worth storing/comparing states here */
 	INSN_SEEN = 1u << 1,    /* reached by exploration */
 	INSN_LDDW_HI = 1u << 2, /* second slot of an lddw */
+	INSN_LOOP = 1u << 3,    /* target of a backward jump: a loop's head */
 };
 
-struct vfy_explored; /* a stored state (verifier.c) */
+/* A stored state, at a prune point. */
+struct vfy_explored {
+	struct vfy_state *st;
+	struct vfy_explored *parent; /* stored state this one's path came through */
+	struct vfy_explored *next;   /* same instruction, same list */
+	struct vfy_explored **pprev; /* the link that points here */
+	uint32_t insn;
+	uint32_t branches;           /* paths still being explored below this one */
+	uint32_t hits, misses;       /* pruned a path / failed to, once complete */
+	uint32_t trail_pos;          /* the path's trail entry just before st */
+	bool hashed;                 /* hash computed (only loops need it) */
+	uint64_t hash;               /* vfy_state_hash of st */
+};
+
+/*
+ * The trail: one entry per instruction processed, linked to the entry
+ * before it on the same path (paths share their common prefix).  Walking it
+ * backwards from the current instruction is how precision finds which
+ * earlier values a value came from.
+ */
+enum { TRAIL_NONE = UINT32_MAX, TRAIL_STACK_VAR = 0xffff };
+struct vfy_trail {
+	uint32_t insn;
+	uint32_t prev;  /* TRAIL_NONE at the program's first instruction */
+	uint8_t frame;  /* the frame the instruction ran in */
+	/* a load/store of the stack: 1 + frameno * VFY_SLOTS + slot at a
+	 * constant offset, TRAIL_STACK_VAR at a variable one; 0 otherwise */
+	uint16_t stack;
+	/* registers and top 16 stack slots (fp-128..fp-1) of `frame` whose
+	 * precision was carried back from here already */
+	uint16_t done, done_slots;
+};
 
 struct vfy_env {
 	struct prog *p;
@@ -123,8 +176,16 @@ struct vfy_env {
 	struct vfy_state *cur;
 	uint32_t insn_idx;
 	uint32_t id_gen;
+	struct vfy_explored *parent; /* the current path's last stored state */
 
-	struct vfy_explored **explored; /* per insn: list head */
+	struct vfy_trail *trail;
+	uint32_t trail_len, trail_cap;
+	uint32_t trail_tail;          /* the current path's newest entry */
+
+	struct vfy_explored **explored; /* per insn: complete stored states */
+	struct vfy_explored **looping;  /* per insn: those still being explored */
+	uint64_t last_stored;           /* insns_processed when a state was last stored */
+	uint32_t forks_since_stored;    /* branches pushed since then */
 	struct vfy_stats stats;
 	uint32_t live_states;
 
@@ -140,6 +201,18 @@ uint32_t vfy_subprog_of(const struct vfy_env *env, uint32_t insn);
 
 /* vfy_live.c */
 int vfy_live_compute(struct vfy_env *env);
+
+/* vfy_prec.c */
+/* A new trail entry for the current instruction (env->trail_tail). */
+int vfy_trail_push(struct vfy_env *env);
+/* The current instruction accesses stack slot `slot` of frame f (or a variable one). */
+void vfy_trail_note_stack(struct vfy_env *env, uint32_t frameno, int64_t lo, int64_t hi);
+/* The current instruction relies on the exact bounds of these registers. */
+void mark_precise(struct vfy_env *env, uint16_t regs);
+/* The current path was pruned by old: it relies on what old's paths relied on. */
+void mark_precise_as(struct vfy_env *env, const struct vfy_state *old);
+/* A state about to be stored starts with no precise scalar. */
+void mark_all_imprecise(struct vfy_state *s);
 
 /* vfy_state.c */
 struct vfy_state *vfy_state_new(void);

@@ -121,7 +121,7 @@ static int check_jumps(struct vfy_env *env)
 				return vfy_reject_at(env, i, EINVAL,
 						     "jump to insn %u leaves the function at insns %u..%u",
 						     t, sp->start, sp->end - 1);
-			env->insn_flags[t] |= INSN_PRUNE;
+			env->insn_flags[t] |= INSN_PRUNE | (t <= i ? INSN_LOOP : 0);
 			if (!is_uncond_jump(&in[i]) && i + 1 < sp->end)
 				env->insn_flags[i + 1] |= INSN_PRUNE;
 		}

@@ -147,8 +147,14 @@ int check_helper_call(struct vfy_env *env, const struct isa_insn *insn)
 	uint64_t alloc_size = 0;
 	int err;
 
-	if (!h)
+	if (!h) {
+		const char *linux_name = insn->imm < 0 ? NULL : helper_linux_name(id);
+		if (linux_name)
+			return vfy_reject(env, EACCES,
+					  "unknown helper %d (bpf_%s): gpuext does not implement it",
+					  insn->imm, linux_name);
 		return vfy_reject(env, EACCES, "unknown helper %d", insn->imm);
+	}
 	if (gpu && !(h->flags & HELPER_F_GPU))
 		return vfy_reject(env, EACCES, "helper %s is not available on the GPU", h->name);
 	if (gpu && (h->flags & HELPER_F_SLEEPABLE))
@@ -270,6 +276,13 @@ int check_helper_call(struct vfy_env *env, const struct isa_insn *insn)
 			break;
 		}
 	}
+
+	/* Arguments checked by value (sizes, NULL buffers) must stay what they were. */
+	uint16_t by_value = 0;
+	for (uint32_t a = 0; a < ISA_MAX_HELPER_ARGS && h->args[a] != ARG_NONE; a++)
+		if (h->args[a] != ARG_SCALAR && h->args[a] != ARG_ANYTHING)
+			by_value |= (uint16_t)(1u << (a + 1));
+	mark_precise(env, by_value);
 
 	/* Releases happen once all arguments are known good. */
 	for (uint32_t a = 0; a < ISA_MAX_HELPER_ARGS; a++)

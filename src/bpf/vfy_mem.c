@@ -248,6 +248,7 @@ int check_mem_access(struct vfy_env *env, uint32_t regno, int32_t off, uint32_t 
 		if ((err = check_align(env, regno, r, off, size, kind, lo, hi)))
 			return err;
 		mark_depth(env, r, lo);
+		vfy_trail_note_stack(env, r->frameno, lo, hi);
 		if (kind == ACCESS_ATOMIC) {
 			if ((err = check_stack_read(env, regno, r, lo, hi, size, false, NULL)))
 				return err;

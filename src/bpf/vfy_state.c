@@ -152,6 +152,13 @@ static bool regsafe(const struct vfy_reg *old, const struct vfy_reg *cur, struct
 	case REG_RELEASED:
 		return true;
 	case REG_SCALAR:
+		/* No path below old relied on its value (vfy_prec.c). */
+		if (!exact && !old->precise)
+			return true;
+		/* A branch on one linked scalar bounds the others: same links. */
+		if (!exact && old->id &&
+		    (!check_ids(m, old->id, cur->id) || old->link != cur->link))
+			return false;
 		return exact ? vfy_bounds_equal(&old->b, &cur->b) : vfy_bounds_in(&old->b, &cur->b);
 	default:
 		break;
@@ -167,7 +174,21 @@ static bool regsafe(const struct vfy_reg *old, const struct vfy_reg *cur, struct
 static bool stacksafe(const struct vfy_frame *old, const struct vfy_frame *cur, struct idmap *m,
 		      bool exact)
 {
+	static const uint64_t all_misc = 0x0101010101010101ull * SLOT_MISC;
+
 	for (int i = 0; i < ISA_STACK_SIZE; i++) {
+		/* Whole slots first: unwritten in old, or data in both. */
+		if (i % 8 == 0) {
+			uint64_t ow, cw;
+			memcpy(&ow, &old->stype[i], 8);
+			memcpy(&cw, &cur->stype[i], 8);
+			if (exact && ow != cw)
+				return false;
+			if (ow == 0 || (ow == all_misc && cw == all_misc)) {
+				i += 7;
+				continue;
+			}
+		}
 		uint8_t o = old->stype[i], c = cur->stype[i];
 		if (exact && o != c)
 			return false;

@@ -71,6 +71,10 @@ static const struct {
 	{"stack_spill32_bounds",
 	 "a 4-byte spill read back whole keeps its u32 bounds at any 4-aligned offset; "
 	 "Linux tracks narrow spills only at 8-aligned offsets"},
+	{"link_sext_checked",
+	 "the checked r2 is the sign-extended low half of r1 (a linked copy), so the check "
+	 "bounds r1's s32 view and (r1 << 32) s>> 30 is in [0, 60]; Linux links only "
+	 "plain copies"},
 };
 
 /* Kernel rejections that come from a program type Linux does not have. */
