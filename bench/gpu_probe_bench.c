@@ -135,7 +135,7 @@ static int measure(struct ptx_rt *rt, int kind, uint32_t map_type, enum ptx_mode
 	struct map *fake[1] = {NULL};
 	struct ptx_rt_map *m = NULL;
 	struct ptx_buf b = {0};
-	struct ptx_map_ref ref = {0, 0};
+	struct ptx_map_ref ref = {.map = 0};
 	unsigned blocks = (unsigned)rt->nr_sms;
 	size_t nthreads = (size_t)blocks * THREADS;
 	CUmodule mod = NULL;
@@ -216,7 +216,7 @@ static int write_modules(const char *dir)
 {
 	struct ptx_target t;
 	struct map *fake[1] = {NULL};
-	struct ptx_map_ref ref = {0x7000000000ull, 0x7000000080ull};
+	struct ptx_map_ref ref = {.map = 0x7000000000ull, .value = 0x7000000080ull};
 	char path[512];
 
 	ptx_target_parse("sm_90", &t, NULL);

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "bpf/disasm.h"
+#include "bpf/map.h"
 #include "ptx_helpers.h"
 
 /* One eBPF function (the entry or a bpf-to-bpf callee): its instructions. */
@@ -45,6 +46,10 @@ struct ptx_ctx {
 	size_t fn_cnt;
 	size_t line; /* next candidate in p->lines */
 	int inlined; /* emitting function 0 as an inline block (o->inline_out) */
+	/* per instruction: at a helper call, the index of the map whose
+	 * constant reference r1 holds; -1 elsewhere and when r1 may hold
+	 * anything else (ptx_find_const_maps) */
+	int *call_map;
 };
 
 void ptx_emit_symbol(const char *name, char *out, size_t len)
@@ -135,6 +140,94 @@ static int ptx_split_functions(struct ptx_ctx *c, struct err *e)
 	}
 	c->fns[c->fn_cnt - 1].end = p->insn_cnt;
 	free(starts);
+	return 0;
+}
+
+/* Does instruction in write register r (so that r no longer holds what
+ * it held before)? */
+static int ptx_insn_writes(const struct isa_insn *in, unsigned r)
+{
+	switch (in->code) {
+	case ISA_OPC_JMP_CALL:
+	case ISA_OPC_JMP_CALLX:
+		return r <= 5; /* r0 the result, r1..r5 clobbered */
+	case ISA_OPC_ATOMIC_W:
+	case ISA_OPC_ATOMIC_DW:
+		if (!(in->imm & ISA_FETCH))
+			return 0;
+		return r == (in->imm == ISA_ATOMIC_CMPXCHG ? 0u : in->src);
+	default:
+		break;
+	}
+	switch (ISA_CLASS(in->code)) {
+	case ISA_ALU:
+	case ISA_ALU64:
+	case ISA_LDX:
+	case ISA_LD:
+		return r == in->dst;
+	default: /* stores, jumps, exit */
+		return 0;
+	}
+}
+
+/*
+ * c->call_map: for each helper call, the map that r1 names when it can only
+ * be one constant map reference -- set by LD_IMM64 (ISA_PSEUDO_MAP_FD) or
+ * copied by a MOV from a register that holds one, in the same straight-line
+ * stretch of code (what is known is forgotten at every jump target and
+ * function start, since another path may reach it).  What clang emits for
+ * `bpf_map_lookup_elem(&m, &k)` is always of that form.
+ */
+static int ptx_find_const_maps(struct ptx_ctx *c, struct err *e)
+{
+	const struct prog *p = c->p;
+	unsigned char *target = calloc(p->insn_cnt + 1, 1);
+	int known[ISA_NR_REGS];
+
+	c->call_map = malloc(p->insn_cnt * sizeof(*c->call_map));
+	if (!target || !c->call_map) {
+		free(target);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	for (size_t f = 0; f < c->fn_cnt; f++)
+		target[c->fns[f].start] = 1;
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		int64_t t = -1;
+		if (in->code == ISA_OPC_LD_IMM64)
+			i++;
+		else if (in->code == ISA_OPC_JMP32_JA)
+			t = (int64_t)i + in->imm + 1;
+		else if ((ISA_CLASS(in->code) == ISA_JMP || ISA_CLASS(in->code) == ISA_JMP32) &&
+			 in->code != ISA_OPC_JMP_CALL && in->code != ISA_OPC_JMP_CALLX &&
+			 in->code != ISA_OPC_JMP_EXIT)
+			t = (int64_t)i + in->off + 1;
+		if (t >= 0 && t < (int64_t)p->insn_cnt)
+			target[t] = 1;
+	}
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		c->call_map[i] = -1;
+		if (target[i])
+			for (unsigned r = 0; r < ISA_NR_REGS; r++)
+				known[r] = -1;
+		if (in->code == ISA_OPC_JMP_CALL && in->src == ISA_CALL_HELPER)
+			c->call_map[i] = known[1];
+		if (in->code == ISA_OPC_LD_IMM64 && in->dst < ISA_NR_REGS) {
+			known[in->dst] = in->src == ISA_PSEUDO_MAP_FD ? in->imm : -1;
+			if (i + 1 < p->insn_cnt)
+				c->call_map[++i] = -1;
+			continue;
+		}
+		int copied = in->code == ISA_OPC_ALU64_MOV_X && in->off == 0 &&
+			     in->src < ISA_NR_REGS ? known[in->src] : -1;
+		for (unsigned r = 0; r < ISA_NR_REGS; r++)
+			if (ptx_insn_writes(in, r))
+				known[r] = -1;
+		if (in->code == ISA_OPC_ALU64_MOV_X && in->dst < ISA_NR_REGS)
+			known[in->dst] = copied;
+	}
+	free(target);
 	return 0;
 }
 
@@ -430,15 +523,73 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 	return 0;
 }
 
+/*
+ * The array map a lookup at call instruction i reads, when it can be written
+ * inline: r1 is a constant reference to it and its geometry is known.
+ */
+static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_t i,
+						  const struct isa_insn *in)
+{
+	int m = c->call_map[i];
+
+	if (in->imm != HELPER_MAP_LOOKUP_ELEM || !c->o->maps || m < 0 ||
+	    (size_t)m >= c->p->map_cnt)
+		return NULL;
+	const struct ptx_map_ref *r = &c->o->maps[m];
+	if (!r->value_stride || (r->type != MAP_TYPE_ARRAY && r->type != MAP_TYPE_PERCPU_ARRAY) ||
+	    (r->type == MAP_TYPE_PERCPU_ARRAY && !r->nr_sms))
+		return NULL;
+	return r;
+}
+
+/*
+ * bpf_map_lookup_elem on an array as the runtime's rt_array_elem computes it
+ * (the same key load, bounds check and per-SM copy), with the header's
+ * fields as immediates: the value's address depends on nothing in memory
+ * but the key, so an atomic on it is issued at once rather than after a
+ * load of the header (an update of a per-SM counter cost ~1100 cycles a warp
+ * more than an empty probe on an H200 with the runtime's lookup:
+ * bench/results/2026-11-22-h200-device-tools.md).
+ */
+static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in);
+
+static void ptx_emit_array_lookup(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
+{
+	struct ptx_buf *b = c->b;
+	/* the key into r0 (which the lookup sets anyway) as an eBPF load does
+	 * it: a key eBPF placed misaligned is read byte by byte */
+	const struct isa_insn key = {ISA_OPC_LDX_W, 0, 2, 0, 0};
+
+	ptx_buf_printf(b, "\t// map_lookup_elem, inline: array of %u x %u bytes\n",
+		       r->max_entries, r->value_stride);
+	ptx_emit_mem(c, i, &key);
+	ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r0;\n"
+			  "\tsetp.lt.u32 %%p0, %%h0, %u;\n"
+			  "\tmul.wide.u32 %%t0, %%h0, %u;\n"
+			  "\tadd.s64 %%t0, %%t0, 0x%llx;\n",
+		       r->max_entries, r->value_stride, (unsigned long long)r->value);
+	if (r->type == MAP_TYPE_PERCPU_ARRAY) /* this SM's copy */
+		ptx_buf_printf(b, "\tmov.u32 %%h1, %%smid;\n\trem.u32 %%h1, %%h1, %u;\n"
+				  "\tcvt.u64.u32 %%t1, %%h1;\n"
+				  "\tmad.lo.u64 %%t0, %%t1, %llu, %%t0;\n",
+			       r->nr_sms, (unsigned long long)r->sm_stride);
+	ptx_buf_printf(b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
+}
+
 static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 				struct err *e)
 {
 	struct ptx_buf *b = c->b;
 	const struct ptx_helper *h;
+	const struct ptx_map_ref *arr;
 	unsigned n = 0;
 
 	if (c->o->conformance_helpers && in->imm == HELPER_KTIME_GET_NS) {
 		ptx_buf_printf(b, "\tmov.b64 %%r0, %%r1; // conformance: helper 5 returns r1\n");
+		return 0;
+	}
+	if ((arr = ptx_inline_array(c, i, in))) {
+		ptx_emit_array_lookup(c, i, arr);
 		return 0;
 	}
 	h = in->imm < 0 ? NULL : ptx_helper_find((uint32_t)in->imm);
@@ -650,9 +801,13 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 	}
 	const char *cmpv = w == 64 ? "%t3" : "%h0";
 	ptx_buf_printf(b, "\tisspacep.local %%p0, %%t1;\n\t@%%p0 bra La%zu;\n", i);
-	/* global or shared: a real atomic on the generic address */
+	/* global or shared: a real atomic on the generic address; without
+	 * the fetch flag a reduction, which no later instruction waits for */
 	if (in->imm == ISA_ATOMIC_CMPXCHG)
 		ptx_buf_printf(b, "\tatom.cas.b%d %s, [%%t1], %s, %s;\n", w, old, cmpv, val);
+	else if (!(in->imm & ISA_FETCH))
+		ptx_buf_printf(b, "\tred.%s.%s%d [%%t1], %s;\n", op, !strcmp(op, "add") ? "u" : "b",
+			       w, val);
 	else
 		ptx_buf_printf(b, "\tatom.%s.%s%d %s, [%%t1], %s;\n", op,
 			       !strcmp(op, "add") ? "u" : "b", w, old, val);
@@ -815,6 +970,8 @@ int ptx_emit_prog(struct ptx_buf *b, const struct prog *p, const struct ptx_emit
 		ptx_emit_symbol(p->name, sym, sizeof(sym));
 	}
 	err = ptx_split_functions(&c, e);
+	if (!err)
+		err = ptx_find_const_maps(&c, e);
 	if (err)
 		goto out;
 	ptx_buf_printf(b, "// eBPF program '%s' (%zu instructions, %zu functions)\n",
@@ -850,6 +1007,7 @@ out:
 		}
 	}
 	free(c.fns);
+	free(c.call_map);
 	return err;
 }
 

@@ -22,7 +22,9 @@
  *
  * Helpers are calls into the device runtime (ptx_rt_dev.cu, see
  * ptx_helpers.h); the module must contain the runtime's text once
- * (ptx_emit_runtime) before the programs.
+ * (ptx_emit_runtime) before the programs.  The exception: lookups in arrays
+ * whose geometry the map references give are written inline (struct
+ * ptx_map_ref).
  */
 #ifndef GPUEXT_PTX_EMIT_H
 #define GPUEXT_PTX_EMIT_H
@@ -50,10 +52,22 @@ void ptx_target_from_cc(int major, int minor, struct ptx_target *t);
 /* "sm_90" into buf (at least 16 bytes). */
 const char *ptx_target_name(const struct ptx_target *t, char *buf, size_t len);
 
-/* Device addresses a map reference resolves to (0 when only checking). */
+/*
+ * Device addresses a map reference resolves to (0 when only checking), and
+ * the geometry of an array's data (struct ptx_devmap's fields, which never
+ * change after creation).  With the geometry (value_stride != 0) a lookup in
+ * an array or per-SM array named by a constant map reference is written
+ * inline as address arithmetic on immediates: no load of the header, no
+ * call (ptx_emit.c); without it every lookup calls the runtime.
+ */
 struct ptx_map_ref {
 	uint64_t map;   /* the map's struct ptx_devmap */
 	uint64_t value; /* array maps: address of value 0 (ISA_PSEUDO_MAP_VALUE) */
+	uint32_t type;  /* enum map_type */
+	uint32_t max_entries;
+	uint32_t value_stride; /* 0: geometry unknown, lookups call the runtime */
+	uint32_t nr_sms;       /* per-SM array: copies */
+	uint64_t sm_stride;    /* per-SM array: bytes between copies */
 };
 
 struct ptx_emit_opts {

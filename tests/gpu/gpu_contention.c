@@ -332,7 +332,7 @@ static int write_modules(const char *dir)
 {
 	struct ptx_target t;
 	struct map *fake[1] = {NULL};
-	struct ptx_map_ref ref = {0x7000000000ull, 0x7000000080ull};
+	struct ptx_map_ref ref = {.map = 0x7000000000ull, .value = 0x7000000080ull};
 
 	ptx_target_parse("sm_90", &t, NULL);
 	for (int k = GPU_PROG_COUNTER; k <= GPU_PROG_RINGBUF; k++) {

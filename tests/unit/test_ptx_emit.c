@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf/map.h"
 #include "ptx/ptx_emit.h"
 #include "ptx/ptx_helpers.h"
 #include "ptx/ptx_wrap.h"
@@ -125,7 +126,8 @@ static void test_helpers_and_probes_assemble(void **state)
 	size_t n = 0;
 	struct ptx_buf b = {0};
 	struct ptx_target t;
-	struct ptx_map_ref refs[2] = {{0x7000000000, 0x7000000080}, {0x7100000000, 0}};
+	struct ptx_map_ref refs[2] = {{.map = 0x7000000000, .value = 0x7000000080},
+				      {.map = 0x7100000000}};
 	struct ptx_emit_opts o = {.maps = refs, .trace_ring = 0x7200000000, .comments = 1};
 	char sym[128], *log = NULL;
 	struct map *maps[2] = {NULL, NULL};
@@ -184,6 +186,113 @@ static void test_helpers_and_probes_assemble(void **state)
 		fail_msg("ptxas:\n%.3000s", log ? log : "");
 	free(log);
 	free(text);
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *s = strstr(text, needle); s; s = strstr(s + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * Lookups in arrays whose geometry is known, named by a constant map
+ * reference, are address arithmetic (bounds check against max_entries,
+ * per-SM copy by %smid); a hash map, an array without geometry and a
+ * reference that reaches the call through a jump target still call the
+ * runtime.  An atomic add without the fetch flag is a red.  ptxas accepts
+ * the module as an entry probe for sm_75 and sm_90.
+ */
+static void test_array_lookup_inline(void **state)
+{
+	struct isa_insn insns[64];
+	size_t n = 0;
+	struct ptx_map_ref refs[4] = {
+		{0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0},
+		{0x7100000000, 0x7100000080, MAP_TYPE_PERCPU_ARRAY, 4, 8, 132, 128},
+		{0x7200000000, 0, MAP_TYPE_HASH, 64, 0, 1, 0},
+		{.map = 0x7300000000, .value = 0x7300000080}, /* no geometry */
+	};
+	struct ptx_emit_opts o = {.maps = refs};
+	struct map *maps[4] = {NULL, NULL, NULL, NULL};
+	static const char *const targets[] = {"sm_75", "sm_90"};
+
+	if (access(PTXAS, X_OK))
+		skip();
+#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
+#define KEY() I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0), I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, -4)
+#define MAP(r, m) I(ISA_OPC_LD_IMM64, r, ISA_PSEUDO_MAP_FD, 0, m), I(0, 0, 0, 0, 0)
+#define LOOKUP() I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM)
+	I(ISA_OPC_ST_W, ISA_REG_FP, 0, -4, 3);
+	KEY();
+	MAP(1, 0);
+	LOOKUP();                                       /* inline: array */
+	I(ISA_OPC_JMP_JEQ_K, 0, 0, 2, 0);
+	I(ISA_OPC_ALU64_MOV_K, 1, 0, 0, 1);
+	I(ISA_OPC_ATOMIC_DW, 0, 1, 0, ISA_ATOMIC_ADD); /* red */
+	KEY();
+	MAP(6, 1);
+	I(ISA_OPC_ALU64_MOV_X, 1, 6, 0, 0);
+	LOOKUP();                                       /* inline: per-SM, via a copy */
+	I(ISA_OPC_JMP_JEQ_K, 0, 0, 2, 0);
+	I(ISA_OPC_ALU64_MOV_K, 1, 0, 0, 1);
+	I(ISA_OPC_ATOMIC_DW, 0, 1, 8, ISA_ATOMIC_ADD | ISA_FETCH); /* atom */
+	KEY();
+	MAP(1, 2);
+	LOOKUP();                                       /* runtime: hash */
+	KEY();
+	MAP(1, 3);
+	LOOKUP();                                       /* runtime: no geometry */
+	KEY();
+	MAP(1, 0);
+	I(ISA_OPC_JMP_JA, 0, 0, 0, 0);
+	LOOKUP();                                       /* runtime: after a jump target */
+	KEY();
+	MAP(1, 0);
+	I(ISA_OPC_ALU64_ADD_K, 1, 0, 0, 0);
+	LOOKUP();                                       /* runtime: r1 computed */
+	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+#undef LOOKUP
+#undef MAP
+#undef KEY
+#undef I
+	struct prog p = test_prog("lookups", insns, n);
+	p.maps = maps;
+	p.map_cnt = 4;
+	for (size_t k = 0; k < sizeof(targets) / sizeof(targets[0]); k++) {
+		struct ptx_buf b = {0}, prog = {0};
+		struct ptx_target t;
+		struct err e = {{0}};
+		char sym[128], *log = NULL;
+		size_t len;
+
+		assert_int_equal(ptx_target_parse(targets[k], &t, NULL), 0);
+		if (ptx_emit_prog(&prog, &p, &o, sym, &e))
+			fail_msg("%s", e.msg);
+		ptx_emit_header(&b, &t);
+		const char *texts[1] = {prog.text};
+		ptx_emit_runtime_used(&b, texts, 1);
+		ptx_buf_append(&b, prog.text, prog.len);
+		ptx_emit_probe(&b, sym, PTX_PROBE_ENTRY, PTX_MODE_WARP);
+		char *text = ptx_buf_take(&b, &len);
+		assert_int_equal(count_of(prog.text, "map_lookup_elem, inline"), 2);
+		assert_int_equal(count_of(prog.text, "call.uni (rq), gx_rt_map_lookup"), 4);
+		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 16;"));
+		assert_non_null(strstr(prog.text, "add.s64 %t0, %t0, 0x7000000080;"));
+		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 4;"));
+		assert_non_null(strstr(prog.text, "rem.u32 %h1, %h1, 132;"));
+		assert_non_null(strstr(prog.text, "mad.lo.u64 %t0, %t1, 128, %t0;"));
+		assert_int_equal(count_of(prog.text, "red.add.u64 [%t1], %t0;"), 1);
+		assert_int_equal(count_of(prog.text, "atom.add.u64 %t2, [%t1], %t0;"), 1);
+		int st = run_ptxas(text, len, targets[k], &log);
+		if (st)
+			fail_msg("ptxas -arch=%s:\n%.3000s", targets[k], log ? log : "");
+		free(log);
+		free(text);
+		ptx_buf_free(&prog);
+	}
 }
 
 static void expect_error(struct isa_insn *insns, size_t n, const char *msg)
@@ -291,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_conformance_sm75),
 		cmocka_unit_test(test_conformance_sm90),
 		cmocka_unit_test(test_helpers_and_probes_assemble),
+		cmocka_unit_test(test_array_lookup_inline),
 		cmocka_unit_test(test_errors_name_the_instruction),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_every_target_assembles),
