@@ -35,6 +35,7 @@ part() {
 	attach) echo "tests/gpu/attach.sh" ;;
 	sched) echo "tests/gpu/sched.sh" ;;
 	probe-cost) echo "tests/gpu/probe_cost.sh" ;;
+	devmaps) echo "tests/gpu/devmaps.sh" ;;
 	mem) echo "tests/gpu/mem.sh" ;;
 	overhead) echo "env ITERS=31 bench/gpu_overhead.sh" ;;
 	tools-overhead) echo "env ITERS=31 bench/gpu_tools_overhead.sh" ;;
