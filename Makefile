@@ -315,6 +315,10 @@ $(FAKECUDA_DIR)/memapp: tests/fakecuda/memapp.c $(FAKECUDA_DIR)/libcuda.so.1
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/memapp
 all: $(FAKECUDA_DIR)/memapp
+$(FAKECUDA_DIR)/schedapp: tests/fakecuda/schedapp.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/schedapp
+all: $(FAKECUDA_DIR)/schedapp
 $(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)

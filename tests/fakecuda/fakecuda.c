@@ -305,6 +305,12 @@ FAKE_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
 }
 FAKE_API CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n) { for (size_t i = 0; i < n; i++) memcpy((char *)d + 4 * i, &v, 4); return CUDA_SUCCESS; }
 FAKE_API CUresult cuStreamSynchronize(CUstream s) { return CUDA_SUCCESS; }
+/* Scheduling (test_sched.c): the fake's work completes at once, so a host
+ * function runs at once; stream creation logs the priority it got. */
+FAKE_API CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg) { fake_log("hostfunc"); fn(arg); return CUDA_SUCCESS; }
+FAKE_API CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *arg) { return cuLaunchHostFunc(s, fn, arg); }
+FAKE_API CUresult cuStreamCreateWithPriority(CUstream *s, unsigned flags, int prio) { static int n; fake_log("stream prio %d", prio); *s = (CUstream)(uintptr_t)(0x1000 + ++n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned flags) { return cuStreamCreateWithPriority(s, flags, 0); }
 FAKE_API CUresult cuStreamSynchronize_ptsz(CUstream s) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuEventSynchronize(CUevent e) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuFuncGetName(const char **name, CUfunction f) { *name = ((struct CUfunc_st *)f)->name; return CUDA_SUCCESS; }
