@@ -38,6 +38,7 @@
 #define SCHEDAPP "build/fakecuda/schedapp"
 
 static char rt_dir[64];
+static int run_pid; /* the test's, also in forked children */
 static int notices;
 static char all_notices[4096]; /* every notice since notices was reset, one a line */
 
@@ -57,6 +58,7 @@ static int running(int pid)
 static int setup(void **state)
 {
 	char path[4096], cwd[2048];
+	run_pid = (int)getpid();
 	snprintf(rt_dir, sizeof(rt_dir), "/tmp/gpuext-sched-test-XXXXXX");
 	if (!mkdtemp(rt_dir) || !getcwd(cwd, sizeof(cwd)))
 		return -1;
@@ -64,6 +66,17 @@ static int setup(void **state)
 	snprintf(path, sizeof(path), "%s/tests/fakecuda:%s", cwd, getenv("PATH"));
 	setenv("PATH", path, 1);
 	return 0;
+}
+
+/* Session names of this run: tests of several checkouts may run at once,
+ * and sessions are per user and name. */
+static const char *sn(const char *base)
+{
+	static char ring[8][48];
+	static unsigned next;
+	char *b = ring[next++ % 8];
+	snprintf(b, sizeof(ring[0]), "%s-%d", base, run_pid);
+	return b;
 }
 
 static uint64_t now_ns(void)
@@ -235,11 +248,11 @@ static void test_join_leave_refcount(void **state)
 {
 	struct sched_member *a, *b;
 	struct err e = {""};
-	struct sched_opts oa = opts("refc", GPU_SCHED_BE, LC_BE);
-	struct sched_opts ob = opts("refc", GPU_SCHED_LC, NULL);
+	struct sched_opts oa = opts(sn("refc"), GPU_SCHED_BE, LC_BE);
+	struct sched_opts ob = opts(sn("refc"), GPU_SCHED_LC, NULL);
 	if (sched_join(&oa, &a, &e))
 		fail_msg("%s", e.msg);
-	int daemon = mps_daemon("refc");
+	int daemon = mps_daemon(sn("refc"));
 	assert_true(daemon > 0 && running(daemon));
 	assert_true(sched_member_mps(a));
 	assert_int_equal(sched_member_settings(a)->sm_pct, 25);
@@ -261,19 +274,19 @@ static void test_join_leave_refcount(void **state)
 	}
 	char c;
 	assert_int_equal(read(done[0], &c, 1), 1);
-	assert_int_equal(mps_daemon("refc"), daemon);
+	assert_int_equal(mps_daemon(sn("refc")), daemon);
 	assert_int_equal(write(go[1], "g", 1), 1);
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_int_equal(WEXITSTATUS(status), 0);
 	/* the second left: the daemon stays for the first */
-	assert_int_equal(mps_daemon("refc"), daemon);
-	assert_true(session_exists("refc"));
+	assert_int_equal(mps_daemon(sn("refc")), daemon);
+	assert_true(session_exists(sn("refc")));
 	sched_leave(a);
-	assert_int_equal(mps_daemon("refc"), 0);
+	assert_int_equal(mps_daemon(sn("refc")), 0);
 	assert_false(running(daemon));
-	assert_false(session_exists("refc"));
-	char *log = control_log("refc");
+	assert_false(session_exists(sn("refc")));
+	char *log = control_log(sn("refc"));
 	int starts = 0, quits = 0;
 	for (char *p = log; (p = strstr(p, "start")); p++)
 		starts++;
@@ -291,7 +304,7 @@ static void test_dead_tenant_swept(void **state)
 {
 	struct sched_member *a;
 	struct err e = {""};
-	struct sched_opts o = opts("dead", GPU_SCHED_LC, LC_BE);
+	struct sched_opts o = opts(sn("dead"), GPU_SCHED_LC, LC_BE);
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct sched_member *m;
@@ -303,7 +316,7 @@ static void test_dead_tenant_swept(void **state)
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status));
-	int daemon = mps_daemon("dead");
+	int daemon = mps_daemon(sn("dead"));
 	assert_true(daemon > 0);
 	notices = 0;
 	o.klass = GPU_SCHED_BE;
@@ -316,9 +329,9 @@ static void test_dead_tenant_swept(void **state)
 	const uint32_t dims[3] = {1, 1, 1};
 	assert_true(sched_admit(a, dims, dims) < 1000000);
 	sched_leave(a);
-	assert_int_equal(mps_daemon("dead"), 0);
+	assert_int_equal(mps_daemon(sn("dead")), 0);
 	assert_false(running(daemon));
-	assert_false(session_exists("dead"));
+	assert_false(session_exists(sn("dead")));
 }
 
 /* A latency-critical tenant dies with launches in flight while a
@@ -327,7 +340,7 @@ static void test_hold_clears_dead_inflight(void **state)
 {
 	struct sched_member *be;
 	struct err e = {""};
-	struct sched_opts o = opts("clear", GPU_SCHED_BE, LC_BE);
+	struct sched_opts o = opts(sn("clear"), GPU_SCHED_BE, LC_BE);
 	o.hold_limit_us = 200000;
 	o.no_mps = 1;
 	if (sched_join(&o, &be, &e))
@@ -357,7 +370,7 @@ static void test_hold_clears_dead_inflight(void **state)
 	waited = sched_admit(be, dims, dims);
 	assert_true(waited < 100000000ull); /* ~1 ms, then liveness */
 	sched_leave(be);
-	assert_false(session_exists("clear"));
+	assert_false(session_exists(sn("clear")));
 	close(done[0]), close(done[1]);
 }
 
@@ -366,7 +379,7 @@ static void test_orphan_waited_for(void **state)
 {
 	struct sched_member *a;
 	struct err e = {""};
-	struct sched_opts o = opts("orph", GPU_SCHED_BE, NULL);
+	struct sched_opts o = opts(sn("orph"), GPU_SCHED_BE, NULL);
 	if (sched_join(&o, &a, &e))
 		fail_msg("%s", e.msg);
 	int done[2];
@@ -395,8 +408,8 @@ static void test_orphan_waited_for(void **state)
 	uint64_t waited = now_ns() - t0;
 	assert_true(waited >= 200000000ull);
 	assert_non_null(strstr(all_notices, "waiting for tenant process"));
-	assert_int_equal(mps_daemon("orph"), 0);
-	assert_false(session_exists("orph"));
+	assert_int_equal(mps_daemon(sn("orph")), 0);
+	assert_false(session_exists(sn("orph")));
 	close(done[0]), close(done[1]);
 }
 
@@ -404,7 +417,7 @@ static void test_mps_failure_is_fail_open(void **state)
 {
 	struct sched_member *a;
 	struct err e = {""};
-	struct sched_opts o = opts("nomps", GPU_SCHED_BE, LC_BE);
+	struct sched_opts o = opts(sn("nomps"), GPU_SCHED_BE, LC_BE);
 	setenv("FAKE_MPS_FAIL", "1", 1);
 	notices = 0;
 	int err = sched_join(&o, &a, &e);
@@ -422,7 +435,7 @@ static void test_mps_failure_is_fail_open(void **state)
 	unsetenv(SCHED_SESSION_ENV);
 	unsetenv(SCHED_TENANT_ENV);
 	sched_leave(a);
-	assert_false(session_exists("nomps"));
+	assert_false(session_exists(sn("nomps")));
 }
 
 static void test_bad_names(void **state)
@@ -432,20 +445,25 @@ static void test_bad_names(void **state)
 	struct sched_opts o = opts("a/b", GPU_SCHED_BE, NULL);
 	assert_int_equal(sched_join(&o, &a, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "session name 'a/b'"));
-	o = opts("bind", GPU_SCHED_BE, EVIL);
+	o = opts(sn("bind"), GPU_SCHED_BE, EVIL);
 	o.comm = "xyz"; /* sched_evil's gpu_bind refuses names starting with x */
 	assert_int_equal(sched_join(&o, &a, &e), -EPERM);
 	assert_non_null(strstr(e.msg, "gpu_bind refused this tenant (-1)"));
-	assert_false(session_exists("bind"));
-	assert_int_equal(mps_daemon("bind"), 0);
+	assert_false(session_exists(sn("bind")));
+	assert_int_equal(mps_daemon(sn("bind")), 0);
 }
 
 /* ---- gpuext run --session, with the agent and the fake libcuda ----------- */
 
-static char *cli(const char *args, int *status)
+/* gpuext run ARGS, where "@" in args stands for the session name of base. */
+static char *cli(const char *base, const char *args, int *status)
 {
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "GPUEXT_AGENT=%s %s run %s", AGENT, test_cli_path(), args);
+	char cmd[4096], a[2048];
+	size_t o = 0;
+	for (const char *p = args; *p && o + 64 < sizeof(a); p++)
+		o += (size_t)(*p == '@' ? snprintf(a + o, sizeof(a) - o, "%s", sn(base))
+				       : snprintf(a + o, sizeof(a) - o, "%c", *p));
+	snprintf(cmd, sizeof(cmd), "GPUEXT_AGENT=%s %s run %s", AGENT, test_cli_path(), a);
 	char *out = test_run_cmd(cmd, status);
 	assert_non_null(out);
 	return out;
@@ -454,33 +472,33 @@ static char *cli(const char *args, int *status)
 static void test_cli_environment(void **state)
 {
 	int status;
-	char *out = cli("--session envs --class be --policy " LC_BE " -- env", &status);
+	char *out = cli("envs", "--session @ --class be --policy " LC_BE " -- env", &status);
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(out, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25\n"));
 	assert_non_null(strstr(out, "CUDA_MPS_PIPE_DIRECTORY="));
-	assert_non_null(strstr(out, "/gpuext-mps-envs/pipe\n"));
+	assert_non_null(strstr(out, "/gpuext-mps-envs-"));
 	assert_non_null(strstr(out, "GPUEXT_SCHED_TENANT=0\n"));
 	assert_non_null(strstr(out, "libgpuext-agent.so"));
 	free(out);
-	out = cli("--session envs --class lc --policy " LC_BE " -- env", &status);
+	out = cli("envs", "--session @ --class lc --policy " LC_BE " -- env", &status);
 	assert_int_equal(status, 0);
 	assert_null(strstr(out, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"));
 	assert_non_null(strstr(out, "GPUEXT_SCHED_STREAM_PRIORITY=5\n"));
 	free(out);
-	assert_false(session_exists("envs"));
-	out = cli("--session envs --class xx -- true", &status);
+	assert_false(session_exists(sn("envs")));
+	out = cli("envs", "--session @ --class xx -- true", &status);
 	assert_int_equal(status, 2);
 	assert_non_null(strstr(out, "--class 'xx': lc or be"));
 	free(out);
-	out = cli("--policy " LC_BE " -- true", &status);
+	out = cli("envs", "--policy " LC_BE " -- true", &status);
 	assert_int_equal(status, 2);
 	assert_non_null(strstr(out, "--class and --policy need --session NAME"));
 	free(out);
-	out = cli("--session envs --policy " POLICIES "/lru.bpf.o -- true", &status);
+	out = cli("envs", "--session @ --policy " POLICIES "/lru.bpf.o -- true", &status);
 	assert_int_equal(status, 1);
 	assert_non_null(strstr(out, "type struct gpu_sched_ops"));
 	free(out);
-	assert_false(session_exists("envs"));
+	assert_false(session_exists(sn("envs")));
 }
 
 static double max_launch_us(const char *out)
@@ -497,32 +515,32 @@ static void test_cli_bounded_hold(void **state)
 {
 	struct sched_member *lc;
 	struct err e = {""};
-	struct sched_opts o = opts("hold", GPU_SCHED_LC, LC_BE);
+	struct sched_opts o = opts(sn("hold"), GPU_SCHED_LC, LC_BE);
 	o.hold_limit_us = 60000;
 	if (sched_join(&o, &lc, &e))
 		fail_msg("%s", e.msg);
 	sched_launch_queued(lc);
 	int status;
-	char *out = cli("--session hold --class be -- " SCHEDAPP " 3", &status);
+	char *out = cli("hold", "--session @ --class be -- " SCHEDAPP " 3", &status);
 	assert_int_equal(status, 0);
 	double held = max_launch_us(out);
 	if (held < 59000 || held >= 1000000)
 		fail_msg("held %.0f us: %s", held, out);
 	free(out);
 	sched_launch_completed(lc);
-	out = cli("--session hold --class be -- " SCHEDAPP " 3", &status);
+	out = cli("hold", "--session @ --class be -- " SCHEDAPP " 3", &status);
 	assert_int_equal(status, 0);
 	assert_true(max_launch_us(out) < 30000);
 	free(out);
 	/* a latency-critical tenant is never held, and counts its launches */
 	sched_launch_queued(lc);
-	out = cli("--session hold --class lc -- " SCHEDAPP " 3", &status);
+	out = cli("hold", "--session @ --class lc -- " SCHEDAPP " 3", &status);
 	assert_int_equal(status, 0);
 	assert_true(max_launch_us(out) < 30000);
 	free(out);
 	sched_leave(lc);
-	assert_false(session_exists("hold"));
-	assert_int_equal(mps_daemon("hold"), 0);
+	assert_false(session_exists(sn("hold")));
+	assert_int_equal(mps_daemon(sn("hold")), 0);
 }
 
 int main(void)
