@@ -100,6 +100,15 @@ void run_sched_started(struct run_sched *rs, pid_t pid)
 
 void run_sched_leave(struct run_sched *rs)
 {
+	struct sched_stats st;
+	if (rs->m && cli_verbose) {
+		sched_member_stats(rs->m, &st);
+		fprintf(stderr, "gpuext: sched: tenant %d: %llu launches through admission, %llu "
+			"held or delayed (%.3f ms in all), %llu cut by the hold limit\n",
+			sched_member_tenant(rs->m), (unsigned long long)st.launches,
+			(unsigned long long)st.held, st.held_ns / 1e6,
+			(unsigned long long)st.capped);
+	}
 	if (rs->m)
 		sched_leave(rs->m);
 	rs->m = NULL;

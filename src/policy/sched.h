@@ -98,6 +98,14 @@ struct sched_opts {
 
 struct sched_member;
 
+/* What a tenant's agents counted (sched_member_stats). */
+struct sched_stats {
+	uint64_t launches;  /* through admission */
+	uint64_t held;      /* of them, held or delayed */
+	uint64_t held_ns;   /* time they waited */
+	uint64_t capped;    /* waits cut by the hold limit */
+};
+
 /* gpuext run: join (create the session and start its MPS server when
  * first), run task_init and bind for this tenant.  A refusal by gpu_bind is
  * -EPERM with the policy's value in the message. */
@@ -111,6 +119,7 @@ int sched_export_env(const struct sched_member *m);
 const struct sched_settings *sched_member_settings(const struct sched_member *m);
 int sched_member_tenant(const struct sched_member *m);
 int sched_member_mps(const struct sched_member *m);
+void sched_member_stats(const struct sched_member *m, struct sched_stats *out);
 /* Leave: task_destroy, free the slot, and when no other tenant's gpuext
  * lives, wait for orphaned tenant processes (their gpuext was killed) and
  * stop the MPS server and remove the session. */

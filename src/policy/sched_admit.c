@@ -51,9 +51,21 @@ static void sched_clear_dead(struct sched_member *m)
 	}
 }
 
+static uint64_t sched_count_wait(struct sched_tenant *me, uint64_t waited_ns, int capped)
+{
+	__atomic_fetch_add(&me->stats.launches, 1, __ATOMIC_RELAXED);
+	if (waited_ns) {
+		__atomic_fetch_add(&me->stats.held, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&me->stats.held_ns, waited_ns, __ATOMIC_RELAXED);
+	}
+	if (capped)
+		__atomic_fetch_add(&me->stats.capped, 1, __ATOMIC_RELAXED);
+	return waited_ns;
+}
+
 uint64_t sched_admit(struct sched_member *m, const uint32_t grid[3], const uint32_t block[3])
 {
-	const struct sched_tenant *me = &m->shm->t[m->tenant];
+	struct sched_tenant *me = &m->shm->t[m->tenant];
 	struct gpu_sched_launch_ctx c = {.tenant = (uint32_t)m->tenant, .klass = me->klass,
 					 .grid = {grid[0], grid[1], grid[2]},
 					 .block = {block[0], block[1], block[2]},
@@ -65,15 +77,17 @@ uint64_t sched_admit(struct sched_member *m, const uint32_t grid[3], const uint3
 	start = c.now_ns;
 	for (;;) {
 		enum gpu_sched_decision d = sched_policy_admit(m->pol, &c, &delay_us);
-		if (d == GPU_SCHED_ADMIT || c.waited_ns >= limit_ns)
+		if (d == GPU_SCHED_ADMIT)
 			break;
+		if (c.waited_ns >= limit_ns)
+			return sched_count_wait(me, c.waited_ns, 1);
 		uint64_t left = limit_ns - c.waited_ns;
 		uint64_t wait = d == GPU_SCHED_DELAY ? delay_us * 1000 : SCHED_HOLD_POLL_US * 1000;
 		wait = wait < left ? wait : left;
 		nanosleep(&(struct timespec){(time_t)(wait / 1000000000ull),
 					     (long)(wait % 1000000000ull)}, NULL);
 		if (d == GPU_SCHED_DELAY)
-			return sched_now_ns() - start;
+			return sched_count_wait(me, sched_now_ns() - start, delay_us * 1000 > left);
 		if (!checked && c.waited_ns > 1000000) {
 			sched_clear_dead(m);
 			checked = 1;
@@ -81,7 +95,7 @@ uint64_t sched_admit(struct sched_member *m, const uint32_t grid[3], const uint3
 		sched_launch_ctx(m, &c);
 		c.waited_ns = c.now_ns - start;
 	}
-	return c.now_ns - start;
+	return sched_count_wait(me, c.waited_ns, 0);
 }
 
 void sched_launch_queued(struct sched_member *m)

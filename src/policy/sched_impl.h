@@ -38,6 +38,7 @@ struct sched_tenant {
 	uint32_t pid, child_pid;
 	uint64_t pid_start, child_start;
 	uint64_t inflight; /* atomic: launches of the tenant's processes in flight */
+	struct sched_stats stats; /* atomics, written by the tenant's agents */
 	struct sched_settings set;
 	char comm[16];
 };

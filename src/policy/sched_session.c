@@ -424,6 +424,15 @@ int sched_member_mps(const struct sched_member *m)
 	return m->shm->mps == SCHED_MPS_UP;
 }
 
+void sched_member_stats(const struct sched_member *m, struct sched_stats *out)
+{
+	const struct sched_stats *s = &m->shm->t[m->tenant].stats;
+	out->launches = __atomic_load_n(&s->launches, __ATOMIC_RELAXED);
+	out->held = __atomic_load_n(&s->held, __ATOMIC_RELAXED);
+	out->held_ns = __atomic_load_n(&s->held_ns, __ATOMIC_RELAXED);
+	out->capped = __atomic_load_n(&s->capped, __ATOMIC_RELAXED);
+}
+
 static int sched_setenv_u64(const char *name, uint64_t v)
 {
 	char buf[32];

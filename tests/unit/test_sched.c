@@ -463,7 +463,7 @@ static char *cli(const char *base, const char *args, int *status)
 	for (const char *p = args; *p && o + 64 < sizeof(a); p++)
 		o += (size_t)(*p == '@' ? snprintf(a + o, sizeof(a) - o, "%s", sn(base))
 				       : snprintf(a + o, sizeof(a) - o, "%c", *p));
-	snprintf(cmd, sizeof(cmd), "GPUEXT_AGENT=%s %s run %s", AGENT, test_cli_path(), a);
+	snprintf(cmd, sizeof(cmd), "GPUEXT_AGENT=%s %s -v run %s", AGENT, test_cli_path(), a);
 	char *out = test_run_cmd(cmd, status);
 	assert_non_null(out);
 	return out;
@@ -526,11 +526,14 @@ static void test_cli_bounded_hold(void **state)
 	double held = max_launch_us(out);
 	if (held < 59000 || held >= 1000000)
 		fail_msg("held %.0f us: %s", held, out);
+	assert_non_null(strstr(out, ": 3 launches through admission, 3 held or delayed ("));
+	assert_non_null(strstr(out, "), 3 cut by the hold limit"));
 	free(out);
 	sched_launch_completed(lc);
 	out = cli("hold", "--session @ --class be -- " SCHEDAPP " 3", &status);
 	assert_int_equal(status, 0);
 	assert_true(max_launch_us(out) < 30000);
+	assert_non_null(strstr(out, ": 3 launches through admission, 0 held or delayed"));
 	free(out);
 	/* a latency-critical tenant is never held, and counts its launches */
 	sched_launch_queued(lc);
