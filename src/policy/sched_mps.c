@@ -59,11 +59,21 @@ static int sched_mps_run(const char *control, const char *dir, const char *arg,
 	snprintf(out, sizeof(out), "%s/gpuext-control.out", log_dir);
 	if (pipe2(in, O_CLOEXEC))
 		return err_set(e, errno, "mps: pipe: %s", strerror(errno));
-	pid_t pid = fork();
-	if (pid < 0) {
+	/* The input goes in before the control runs (a few bytes: the pipe
+	 * holds them), so a control that exits without reading cannot make
+	 * this process take a SIGPIPE. */
+	if (input && write(in[1], input, strlen(input)) != (ssize_t)strlen(input)) {
+		int errnum = errno;
 		close(in[0]);
 		close(in[1]);
-		return err_set(e, errno, "mps: fork: %s", strerror(errno));
+		return err_set(e, errnum, "mps: pipe: %s", strerror(errnum));
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int errnum = errno;
+		close(in[0]);
+		close(in[1]);
+		return err_set(e, errnum, "mps: fork: %s", strerror(errnum));
 	}
 	if (pid == 0) {
 		int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -78,8 +88,6 @@ static int sched_mps_run(const char *control, const char *dir, const char *arg,
 		_exit(127);
 	}
 	close(in[0]);
-	if (input && write(in[1], input, strlen(input)) < 0)
-		(void)0; /* a control that exited early: its status says why */
 	close(in[1]);
 	int status = 0;
 	for (int ms = 0;; ms++) {
