@@ -2,7 +2,7 @@
 # gpu_tools_overhead.sh - what the shipped device tools cost on the CUDA
 # examples, on a GPU machine, with the build folder carried.
 #
-#   OUT=DIR ITERS=30 [BUILD=build] [TOOLS="threadhist smload memtrace kernelretsnoop"] \
+#   OUT=DIR ITERS=30 [BUILD=build] [TOOLS="threadhist smload memtrace kernelretsnoop blockretsnoop"] \
 #       [TIMEOUT=120] bench/gpu_tools_overhead.sh
 #
 # Like bench/gpu_overhead.sh (which measures probe programs), but runs each
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-build/gpu-tools-overhead}
 ITERS=${ITERS:-30}
 BUILD=${BUILD:-build}
-TOOLS=${TOOLS:-threadhist smload memtrace kernelretsnoop}
+TOOLS=${TOOLS:-threadhist smload memtrace kernelretsnoop blockretsnoop}
 TIMEOUT=${TIMEOUT:-120}
 mkdir -p "$OUT"
 EX=build/examples

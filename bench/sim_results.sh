@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sim_results.sh - the UVM simulator on the five synthetic workloads at 1.5x and
+# sim_results.sh - the UVM simulator on the synthetic workloads at 1.5x and
 # 2x oversubscription, every shipped policy plus eviction+prefetch pairs; prints
 # a markdown report (bench/results/DATE-sim.md) with the best policy per case.
 #     make && bench/sim_results.sh > bench/results/$(date -u +%F)-sim.md
@@ -44,7 +44,7 @@ echo "  'speedup' is estimated time with no policy / with the policy (higher is 
 echo
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
-for w in seq random moe decode dnn; do
+for w in seq random moe decode dnn mix; do
 	for o in 1.5 2; do
 		out=$("$cli" sim --gen "$w" --size "$size" --passes "$passes" --seed "$seed" \
 			--oversub "$o" "${args[@]}")

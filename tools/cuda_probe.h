@@ -59,18 +59,30 @@ static __always_inline __u64 call_site(struct pt_regs *ctx)
 	return ra;
 }
 
-/* log2 bucket as hist.h counts them: 0 for 0, i for [2^(i-1), 2^i). */
+/*
+ * log2 bucket as hist.h counts them: 0 for 0, i for [2^(i-1), 2^i).
+ * Branch-free (a comparison is a branch in BPF, and six of them multiply
+ * the verifier's paths through the rest of the program by 64): the top bit
+ * of LIMIT - v is set when v > LIMIT (v < 2^63: ns and byte counts are).
+ */
+#define LOG2_STEP(v, b, bits)                                                          \
+	do {                                                                           \
+		__u64 t_ = (((1ull << (bits)) - 1 - (v)) >> 63) * (bits);              \
+		(v) >>= t_;                                                            \
+		(b) += t_;                                                             \
+	} while (0)
+
 static __always_inline __u32 log2_bucket(__u64 v)
 {
-	__u32 b = 0;
+	__u64 b = 0;
 
-	if (v >> 32) { v >>= 32; b += 32; }
-	if (v >> 16) { v >>= 16; b += 16; }
-	if (v >> 8) { v >>= 8; b += 8; }
-	if (v >> 4) { v >>= 4; b += 4; }
-	if (v >> 2) { v >>= 2; b += 2; }
-	if (v >> 1) { v >>= 1; b += 1; }
-	return v ? b + 1 : 0;
+	LOG2_STEP(v, b, 32);
+	LOG2_STEP(v, b, 16);
+	LOG2_STEP(v, b, 8);
+	LOG2_STEP(v, b, 4);
+	LOG2_STEP(v, b, 2);
+	LOG2_STEP(v, b, 1);
+	return (__u32)(b + v); /* v is now 1 if it was not 0 */
 }
 
 #endif

@@ -400,10 +400,10 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		}
 		if (code.len)
 			ptx_buf_append(&b, code.text, code.len);
-		pr->extra = ptx_buf_take(&b, NULL);
+		/* the sites did not fail (above): taking them gives their text */
 		pr->entry = site[0].len ? ptx_buf_take(&site[0], NULL) : NULL;
 		pr->exit = site[1].len ? ptx_buf_take(&site[1], NULL) : NULL;
-		if (!pr->extra || (!pr->entry && site[0].len) || (!pr->exit && site[1].len))
+		if (!(pr->extra = ptx_buf_take(&b, NULL)))
 			err = err_set(e, ENOMEM, "out of memory");
 	}
 	ptx_buf_free(&code);
@@ -507,9 +507,11 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 	CUmodule mod;
 	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
-	if (!err && (err = agent_inject_load(pm, k->name, &pr, &mod, tm, e)) == -ENOEXEC) {
-		/* the prebuilt runtime has no code for this GPU (or the link
-		 * failed): the runtime functions' text, compiled with the kernel */
+	if (!err && (err = agent_inject_load(pm, k->name, &pr, &mod, tm, e)) && pr.linked &&
+	    !agent_no_probes()) {
+		/* the prebuilt runtime has no code for this GPU, or anything
+		 * else on the linked path failed: once more with the runtime
+		 * functions' text compiled with the kernel */
 		agent_probes_free(&pr);
 		err = agent_build_probes(k->name, 0, &pr, e);
 		if (!err)

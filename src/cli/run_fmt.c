@@ -13,6 +13,7 @@
 	 .summary = tool_##name##_summary}
 
 const struct run_fmt run_fmts[] = {
+	TOOL_ROW(blockretsnoop, "per-block start, exit and duration (kernelretsnoop with 1 record a block)"),
 	TOOL_ROW(cudatrace, "driver allocations, frees, leaks at exit, bytes copied per direction, launches per kernel"),
 	TOOL_ROW(kernelsnoop, "every kernel the GPU ran (CUPTI; also SASS-only ones): name, grid, block, duration, stream"),
 	TOOL_ROW(kernelretsnoop, "per-warp start, exit and duration of every kernel launch"),

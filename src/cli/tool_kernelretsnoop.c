@@ -7,14 +7,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "hist.h"
 #include "tools.h"
 #include "../../tools/kernelretsnoop.h"
 
-static struct {
-	uint64_t warps, bad; /* records; records with end < start */
-	struct hist_log2 dur;
-} krs;
+static struct tool_dur krs;
 
 void tool_kernelretsnoop_reset(void)
 {
@@ -28,10 +24,7 @@ int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *m
 	if (size != sizeof(ev))
 		return 1; /* not ours: the generic hex output */
 	memcpy(&ev, data, sizeof(ev));
-	uint64_t dur = ev.end_ns >= ev.start_ns ? ev.end_ns - ev.start_ns : 0;
-	krs.warps++;
-	krs.bad += ev.end_ns < ev.start_ns;
-	hist_log2_add(&krs.dur, dur, 1);
+	uint64_t dur = tool_dur_add(&krs, ev.start_ns, ev.end_ns);
 	fprintf(out,
 		json ? "{\"block\":[%u,%u,%u],\"warp\":%u,\"sm\":%u,\"lanes\":%u,"
 		       "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64 "}\n"
@@ -45,17 +38,6 @@ int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *m
 int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 				const struct session_status *st, int json)
 {
-	if (json) {
-		fprintf(out, "{\"warps\":%" PRIu64 ",\"clock_backwards\":%" PRIu64 ",\"dur_ns\":",
-			krs.warps, krs.bad);
-		hist_log2_print(out, "dur_ns", &krs.dur, 1);
-		fputs("}\n", out);
-		return 0;
-	}
-	fprintf(out, "%" PRIu64 " warps", krs.warps);
-	if (krs.bad)
-		fprintf(out, " (%" PRIu64 " with exit before entry: counted as 0 ns)", krs.bad);
-	fputs("\n", out);
-	hist_log2_print(out, "dur_ns", &krs.dur, 0);
+	tool_dur_print(out, &krs, "warps", json);
 	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * tools.h - the shipped tools' formatters (src/cli/tool_*.c, rows of
  * run_fmt.c) and what they share: reading a tool's maps from the session
- * by name with the sizes its header (tools/NAME.h) gives.
+ * by name with the sizes its header (tools/NAME.h) gives, durations of
+ * start/end records.
  */
 #ifndef GPUEXT_CLI_TOOLS_H
 #define GPUEXT_CLI_TOOLS_H
@@ -10,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "hist.h"
 
 struct object;
 struct session_status;
@@ -41,6 +44,16 @@ void *tool_map_collect(struct map *m, size_t elem_size, size_t value_off, size_t
  * found, else out is zeroed. */
 int tool_map_sum(struct map *m, const void *key, uint64_t *out, size_t words);
 
+/* Durations of start/end records (tool_dur.c). */
+struct tool_dur {
+	uint64_t n, backwards; /* records; records with end < start */
+	struct hist_log2 hist;
+};
+/* Count one record; its duration (0 when end < start). */
+uint64_t tool_dur_add(struct tool_dur *d, uint64_t start_ns, uint64_t end_ns);
+/* "N NOUN" and the histogram, or one JSON object {"NOUN":N,...}. */
+void tool_dur_print(FILE *out, const struct tool_dur *d, const char *noun, int json);
+
 #define TOOL_FMT(name)                                                                   \
 	int tool_##name##_event(FILE *out, const struct object *obj, const char *map,    \
 				const void *data, size_t size, int json);                \
@@ -48,6 +61,7 @@ int tool_map_sum(struct map *m, const void *key, uint64_t *out, size_t words);
 				  const struct session_status *st, int json);
 
 TOOL_FMT(kernelretsnoop)
+TOOL_FMT(blockretsnoop)
 TOOL_FMT(threadhist)
 TOOL_FMT(launchlate)
 TOOL_FMT(memtrace)
@@ -69,6 +83,7 @@ const char *tool_mem_name(uint32_t kind);
 /* Forget the state a formatter keeps between records (tests; one run per
  * process otherwise). */
 void tool_kernelretsnoop_reset(void);
+void tool_blockretsnoop_reset(void);
 /* offset_ns: added to a %globaltimer value to give CLOCK_MONOTONIC; with
  * have_offset 0 it is derived from the host clocks at the first record. */
 void tool_launchlate_reset(int64_t offset_ns, int have_offset);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -37,6 +38,19 @@ struct host {
 
 static const char host_priv_hint[] =
 	"loading eBPF into the kernel needs root, or CAP_BPF and CAP_PERFMON";
+static const char host_pmu_hint[] =
+	"kernel uprobes are not available here (no uprobe PMU in "
+	"/sys/bus/event_source/devices)";
+
+/* Why an attach failed with err, beyond strerror: privileges or the kernel. */
+static const char *host_attach_hint(int err)
+{
+	if (err == EPERM || err == EACCES)
+		return host_priv_hint;
+	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK))
+		return host_pmu_hint;
+	return NULL;
+}
 
 /* libbpf's warnings go to stderr (the kernel verifier's log among them);
  * its info and debug chatter only with GPUEXT_LIBBPF_DEBUG set. */
@@ -125,6 +139,9 @@ int host_open(const struct object *obj, struct host **out, struct err *e)
 	if ((err = bpf_object__load(h->bobj))) {
 		if (err == -EPERM)
 			err_set(e, EPERM, "%s: %s (%s)", obj->name, host_priv_hint, strerror(EPERM));
+		else if (err == -ENOSYS)
+			err_set(e, ENOSYS, "%s: kernel BPF is not available here (%s)", obj->name,
+				strerror(ENOSYS));
 		else
 			err_set(e, -err, "%s: the kernel refused the programs: %s (libbpf's "
 					 "messages above)", obj->name, strerror(-err));
@@ -154,11 +171,11 @@ int host_attach_prog(struct host *h, const char *prog, pid_t pid, int retprobe,
 							     (size_t)t->offset, &uo);
 	if (!l) {
 		int err = errno;
+		const char *hint = host_attach_hint(err);
 		return err_set(e, err, "program '%s': uprobe on %s:%s (offset 0x%llx)%s: %s%s%s",
 			       prog, t->path, t->func, (unsigned long long)t->offset,
 			       pid > 0 ? " in that process" : "", strerror(err),
-			       err == EPERM || err == EACCES ? "; " : "",
-			       err == EPERM || err == EACCES ? host_priv_hint : "");
+			       hint ? "; " : "", hint ? hint : "");
 	}
 	h->links[h->link_cnt++] = l;
 	return 0;

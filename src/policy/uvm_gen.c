@@ -12,6 +12,8 @@
  *           weights per step, biased to a hot part (hot experts, recent KV)
  *   dnn     block-periodic, like DNN training: layers forward then
  *           backward, every iteration
+ *   mix     two processes: pid 1 reads random pages of a hot third,
+ *           pid 2 streams through the rest (what pid-aware policies are for)
  *
  * One record per 4 KiB page touched; timestamps advance ns_per_access per
  * record; a launch id per kernel-like phase.  Deterministic for a seed.
@@ -27,6 +29,7 @@ const char *const uvm_gen_patterns[][2] = {
 	{"moe", "periodic sequential (MoE prefill): shared part + 4 of 32 experts per launch"},
 	{"decode", "sparse random (decode): few pages per block, skewed to a hot part"},
 	{"dnn", "block-periodic (DNN training): layers forward then backward"},
+	{"mix", "two processes: random reads of a hot third (pid 1), a stream (pid 2)"},
 	{NULL, NULL},
 };
 
@@ -40,6 +43,7 @@ struct uvm_gen {
 	uint64_t rng;
 	uint64_t ts;
 	uint32_t launch;
+	uint32_t pid;
 };
 
 /* splitmix64: small, fast, good enough for workload shapes. */
@@ -60,7 +64,7 @@ static uint64_t uvm_gen_below(struct uvm_gen *g, uint64_t n)
 static int uvm_gen_touch(struct uvm_gen *g, uint64_t page, struct err *e)
 {
 	struct uvm_rec r = {.addr = UVM_GEN_BASE + (page << MEM_PAGE_SHIFT), .ts_ns = g->ts,
-			    .launch = g->launch, .pid = 1,
+			    .launch = g->launch, .pid = g->pid,
 			    .access = (uint8_t)(page & 7 ? UVM_ACCESS_READ : UVM_ACCESS_WRITE)};
 	g->ts += g->o->ns_per_access;
 	return uvm_trace_append(g->t, &r, e);
@@ -176,15 +180,37 @@ static int uvm_gen_dnn(struct uvm_gen *g, struct err *e)
 	return err;
 }
 
+enum { UVM_MIX_CHUNK = 256 };
+
+static int uvm_gen_mix(struct uvm_gen *g, struct err *e)
+{
+	uint64_t hot = g->pages / 3, stream = g->pages - hot, at = 0;
+	uint64_t chunks = (uint64_t)g->o->passes * g->pages / (2 * UVM_MIX_CHUNK);
+	int err = 0;
+
+	/* Alternating kernels of the two processes, UVM_MIX_CHUNK pages each. */
+	for (uint64_t c = 0; !err && c < chunks; c++) {
+		g->pid = 1;
+		for (int i = 0; !err && i < UVM_MIX_CHUNK; i++)
+			err = uvm_gen_touch(g, uvm_gen_below(g, hot), e);
+		g->launch++;
+		g->pid = 2;
+		for (int i = 0; !err && i < UVM_MIX_CHUNK; i++, at = (at + 1) % stream)
+			err = uvm_gen_touch(g, hot + at, e);
+		g->launch++;
+	}
+	return err;
+}
+
 int uvm_gen(const struct uvm_gen_opts *o, struct uvm_trace *t, struct err *e)
 {
 	static const struct {
 		const char *name;
 		int (*fn)(struct uvm_gen *g, struct err *e);
 	} gens[] = {{"seq", uvm_gen_seq}, {"random", uvm_gen_random}, {"moe", uvm_gen_moe},
-		    {"decode", uvm_gen_decode}, {"dnn", uvm_gen_dnn}};
+		    {"decode", uvm_gen_decode}, {"dnn", uvm_gen_dnn}, {"mix", uvm_gen_mix}};
 	uint64_t block = 1ull << MEM_BLOCK_SHIFT;
-	struct uvm_gen g = {.o = o, .t = t, .rng = o->seed};
+	struct uvm_gen g = {.o = o, .t = t, .rng = o->seed, .pid = 1};
 
 	memset(t, 0, sizeof(*t));
 	if (!o->size || o->size > (1ull << 44))
@@ -199,6 +225,7 @@ int uvm_gen(const struct uvm_gen_opts *o, struct uvm_trace *t, struct err *e)
 				uvm_trace_free(t);
 			return err;
 		}
-	return err_set(e, EINVAL, "generator: unknown pattern '%s' (seq, random, moe, decode, dnn)",
+	return err_set(e, EINVAL,
+		       "generator: unknown pattern '%s' (seq, random, moe, decode, dnn, mix)",
 		       o->pattern);
 }

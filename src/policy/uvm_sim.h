@@ -50,7 +50,7 @@ uint64_t uvm_trace_footprint(const struct uvm_trace *t);
 
 /* Synthetic workloads (docs/policies.md describes each). */
 struct uvm_gen_opts {
-	const char *pattern;   /* seq, random, moe, decode, dnn */
+	const char *pattern;   /* seq, random, moe, decode, dnn, mix */
 	uint64_t size;         /* footprint, bytes (rounded up to 2 MiB) */
 	uint64_t seed;
 	uint32_t passes;       /* about passes * size / 4 KiB accesses */

@@ -11,7 +11,8 @@
  *              on SM s sees copy s % nr_sms.
  * Hash:        data -> nr_slots slots (a power of two, at least twice
  *              max_entries), each {u32 state, u32 hash, key, value}:
- *              open addressing with linear probing, see docs/device-maps.md.
+ *              open addressing with linear probing, see docs/device-maps.md;
+ *              a per-SM hash's slot holds nr_sms values, one per SM.
  * Ring buffer: rb_data -> rb_size bytes of pinned host memory (mapped into
  *              the device), rb_ctrl -> struct ptx_rb_ctrl in pinned host
  *              memory; the producer position and the space budget live
@@ -60,9 +61,9 @@ struct ptx_devmap {
 	uint32_t max_entries;
 	uint32_t value_stride; /* value_size rounded up to 8 */
 	uint32_t key_stride;   /* key_size rounded up to 8 */
-	uint32_t nr_sms;       /* per-SM arrays: values per key; ring: drop counters */
+	uint32_t nr_sms;       /* per-SM maps: values per key; ring: drop counters */
 	uint32_t nr_slots;     /* hash: slots, a power of two */
-	uint32_t slot_size;    /* hash: 8 + key_stride + value_stride */
+	uint32_t slot_size;    /* hash: 8 + key_stride + nr_sms x value_stride */
 	uint32_t count;        /* hash: live elements (atomic) */
 	uint64_t data;         /* values or slots (device memory) */
 	uint64_t rb_data;      /* ring buffer data (pinned host memory) */

@@ -131,7 +131,8 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 	h->max_entries = def->max_entries;
 	h->value_stride = ptx_round8(def->value_size);
 	h->key_stride = ptx_round8(def->key_size);
-	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY || def->type == MAP_TYPE_RINGBUF
+	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY || def->type == MAP_TYPE_PERCPU_HASH ||
+				    def->type == MAP_TYPE_RINGBUF
 			    ? (uint32_t)rt->nr_sms : 1;
 	switch (def->type) {
 	case MAP_TYPE_ARRAY:
@@ -148,7 +149,7 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 		h->nr_slots = 2;
 		while (h->nr_slots < 2 * def->max_entries)
 			h->nr_slots *= 2;
-		h->slot_size = 8 + h->key_stride + h->value_stride;
+		h->slot_size = 8 + h->key_stride + h->nr_sms * h->value_stride;
 		m->data_len = (size_t)h->nr_slots * h->slot_size;
 		break;
 	}
@@ -294,7 +295,7 @@ int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struc
 			uint32_t state;
 			memcpy(&state, slot, 4);
 			if (state == PTX_SLOT_LIVE &&
-			    fn(arg, slot + 8, slot + 8 + h.key_stride, 1))
+			    fn(arg, slot + 8, slot + 8 + h.key_stride, h.nr_sms))
 				break;
 		}
 	}
@@ -402,7 +403,8 @@ int ptx_rt_snapshot_apply(const struct ptx_devmap *h, const void *data, struct m
 		uint32_t state;
 		memcpy(&state, slot, 4);
 		if (state == PTX_SLOT_LIVE)
-			err = ptx_snapshot_put(h, host, slot + 8, slot + 8 + h->key_stride, 1, buf, e);
+			err = ptx_snapshot_put(h, host, slot + 8, slot + 8 + h->key_stride, h->nr_sms,
+					       buf, e);
 	}
 out:
 	free(buf);

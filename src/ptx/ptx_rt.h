@@ -99,8 +99,8 @@ int ptx_rt_module_load_timed(struct ptx_rt *rt, const char *ptx, CUmodule *mod,
  * ptx_emit_runtime_decls): the driver's JIT linker compiles the PTX and
  * links it with the prebuilt runtime (ptx_rt_fatbin), so only the kernel
  * and the programs are compiled.  -ENOEXEC when linking failed (no runtime
- * code for the GPU): the caller loads the PTX with the runtime's text
- * instead; -EINVAL when the driver rejected the PTX or the module.
+ * code for the GPU), -EINVAL when the driver rejected the PTX or the
+ * module; either way the caller can load the PTX with the runtime's text.
  * *jit_ms (NULL: not asked) gets the compile and link time.
  */
 int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float *jit_ms,

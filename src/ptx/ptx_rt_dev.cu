@@ -246,6 +246,16 @@ static __device__ void *rt_array_elem(struct ptx_devmap *m, const void *key)
 	return (unsigned char *)m->data + off;
 }
 
+/* The value of a hash slot that a program on this SM sees: a per-SM hash
+ * has one per SM, side by side after the key. */
+static __device__ unsigned char *rt_slot_value(struct ptx_devmap *m, unsigned char *s)
+{
+	unsigned char *v = s + 8 + m->key_stride;
+	if (m->type == T_PERCPU_HASH)
+		v += (u64)(rt_smid() % m->nr_sms) * m->value_stride;
+	return v;
+}
+
 RT u64 gx_rt_map_lookup(u64 map, u64 key)
 {
 	struct ptx_devmap *m = (struct ptx_devmap *)map;
@@ -262,7 +272,7 @@ RT u64 gx_rt_map_lookup(u64 map, u64 key)
 		if (!s || rt_load_state((u32 *)s) != PTX_SLOT_LIVE)
 			return 0;
 	}
-	return (u64)(s + 8 + m->key_stride);
+	return (u64)rt_slot_value(m, s);
 }
 
 /* Take one element of the capacity; 0 when the map is full. */
@@ -275,10 +285,17 @@ static __device__ int rt_hash_take(struct ptx_devmap *m)
 }
 
 /* Publish a slot this thread holds BUSY: value, then state (after a fence,
- * which makes the exchange a release at GPU scope). */
+ * which makes the exchange a release at GPU scope).  A per-SM hash's new
+ * element has this SM's value and zero for the other SMs (as a per-CPU
+ * element inserted by a Linux program). */
 static __device__ void rt_hash_publish(struct ptx_devmap *m, unsigned char *s, const void *value)
 {
-	rt_copy(s + 8 + m->key_stride, value, m->value_size);
+	if (m->type == T_PERCPU_HASH) {
+		u64 *all = (u64 *)(s + 8 + m->key_stride);
+		for (u32 i = 0; i < m->nr_sms * m->value_stride / 8; i++)
+			all[i] = 0;
+	}
+	rt_copy(rt_slot_value(m, s), value, m->value_size);
 	__threadfence();
 	atomicExch((u32 *)s, (u32)PTX_SLOT_LIVE);
 }
@@ -300,7 +317,7 @@ static __device__ long long rt_hash_update(struct ptx_devmap *m, const void *key
 	if (home) { /* the key is LIVE in its home slot: the common update */
 		if (flags == F_NOEXIST)
 			return -EEXIST;
-		rt_copy(home + 8 + m->key_stride, value, m->value_size);
+		rt_copy(rt_slot_value(m, home), value, m->value_size);
 		return 0;
 	}
 	for (;;) {
@@ -310,7 +327,7 @@ static __device__ long long rt_hash_update(struct ptx_devmap *m, const void *key
 			if (st == PTX_SLOT_LIVE) {
 				if (flags == F_NOEXIST)
 					return -EEXIST;
-				rt_copy(s + 8 + m->key_stride, value, m->value_size);
+				rt_copy(rt_slot_value(m, s), value, m->value_size);
 				return 0;
 			}
 			/* DELETED, bound to this key: revive it. */

@@ -12,12 +12,13 @@
 #   - threadhist: threads = grid x block x launches, warps = launched warps;
 #   - memtrace: load/store/atomic bytes = the example's analytic count;
 #   - kernelretsnoop: one record per launched warp, none ending before it
-#     started; every duration > 0 on imbalance (long warps);
+#     started; every duration > 0 on imbalance (long warps); blockretsnoop
+#     likewise with one record per launched block;
 #   - launchlate: one latency per launch, each in (0, 1 s);
 #   - smload: warps = launched warps; on `imbalance -n 64` (fewer blocks than
 #     SMs: every 8th block does 16x the work) the SM warp-time max/mean is
 #     >= 3 and above vecadd's; on `imbalance` (all blocks resident at once)
-#     kernelretsnoop's heavy warps (every heavy_every-th block, heavy_factor
+#     kernelretsnoop's heavy warps (and blockretsnoop's heavy blocks) (every heavy_every-th block, heavy_factor
 #     times the work: both printed by the example) last heavy_factor/8 to
 #     heavy_factor x 1.25 times the light ones.  Not heavy_factor itself:
 #     while light warps share an SM's schedulers with the heavy ones, all
@@ -86,7 +87,7 @@ if [ ! -x "$GPUEXT" ] || ! command -v python3 > /dev/null; then
 	finish
 fi
 
-TOOLS="threadhist memtrace kernelretsnoop launchlate smload"
+TOOLS="threadhist memtrace kernelretsnoop blockretsnoop launchlate smload"
 declare -A SMLOAD_IMB
 for ex in vecadd gemm reduce imbalance; do
 	bin=$EX/$ex
@@ -125,7 +126,9 @@ for ex in vecadd gemm reduce imbalance; do
 			got=$(jget "$log" '"%d %d %d" % (d["load"]["bytes"], d["store"]["bytes"], d["atomic"]["bytes"])')
 			[ "$got" = "$want" ] && result PASS "$ex/memtrace: load/store/atomic bytes $got" \
 				|| result FAIL "$ex/memtrace: load/store/atomic bytes '$got', analytic '$want'" ;;
-		kernelretsnoop)
+		kernelretsnoop | blockretsnoop)
+			# one record per warp (kernelretsnoop) or per block (blockretsnoop)
+			if [ "$tool" = kernelretsnoop ]; then want=$warps unit=warps; else want=$((grid * launches)) unit=blocks; fi
 			# the example's work split: "heavy_every=E heavy_factor=F" (imbalance)
 			read -r every factor < <(head -1 "$plain" | tr ' ' '\n' | awk -F= '$1 == "heavy_every" {e = $2} $1 == "heavy_factor" {f = $2} END {print e + 0, f + 0}')
 			got=$(python3 - "$log" "$ex" "$every" "$factor" <<'PY'
@@ -146,10 +149,10 @@ PY
 )
 			read -r nrec zero back ratio lo hi <<< "$got"
 			ok=1
-			[ "$nrec" = "$warps" ] && [ "$back" = 0 ] || ok=0
+			[ "$nrec" = "$want" ] && [ "$back" = 0 ] || ok=0
 			[ "$ex" = imbalance ] && { [ "$zero" = 0 ] && python3 -c "import sys; sys.exit(not 0 < $lo <= $ratio <= $hi)" || ok=0; }
-			[ $ok = 1 ] && result PASS "$ex/kernelretsnoop: $nrec records (= warps), $zero zero durations (timer resolution), heavy/light $ratio (expected $lo..$hi)" \
-				|| result FAIL "$ex/kernelretsnoop: $nrec records for $warps warps, $zero zero, $back backwards, heavy/light $ratio (expected $lo..$hi)" ;;
+			[ $ok = 1 ] && result PASS "$ex/$tool: $nrec records (= $unit), $zero zero durations (timer resolution), heavy/light $ratio (expected $lo..$hi)" \
+				|| result FAIL "$ex/$tool: $nrec records for $want $unit, $zero zero, $back backwards, heavy/light $ratio (expected $lo..$hi)" ;;
 		launchlate)
 			got=$(python3 - "$log" <<'PY'
 import json, sys

@@ -217,8 +217,10 @@ static void fail_open(const char *fail, const char *message, int launches_inst)
 static void test_fail_open_jit(void **state)
 {
 	/* the instrumented module is the first cuModuleLoadDataEx (the app's
-	 * loads use cuModuleLoadData) */
-	fail_open("cuModuleLoadDataEx:1", "gpuext: kernel vec_add runs unchanged: ", 0);
+	 * loads use cuModuleLoadData); a linked module that fails is loaded
+	 * again with the runtime compiled in: the second */
+	fail_open("cuModuleLoadDataEx:1,cuModuleLoadDataEx:2",
+		  "gpuext: kernel vec_add runs unchanged: ", 0);
 }
 
 static void test_fail_open_device_maps(void **state)

@@ -26,7 +26,7 @@ static const char *const shipped[] = {
 	"prefetch-tree", "prefetch-pid-tree",
 };
 enum { SHIPPED = sizeof(shipped) / sizeof(shipped[0]) };
-static const char *const patterns[] = {"seq", "random", "moe", "decode", "dnn"};
+static const char *const patterns[] = {"seq", "random", "moe", "decode", "dnn", "mix"};
 
 static struct mem_policy *open_policy(const char *dir, const char *name)
 {

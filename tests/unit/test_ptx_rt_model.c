@@ -79,6 +79,7 @@ static struct ptx_devmap *hash_new(uint32_t max_entries)
 	m->key_stride = 8;
 	m->value_stride = 8;
 	m->max_entries = max_entries;
+	m->nr_sms = 1; /* one value per key, as ptx_rt_map_create sets for a plain hash */
 	m->nr_slots = 2;
 	while (m->nr_slots < 2 * max_entries)
 		m->nr_slots *= 2;
@@ -483,6 +484,55 @@ static void test_per_sm_array_snapshot(void **state)
 	free(data);
 }
 
+/*
+ * A per-SM hash (3 SMs; the model runs on SM 0): a new key gets the
+ * caller's value on its SM and zero on the others, an update writes the
+ * caller's SM's value only, and the host's per-CPU view sums the SMs.
+ */
+static void test_per_sm_hash(void **state)
+{
+	enum { SMS = 3, SLOTS = 8 };
+	struct ptx_devmap m = {.type = MAP_TYPE_PERCPU_HASH, .key_size = 4, .value_size = 8,
+			       .max_entries = 4, .value_stride = 8, .key_stride = 8,
+			       .nr_sms = SMS, .nr_slots = SLOTS, .slot_size = 8 + 8 + SMS * 8};
+	unsigned char *data = calloc(SLOTS, m.slot_size);
+	m.data = (uint64_t)(uintptr_t)data;
+	uint32_t k = 42;
+	uint64_t v = 5, got[SMS];
+	assert_int_equal(gx_rt_map_update((u64)&m, (u64)&k, (u64)&v, 0), 0);
+	uint64_t *val = (uint64_t *)(uintptr_t)gx_rt_map_lookup((u64)&m, (u64)&k);
+	assert_non_null(val);
+	memcpy(got, val, sizeof(got)); /* SM 0's value, then SMs 1 and 2 */
+	assert_int_equal(got[0], 5);
+	assert_int_equal(got[1], 0);
+	assert_int_equal(got[2], 0);
+	val[2] = 7; /* what SM 2 added */
+	v = 6;
+	assert_int_equal(gx_rt_map_update((u64)&m, (u64)&k, (u64)&v, 0), 0);
+	assert_int_equal(val[0], 6);
+	assert_int_equal(val[2], 7);
+	struct map_def def = {.type = MAP_TYPE_PERCPU_HASH, .key_size = 4, .value_size = 8,
+			      .max_entries = 4, .name = "h"};
+	struct map *host;
+	assert_int_equal(map_create(&def, &host, NULL), 0);
+	unsigned cpus = map_nr_cpus(host);
+	uint64_t *vals = calloc(cpus, 8), sum = 0;
+	assert_int_equal(ptx_rt_snapshot_apply(&m, data, host, NULL), 0);
+	assert_int_equal(map_lookup_copy(host, &k, vals), 0);
+	for (unsigned c = 0; c < cpus; c++)
+		sum += vals[c];
+	assert_int_equal(sum, 13);
+	/* deleted and inserted again: a new element, the other SMs zero again */
+	assert_int_equal(gx_rt_map_delete((u64)&m, (u64)&k), 0);
+	v = 1;
+	assert_int_equal(gx_rt_map_update((u64)&m, (u64)&k, (u64)&v, 0), 0);
+	assert_int_equal(val[0], 1);
+	assert_int_equal(val[2], 0);
+	map_free(host);
+	free(vals);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_ring_exact_drops),
 		cmocka_unit_test(test_snapshot_to_host_map),
 		cmocka_unit_test(test_per_sm_array_snapshot),
+		cmocka_unit_test(test_per_sm_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

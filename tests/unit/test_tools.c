@@ -21,6 +21,8 @@
 
 #include "../../src/cli/hist.c"
 #include "../../src/cli/tool_map.c"
+#include "../../src/cli/tool_dur.c"
+#include "../../src/cli/tool_blockretsnoop.c"
 #include "../../src/cli/tool_kernelretsnoop.c"
 #include "../../src/cli/tool_launchlate.c"
 #include "../../src/cli/tool_memtrace.c"
@@ -557,6 +559,76 @@ static void test_kernelretsnoop(void **state)
 	object_free(obj);
 }
 
+static int brs_consume(void *arg, const void *data, size_t size)
+{
+	return tool_blockretsnoop_event(arg, NULL, "events", data, size, 0);
+}
+
+/*
+ * Blocks of 52 threads (warps of 32 and 20): block 1's warp 0 enters at
+ * 5000 and leaves at 6000, warp 1 leaves by two exits (12 lanes at 8000, 8
+ * at 9100): one record, 5000..9100, sent by the exit that completes the
+ * block.  Block 0, whose warp 0 entry was not seen, gives none.  The slots
+ * are clear afterwards, for the next launch.
+ */
+static void test_blockretsnoop(void **state)
+{
+	struct object *obj = tool_open("blockretsnoop");
+	tool_blockretsnoop_reset();
+	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	gpu.bdim[0] = 52, gpu.bdim[1] = 1, gpu.bdim[2] = 1;
+	set_warp(1, 0, 1, 20, 7); /* warp 1's entry: nothing */
+	gpu.timer = 4000;
+	run_prog(obj, "brs_entry", NULL);
+	set_warp(1, 0, 0, 32, 7);
+	gpu.timer = 5000;
+	run_prog(obj, "brs_entry", NULL);
+	gpu.timer = 6000;
+	run_prog(obj, "brs_exit", NULL);
+	set_warp(1, 0, 1, 12, 7);
+	gpu.timer = 8000;
+	run_prog(obj, "brs_exit", NULL);
+	set_warp(1, 0, 1, 8, 7);
+	gpu.timer = 9100;
+	run_prog(obj, "brs_exit", NULL);
+	set_warp(0, 0, 0, 32, 3); /* block 0: exits only */
+	run_prog(obj, "brs_exit", NULL);
+	set_warp(0, 0, 1, 20, 3);
+	run_prog(obj, "brs_exit", NULL);
+	struct capture c;
+	cap_open(&c);
+	assert_int_equal(map_ringbuf_consume(object_find_map(obj, "events")->map, brs_consume, c.f),
+			 1);
+	assert_int_equal(tool_blockretsnoop_summary(c.f, obj, NULL, 0), 0);
+	char *text = cap_close(&c);
+	assert_string_equal(
+		text,
+		"block=1,0,0 sm=7 threads=52 start_ns=5000 end_ns=9100 dur_ns=4100\n"
+		"1 blocks\n"
+		"@dur_ns:\n"
+		"[4K, 8K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	struct map *blocks = object_find_map(obj, "blocks")->map;
+	for (uint32_t k = 0; k < 2; k++) {
+		struct brs_slot s = {1, 1};
+		assert_int_equal(map_lookup_copy(blocks, &k, &s), 0);
+		assert_int_equal(s.start_ns, 0);
+		assert_int_equal(s.exited, 0);
+	}
+	struct brs_event ev = {100, 50, {1, 2, 3}, 4, 64, 0};
+	cap_open(&c);
+	assert_int_equal(tool_blockretsnoop_event(c.f, obj, "events", &ev, sizeof(ev), 1), 0);
+	assert_int_equal(tool_blockretsnoop_event(c.f, obj, "events", &ev, 3, 1), 1);
+	assert_int_equal(tool_blockretsnoop_summary(c.f, obj, NULL, 1), 0);
+	text = cap_close(&c);
+	assert_json_lines(text);
+	assert_non_null(strstr(text, "{\"block\":[1,2,3],\"sm\":4,\"threads\":64,"));
+	assert_non_null(strstr(text, "\"blocks\":2,\"clock_backwards\":1"));
+	free(text);
+	object_free(obj);
+}
+
 static int ll_consume(void *arg, const void *data, size_t size)
 {
 	return tool_launchlate_event(arg, NULL, "events", data, size, 0);
@@ -632,9 +704,9 @@ static void test_cli_tools(void **state)
 	snprintf(cmd, sizeof(cmd), "%s tools", test_cli_path());
 	char *out = test_run_cmd(cmd, &status);
 	assert_int_equal(status, 0);
-	static const char *const names[] = {"kernelretsnoop", "launchlate", "memtrace", "smload",
-					    "threadhist"};
-	for (size_t i = 0; i < 5; i++) {
+	static const char *const names[] = {"blockretsnoop", "kernelretsnoop", "launchlate",
+					    "memtrace", "smload", "threadhist"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char path[256];
 		assert_non_null(strstr(out, names[i]));
 		snprintf(path, sizeof(path), TEST_BPF_DIR "/tools/%s.bpf.o", names[i]);
@@ -658,13 +730,13 @@ static void test_cli_tools(void **state)
 static void test_tools_injected(void **state)
 {
 	static const char *const tool[][2] = {
-		{"kernelretsnoop", "krs_exit"}, {"launchlate", "ll_first_block"},
-		{"memtrace", "mt_access"},      {"smload", "sl_exit"},
-		{"threadhist", "th_entry"},
+		{"blockretsnoop", "brs_exit"}, {"kernelretsnoop", "krs_exit"},
+		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
+		{"smload", "sl_exit"}, {"threadhist", "th_entry"},
 	};
 	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
 		skip();
-	for (size_t t = 0; t < 5; t++) {
+	for (size_t t = 0; t < sizeof(tool) / sizeof(tool[0]); t++) {
 		char dir[] = "/tmp/gpuext-tools-test-XXXXXX", cmd[2048], path[600];
 		int status, instrumented = 0;
 		assert_non_null(mkdtemp(dir));
@@ -727,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_memtrace_collisions),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
+		cmocka_unit_test(test_blockretsnoop),
 		cmocka_unit_test(test_launchlate),
 		cmocka_unit_test(test_wrong_object),
 		cmocka_unit_test(test_cli_tools),

@@ -299,6 +299,26 @@ static void test_generators(void **state)
 		uvm_trace_free(&a);
 		uvm_trace_free(&b);
 	}
+	/* mix: pid 1 in the first third, pid 2 in the rest, both present. */
+	g.pattern = "mix";
+	g.size = 6 << 20;
+	assert_int_equal(uvm_gen(&g, &a, &e), 0);
+	size_t pid1 = 0, pid2 = 0;
+	uint64_t base = 0x7f0000000000ull, third = (6ull << 20) / 4096 / 3;
+	for (size_t k = 0; k < a.cnt; k++) {
+		uint64_t page = (a.recs[k].addr - base) >> 12;
+		if (a.recs[k].pid == 1) {
+			pid1++;
+			assert_true(page < third);
+		} else {
+			pid2++;
+			assert_true(page >= third && page < 3 * third);
+		}
+	}
+	assert_int_equal(pid1, pid2);
+	assert_true(pid1 > 0);
+	uvm_trace_free(&a);
+
 	g.pattern = "zigzag";
 	assert_int_not_equal(uvm_gen(&g, &a, &e), 0);
 	assert_non_null(strstr(e.msg, "unknown pattern 'zigzag'"));

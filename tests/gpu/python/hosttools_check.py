@@ -88,10 +88,14 @@ else:
            f"(script {work['dtoh_bytes']}), default {c['default']['bytes']}"
            + ("" if exact else " (matched as a total: cudart used unified cuMemcpy)"))
     sizes = [l["size"] for l in ct["leaks"]["list"]]
-    result(work["leak_bytes"] in sizes and work["freed_bytes"] not in sizes, "cudatrace leak",
-           f"{work['leak_bytes']} bytes {'reported' if work['leak_bytes'] in sizes else 'NOT reported'}"
-           f" among {len(sizes)} leaks ({ct['leaks']['bytes']} bytes: PyTorch's cached blocks too);"
-           f" freed {work['freed_bytes']} {'wrongly listed' if work['freed_bytes'] in sizes else 'not listed'}")
+    for key, via in (("leak_bytes", "cudaMalloc"), ("driver_leak_bytes", "cuMemAlloc_v2")):
+        n = work[key]
+        if not n:  # no libcudart in the process: the driver leak only
+            continue
+        result(n in sizes and work["freed_bytes"] not in sizes, f"cudatrace leak ({via})",
+               f"{n} bytes {'reported' if n in sizes else 'NOT reported'} among {len(sizes)}"
+               f" leaks ({ct['leaks']['bytes']} bytes: PyTorch's cached blocks too); freed "
+               f"{work['freed_bytes']} {'wrongly listed' if work['freed_bytes'] in sizes else 'not listed'}")
     try:
         got = check_trace(f"{logdir}/{name}.trace.json")
     except (OSError, ValueError, KeyError) as e:

@@ -9,19 +9,21 @@
 # PyTorch's caching allocator keeps what it got from cudaMalloc and calls
 # cuMemAlloc rarely, so a tensor cannot be planted as a leak: the check is
 # at the driver level (cudatrace's leaks are driver allocations that were
-# never freed; PyTorch's own cached blocks show up too).  cudart's
-# cudaMalloc is used when a libcudart is loaded in the process (it reaches
-# cuMemAlloc through the pointers cuGetProcAddress handed it), else
-# libcuda's cuMemAlloc_v2 (through dlsym).
+# never freed; PyTorch's own cached blocks show up too).  Two leaks: one
+# through cudart's cudaMalloc when a libcudart is loaded in the process (it
+# reaches cuMemAlloc through the pointers cuGetProcAddress handed it), one
+# through libcuda's cuMemAlloc_v2 (through dlsym, as ctypes finds it).
 import ctypes
 import torch
 
 LEAK_BYTES = 3 * 2**20 + 12345   # odd, to be recognisable in the leak list
+DRIVER_LEAK_BYTES = 5 * 2**20 + 4321  # the same, through libcuda itself
 FREED_BYTES = 2**20 + 777        # allocated and freed: must not be a leak
 
 copies = {"htod": 0, "dtoh": 0}
 marker_calls = 0
 sync_calls = 0
+cudart_leak = False
 
 
 def to_dev(t, dev="cuda"):
@@ -66,28 +68,34 @@ def _loaded_lib(stem):
 
 
 def plant_leak():
-    """Allocates LEAK_BYTES on the device and never frees them; allocates and
-    frees FREED_BYTES.  Returns the API used."""
+    """Allocates LEAK_BYTES through cudart's cudaMalloc (when a libcudart is
+    loaded) and DRIVER_LEAK_BYTES through libcuda's cuMemAlloc_v2, never
+    frees them; allocates and frees FREED_BYTES.  Returns the APIs used."""
+    global cudart_leak
     torch.zeros(1, device="cuda")  # context current on this thread
-    ptr = ctypes.c_void_p()
+    used = []
     path = _loaded_lib("libcudart")
     if path:
-        rt = ctypes.CDLL(path)
+        rt, ptr = ctypes.CDLL(path), ctypes.c_void_p()
         for n in (LEAK_BYTES, FREED_BYTES):
             rc = rt.cudaMalloc(ctypes.byref(ptr), ctypes.c_size_t(n))
             assert rc == 0, f"cudaMalloc({n}) = {rc}"
         assert rt.cudaFree(ptr) == 0
-        return "cudart " + path
-    drv = ctypes.CDLL("libcuda.so.1")
-    dptr = ctypes.c_uint64()
-    for n in (LEAK_BYTES, FREED_BYTES):
+        used.append("cudart " + path)
+        cudart_leak = True
+    drv, dptr = ctypes.CDLL("libcuda.so.1"), ctypes.c_uint64()
+    sizes = (DRIVER_LEAK_BYTES,) if path else (DRIVER_LEAK_BYTES, FREED_BYTES)
+    for n in sizes:
         rc = drv.cuMemAlloc_v2(ctypes.byref(dptr), ctypes.c_size_t(n))
         assert rc == 0, f"cuMemAlloc_v2({n}) = {rc}"
-    assert drv.cuMemFree_v2(dptr) == 0
-    return "driver"
+    if not path:
+        assert drv.cuMemFree_v2(dptr) == 0
+    used.append("driver")
+    return " and ".join(used)
 
 
 def report(name, steps):
     print(f"{name}: steps={steps} marker_launches={marker_calls} sync_calls={sync_calls} "
           f"htod_bytes={copies['htod']} dtoh_bytes={copies['dtoh']} "
-          f"leak_bytes={LEAK_BYTES} freed_bytes={FREED_BYTES}")
+          f"leak_bytes={LEAK_BYTES if cudart_leak else 0} driver_leak_bytes={DRIVER_LEAK_BYTES} "
+          f"freed_bytes={FREED_BYTES}")
