@@ -535,12 +535,25 @@ static void test_cli_bounded_hold(void **state)
 	assert_true(max_launch_us(out) < 30000);
 	assert_non_null(strstr(out, ": 3 launches through admission, 0 held or delayed"));
 	free(out);
-	/* a latency-critical tenant is never held, and counts its launches */
+	/* a latency-critical tenant is never held, counts its launches in flight
+	 * (a host function after each) and gets sched_lc_be's stream priority */
 	sched_launch_queued(lc);
-	out = cli("hold", "--session @ --class lc -- " SCHEDAPP " 3", &status);
+	char args[512], log[128];
+	snprintf(log, sizeof(log), "%s/fakecuda.log", rt_dir);
+	snprintf(args, sizeof(args), "--session @ --class lc -- env FAKECUDA_LOG=%s " SCHEDAPP " 3",
+		 log);
+	out = cli("hold", args, &status);
 	assert_int_equal(status, 0);
 	assert_true(max_launch_us(out) < 30000);
 	free(out);
+	char *calls = test_read_file(log, NULL);
+	assert_non_null(calls);
+	assert_non_null(strstr(calls, "stream prio -5\n"));
+	int hostfuncs = 0;
+	for (char *p = calls; (p = strstr(p, "hostfunc\n")); p++)
+		hostfuncs++;
+	assert_int_equal(hostfuncs, 3);
+	free(calls);
 	sched_leave(lc);
 	assert_false(session_exists(sn("hold")));
 	assert_int_equal(mps_daemon(sn("hold")), 0);
