@@ -79,6 +79,17 @@ static const char *sn(const char *base)
 	return b;
 }
 
+/* The runtime directory goes (the MPS directories in it: every session of
+ * the tests has ended by now). */
+static int teardown(void **state)
+{
+	char cmd[128];
+	int status;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rt_dir);
+	free(test_run_cmd(cmd, &status));
+	return status;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -577,5 +588,5 @@ int main(void)
 		cmocka_unit_test(test_cli_environment),
 		cmocka_unit_test(test_cli_bounded_hold),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
