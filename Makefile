@@ -319,6 +319,10 @@ $(FAKECUDA_DIR)/managedapp: tests/fakecuda/managedapp.c $(FAKECUDA_DIR)/libcuda.
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
 test-bins: $(FAKECUDA_DIR)/managedapp
 all: $(FAKECUDA_DIR)/managedapp
+$(FAKECUDA_DIR)/schedapp: tests/fakecuda/schedapp.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/schedapp
+all: $(FAKECUDA_DIR)/schedapp
 $(FAKECUDA_DIR)/session_writer: tests/fakecuda/session_writer.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)

@@ -14,7 +14,12 @@
 #   VARIANT   the 4 best-effort tenants, and after 1 s the 2 latency-critical
 #             ones, with the scheduling mechanism VARIANT names (see
 #             variant_wraps below: the agent preloaded with its
-#             GPUEXT_SCHED_* settings on one class or both; default: none).
+#             GPUEXT_SCHED_* settings on one class or both; mps*: a raw
+#             MPS server; sess-POLICY: every tenant started by
+#             `gpuext run --session --class lc|be --policy
+#             build/bpf/policies/sched_POLICY.bpf.o` (sess-none: a session
+#             without a policy), which starts and stops the session's MPS
+#             server itself; default: none).
 # Reports P50/P99 request latency of each latency-critical tenant and their
 # mean, and best-effort kernels per second, summed, with the ratio to
 # be-alone.  Writes $OUT/sched_bench.md; logs (with the agent's messages)
@@ -28,7 +33,8 @@ BE_WORK=${BE_WORK:-400000}
 BE_BLOCKS=${BE_BLOCKS:-528}
 VARIANTS=${VARIANTS:-default}
 AGENT=$PWD/build/libgpuext-agent.so
-T=build/examples/tenant
+GPUEXT=$PWD/build/gpuext
+T=${TENANT:-build/examples/tenant}
 LOGS="$OUT/logs"
 mkdir -p "$LOGS"
 [ -x "$T" ] || { echo "sched_bench: $T not built (make cuda-examples)" >&2; exit 1; }
@@ -73,6 +79,16 @@ variant_wraps() {
 	be-ts250-lc-high)
 		BE_WRAP="$agent GPUEXT_SCHED_TIMESLICE_US=250"
 		LC_WRAP="$agent GPUEXT_SCHED_INTERLEAVE=high GPUEXT_SCHED_TIMESLICE_US=8000" ;;
+	# The product: tenants join one scheduling session; its first gpuext
+	# starts the session's MPS server, the policy's gpu_task_init chooses
+	# each tenant's settings, its gpu_launch_admit runs in the agent.
+	sess-*)
+		local policy="" session="sb$$-$1"
+		[ "$1" = sess-none ] || policy="--policy $PWD/build/bpf/policies/sched_${1#sess-}.bpf.o"
+		[ "$1" = sess-none ] || [ -f "${policy#--policy }" ] ||
+			{ echo "sched_bench: no ${policy#--policy }" >&2; return 1; }
+		LC_WRAP="$GPUEXT -v run --session $session --class lc $policy --"
+		BE_WRAP="$GPUEXT -v run --session $session --class be $policy --" ;;
 	*) echo "sched_bench: unknown variant '$1'" >&2; return 1 ;;
 	esac
 }
@@ -131,7 +147,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a > 0) printf "%.3f", a 
 	echo
 	echo "What the agent said (count, message):"
 	echo
-	grep -h '^gpuext: ' "$LOGS"/*.log 2>/dev/null | sed 's/channel group 0x[0-9a-f]*/channel group G/' |
+	grep -h '^gpuext: ' "$LOGS"/*.log 2>/dev/null | sed -e 's/channel group 0x[0-9a-f]*/channel group G/' \
+		-e 's/session sb[0-9]*-/session sbPID-/; s/tenant [0-9]* (/tenant N (/; s/process [0-9]*/process P/' |
 		sort | uniq -c | sed 's/^/    /'
 } > "$OUT/sched_bench.md"
 cat "$OUT/sched_bench.md"

@@ -5,7 +5,9 @@
  *
  * Declared the way libbpf's bpf_helper_defs.h declares the standard ones:
  * a call through a constant function pointer, which clang turns into
- * `call ID`.  Ids 500..599 are gpuext's (docs/gpu-helpers.md).  The
+ * `call ID`.  Ids 500..599 are gpuext's (docs/gpu-helpers.md).  Policy
+ * helpers: 600..619 memory (gpu_mem_ops.h), 620..629 scheduling
+ * (gpu_sched_ops.h: SM share, stream priority, timeslice, interleave, delay).  The
  * standard helpers that also work on the GPU (map lookup/update/delete,
  * ring buffer output/reserve/submit/discard/query, bpf_ktime_get_ns,
  * bpf_get_prandom_u32, bpf_get_smp_processor_id = SM id, bpf_trace_printk)

@@ -330,28 +330,38 @@ CUresult agent_w_kernel_get_function(CUfunction *f, CUkernel k)
 }
 
 /*
- * Launches: the function to run instead (f itself unless a program targets
+ * Launches: the scheduling session's admission first (when its policy has
+ * one), then the function to run instead (f itself unless a program targets
  * it and instrumentation succeeded).  A redirected launch the driver
  * refuses (e.g. attributes set on the original function only) is retried
  * with the original, which then stays in use: fail-open.
  */
-#define AGENT_LAUNCH(real, call_with)                                            \
+#define AGENT_LAUNCH(real, call_with, dims, ptsz)                                \
 	do {                                                                     \
+		struct sched_member *sm = agent_sched_member;                    \
+		if (sm)                                                          \
+			agent_sched_admit dims;                                  \
 		CUfunction g = agent_gpu_prog_cnt ? agent_launch_target(f, s) : f;    \
-		if (g == f)                                                      \
-			return real call_with(f);                                \
 		CUresult r = real call_with(g);                                  \
-		if (r != CUDA_SUCCESS) {                                         \
+		if (g != f && r != CUDA_SUCCESS) {                               \
 			agent_launch_refused(f, r);                              \
-			return real call_with(f);                                \
+			r = real call_with(f);                                   \
+		} else if (g != f) {                                             \
+			agent_launch_done(s);                                    \
 		}                                                                \
-		agent_launch_done(s);                                            \
+		if (sm && r == CUDA_SUCCESS)                                     \
+			agent_sched_queued(s, ptsz);                             \
 		return r;                                                        \
 	} while (0)
 
 #define AGENT_ARGS_LAUNCH(fn) (fn, gx, gy, gz, bx, by, bz, shmem, s, params, extra)
 #define AGENT_ARGS_COOP(fn) (fn, gx, gy, gz, bx, by, bz, shmem, s, params)
 #define AGENT_ARGS_EX(fn) (cfg, fn, params, extra)
+#define AGENT_DIMS (gx, gy, gz, bx, by, bz)
+#define AGENT_CFG(field) (cfg ? cfg->field : 0)
+#define AGENT_DIMS_EX                                                                   \
+	(AGENT_CFG(gridDimX), AGENT_CFG(gridDimY), AGENT_CFG(gridDimZ),                 \
+	 AGENT_CFG(blockDimX), AGENT_CFG(blockDimY), AGENT_CFG(blockDimZ))
 
 #define AGENT_LAUNCH_PARAMS                                                             \
 	(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
@@ -364,28 +374,28 @@ AGENT_WRAP(agent_w_launch, "cuLaunchKernel", AGENT_LAUNCH_PARAMS)
 CUresult agent_w_launch AGENT_LAUNCH_PARAMS
 {
 	AGENT_REAL(real_launch, "cuLaunchKernel");
-	AGENT_LAUNCH(real_launch, AGENT_ARGS_LAUNCH);
+	AGENT_LAUNCH(real_launch, AGENT_ARGS_LAUNCH, AGENT_DIMS, 0);
 }
 
 AGENT_WRAP(agent_w_launch_ptsz, "cuLaunchKernel_ptsz", AGENT_LAUNCH_PARAMS)
 CUresult agent_w_launch_ptsz AGENT_LAUNCH_PARAMS
 {
 	AGENT_REAL(real_launch_ptsz, "cuLaunchKernel_ptsz");
-	AGENT_LAUNCH(real_launch_ptsz, AGENT_ARGS_LAUNCH);
+	AGENT_LAUNCH(real_launch_ptsz, AGENT_ARGS_LAUNCH, AGENT_DIMS, 1);
 }
 
 AGENT_WRAP(agent_w_coop, "cuLaunchCooperativeKernel", AGENT_COOP_PARAMS)
 CUresult agent_w_coop AGENT_COOP_PARAMS
 {
 	AGENT_REAL(real_coop, "cuLaunchCooperativeKernel");
-	AGENT_LAUNCH(real_coop, AGENT_ARGS_COOP);
+	AGENT_LAUNCH(real_coop, AGENT_ARGS_COOP, AGENT_DIMS, 0);
 }
 
 AGENT_WRAP(agent_w_coop_ptsz, "cuLaunchCooperativeKernel_ptsz", AGENT_COOP_PARAMS)
 CUresult agent_w_coop_ptsz AGENT_COOP_PARAMS
 {
 	AGENT_REAL(real_coop_ptsz, "cuLaunchCooperativeKernel_ptsz");
-	AGENT_LAUNCH(real_coop_ptsz, AGENT_ARGS_COOP);
+	AGENT_LAUNCH(real_coop_ptsz, AGENT_ARGS_COOP, AGENT_DIMS, 1);
 }
 
 AGENT_WRAP(agent_w_launch_ex, "cuLaunchKernelEx",
@@ -394,7 +404,7 @@ CUresult agent_w_launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **param
 {
 	AGENT_REAL(real_launch_ex, "cuLaunchKernelEx");
 	CUstream s = cfg ? cfg->hStream : NULL;
-	AGENT_LAUNCH(real_launch_ex, AGENT_ARGS_EX);
+	AGENT_LAUNCH(real_launch_ex, AGENT_ARGS_EX, AGENT_DIMS_EX, 0);
 }
 
 AGENT_WRAP(agent_w_launch_ex_ptsz, "cuLaunchKernelEx_ptsz",
@@ -404,7 +414,7 @@ CUresult agent_w_launch_ex_ptsz(const CUlaunchConfig *cfg, CUfunction f, void **
 {
 	AGENT_REAL(real_launch_ex_ptsz, "cuLaunchKernelEx_ptsz");
 	CUstream s = cfg ? cfg->hStream : NULL;
-	AGENT_LAUNCH(real_launch_ex_ptsz, AGENT_ARGS_EX);
+	AGENT_LAUNCH(real_launch_ex_ptsz, AGENT_ARGS_EX, AGENT_DIMS_EX, 1);
 }
 
 /* ---- context teardown ------------------------------------------------ */

@@ -109,6 +109,12 @@ void agent_launch_done(CUstream s);
 /* The application unloads code (teardown 0) or releases, resets or destroys
  * a context (teardown 1): copy the device maps into the session now. */
 void agent_before_unload(int teardown);
+/* Scheduling session (agent_sched.c): non-NULL when launches go through
+ * the policy's admission; ask before a launch, count a queued one in flight. */
+extern struct sched_member *agent_sched_member;
+void agent_sched_admit(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+		       unsigned bz);
+void agent_sched_queued(CUstream s, int ptsz);
 /* Hand CUPTI's pending records to the CUPTI programs now (context
  * teardown: CUPTI's buffers of that context go with it). */
 void agent_cupti_flush(void);

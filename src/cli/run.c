@@ -22,11 +22,13 @@
 #include "cli.h"
 #include "host/host.h"
 #include "run.h"
+#include "run_sched.h"
 #include "run_trace.h"
 
 static const char run_usage[] =
 	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE]\n"
 	"                  [--trace FILE] [--mem-budget SIZE [--mem-policy FILE.bpf.o]...]\n"
+	"                  [--session NAME --class lc|be [--policy FILE]]\n"
 	"                  -- CMD [ARGS]\n\n"
 	"Verify the programs of FILE (or of the shipped tool NAME), run CMD with the\n"
 	"gpuext agent preloaded (LD_PRELOAD, appended to an existing one): device\n"
@@ -315,11 +317,15 @@ static int run_trace_enable(struct object *obj, const char *file)
 int do_run(int argc, char **argv)
 {
 	const char *tool = NULL, *file = NULL, *out_path = NULL, *trace_path = NULL;
-	int json = cli_json, kernel_uprobes = 0, i;
+	int json = cli_json, kernel_uprobes = 0, i, sr;
 	static struct run_mem mem;
+	struct run_sched rs;
+
+	memset(&rs, 0, sizeof(rs));
 	for (i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			fputs(run_usage, stdout);
+			fputs(run_sched_usage, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--")) {
 			i++;
@@ -339,6 +345,9 @@ int do_run(int argc, char **argv)
 			if (run_mem_option(&mem, argv[i], argv[i + 1]))
 				return 2;
 			i++;
+		} else if ((sr = run_sched_option(argc, argv, &i, &rs))) {
+			if (sr < 0)
+				return 2;
 		} else if (argv[i][0] == '-') {
 			cli_error("run: unknown option '%s' (see gpuext run --help)", argv[i]);
 			return 2;
@@ -349,7 +358,8 @@ int do_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (i >= argc || (tool && file) || (!tool && !file && !mem.budget)) {
+	if (i >= argc || (tool && file) ||
+	    (!tool && !file && !mem.budget && !rs.o.name && !rs.o.policy && !rs.class_set)) {
 		fputs(run_usage, stderr);
 		return 2;
 	}
@@ -375,6 +385,8 @@ int do_run(int argc, char **argv)
 	}
 	if (run_mem_prepare(&mem))
 		return 1;
+	if (!tool && !file && !mem.budget)
+		return run_sched_plain(&rs, agent, argv + i);
 	const struct run_fmt *fmt = file ? run_fmt_of_file(file) : NULL;
 
 	struct object *obj = NULL;
@@ -409,6 +421,9 @@ int do_run(int argc, char **argv)
 		cli_error("run: %s: %s", out_path, strerror(errno));
 		goto out;
 	}
+	if ((ret = run_sched_join(&rs, argv[i])) != 0)
+		goto out;
+	ret = 1;
 	const char *old = getenv("LD_PRELOAD");
 	char *preload = malloc(strlen(agent) + (old ? strlen(old) : 0) + 2);
 	if (!preload)
@@ -423,6 +438,7 @@ int do_run(int argc, char **argv)
 		run_mem_env(&mem);
 		if (h)
 			setenv(SESSION_KERNEL_UPROBES_ENV, SESSION_KERNEL_UPROBES_STOP, 1);
+		run_sched_child(&rs);
 		execvp(argv[i], argv + i);
 		fprintf(stderr, "gpuext: run: %s: %s\n", argv[i], strerror(errno));
 		_exit(127);
@@ -435,6 +451,7 @@ int do_run(int argc, char **argv)
 	int status = 0, exited = 0;
 	if (h && (exited = run_kernel_attach(h, pid, &status)) < 0)
 		goto out;
+	run_sched_started(&rs, pid);
 	run_child = pid;
 	struct sigaction sa = {.sa_handler = run_forward_signal};
 	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -500,5 +517,6 @@ out:
 		fclose(out);
 	host_close(h);
 	session_close(s);
+	run_sched_leave(&rs);
 	return ret;
 }

@@ -14,6 +14,7 @@
 #include "bpf/verifier.h"
 #include "cli.h"
 #include "policy/mem.h"
+#include "policy/sched.h"
 #include "ptx/ptx_helpers.h"
 
 enum { VERIFY_LOG_SIZE = 1 << 22 };
@@ -32,7 +33,10 @@ static int verify_one(struct prog *p, const struct vfy_opts *base, char *log)
 		opts.helper_proto = ptx_helper_proto_find;
 	/* Policy programs see the policy helpers and, for a section named
 	 * after an op (struct_ops/gpu_evict_prepare), that op's ctx size. */
-	if (p->type == PROG_TYPE_STRUCT_OPS) {
+	if (p->type == PROG_TYPE_STRUCT_OPS && sched_policy_ctx_size(p->target)) {
+		opts.helper_proto = sched_policy_helper_proto;
+		opts.ctx_size = sched_policy_ctx_size(p->target);
+	} else if (p->type == PROG_TYPE_STRUCT_OPS) {
 		opts.helper_proto = mem_policy_helper_proto;
 		opts.ctx_size = mem_policy_ctx_size(p->target);
 	}

@@ -331,14 +331,6 @@ FAKE_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr d, size_t n, CUmemLocation l
 		 loc.type == CU_MEM_LOCATION_TYPE_DEVICE ? "gpu" : "cpu");
 	return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned flags)
-{
-	static char stream;
-	if (fake_fail("cuStreamCreate"))
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	*s = (CUstream)&stream;
-	return CUDA_SUCCESS;
-}
 FAKE_API CUresult cuCtxGetDevice(CUdevice *d) { *d = 0; return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemAllocHost_v2(void **p, size_t n) { return cuMemHostAlloc(p, n, 0); }
 FAKE_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) { return cuMemcpyHtoD_v2(d, s, n); }
@@ -355,6 +347,20 @@ FAKE_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
 }
 FAKE_API CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n) { for (size_t i = 0; i < n; i++) memcpy((char *)d + 4 * i, &v, 4); return CUDA_SUCCESS; }
 FAKE_API CUresult cuStreamSynchronize(CUstream s) { return CUDA_SUCCESS; }
+/* Scheduling (test_sched.c): the fake's work completes at once, so a host
+ * function runs at once; stream creation logs the priority it got. */
+FAKE_API CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg) { fake_log("hostfunc"); fn(arg); return CUDA_SUCCESS; }
+FAKE_API CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *arg) { return cuLaunchHostFunc(s, fn, arg); }
+FAKE_API CUresult cuStreamCreateWithPriority(CUstream *s, unsigned flags, int prio)
+{
+	static int n;
+	if (fake_fail("cuStreamCreate"))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	fake_log("stream prio %d", prio);
+	*s = (CUstream)(uintptr_t)(0x1000 + ++n);
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned flags) { return cuStreamCreateWithPriority(s, flags, 0); }
 FAKE_API CUresult cuStreamSynchronize_ptsz(CUstream s) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuEventSynchronize(CUevent e) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuFuncGetName(const char **name, CUfunction f) { *name = ((struct CUfunc_st *)f)->name; return CUDA_SUCCESS; }

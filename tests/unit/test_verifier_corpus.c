@@ -31,6 +31,7 @@
 #include "bpf/prog.h"
 #include "bpf/verifier.h"
 #include "policy/mem.h"
+#include "policy/sched.h"
 #include "ptx/ptx_helpers.h"
 #include "vfy_case.h"
 
@@ -176,7 +177,9 @@ static void verify_objects_in(const char *dir, int *count, int *bad)
 			struct vfy_opts o = {.mem_size = 4096,
 					     .helper_proto = prog_type_is_gpu(type) ? ptx_helper_proto_find
 							     : type == PROG_TYPE_STRUCT_OPS
-								     ? mem_policy_helper_proto
+								     ? (sched_policy_ctx_size(obj->progs[i]->target)
+										? sched_policy_helper_proto
+										: mem_policy_helper_proto)
 								     : NULL};
 			if (verifier_check(obj->progs[i], &o, NULL, &e)) {
 				printf("%s: %s: %s\n", path, obj->progs[i]->name, e.msg);
