@@ -109,12 +109,20 @@ if grep -q "mps up" "$LOGS/be1.log"; then
 else
 	result FAIL "the session ran without MPS (see $LOGS/be1.log)"
 fi
-sleep 1
+# wait_mps_gone: up to 5 s for the session's MPS daemon and server to exit
+# after the last tenant asked them to quit.
+wait_mps_gone() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ "$(mps_daemons)" = "$before" ] && return
+		sleep 0.5
+	done
+}
+wait_mps_gone
 left=$(mps_daemons)
 if [ "$left" = "$before" ]; then
 	result PASS "no MPS control daemon left after the session"
 else
-	result FAIL "$((left - before)) MPS control daemon(s) left after the session"
+	result FAIL "$((left - before)) MPS daemon(s) left after the session: $(pgrep -a -x -u "$(id -u)" nvidia-cuda-mps | tr '\n' ';')"
 	pgrep -a -x nvidia-cuda-mps >> "$SUMMARY"
 fi
 if [ -e "/dev/shm/gpuext-sched-$(id -u)-$SESSION" ]; then
@@ -147,7 +155,9 @@ for v in $VARIANTS; do
 	echo "  $v: LC p99 mean $(col "$r" 5) us (x$(col "$r" 6)), BE $(col "$r" 7)/s (x$(col "$r" 8))" |
 		tee -a "$SUMMARY"
 done
-[ "$(mps_daemons)" = "$before" ] || result FAIL "MPS control daemon(s) left after the benchmark"
+wait_mps_gone
+[ "$(mps_daemons)" = "$before" ] ||
+	result FAIL "MPS daemon(s) left after the benchmark: $(pgrep -a -x -u "$(id -u)" nvidia-cuda-mps | tr '\n' ';')"
 
 tar -czf "$OUT/sched.tgz" -C "$OUT" logs bench machine.txt sched-summary.txt 2> /dev/null
 echo "sched: $pass passed, $fail failed" | tee -a "$SUMMARY"
