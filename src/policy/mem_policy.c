@@ -15,8 +15,8 @@
 
 #include "bpf/jit.h"
 #include "bpf/object.h"
-#include "bpf/verifier.h"
 #include "mem_impl.h"
+#include "policy_prog.h"
 
 enum { MEM_POLICY_MAX_OBJECTS = 8 };
 
@@ -103,20 +103,11 @@ uint32_t mem_policy_ctx_size(const char *op)
 static int mem_policy_load_op(struct mem_policy *pol, struct object *obj, enum mem_op op,
 			      struct prog *p, struct err *e)
 {
-	struct vfy_opts vo = {.profile = VFY_PROFILE_HOST,
-			      .helper_proto = mem_policy_helper_proto,
-			      .ctx_size = mem_op_ctx_size(op)};
-	int err = verifier_check(p, &vo, NULL, e);
-
-	if (err) {
-		err_prefix(e, "%s: %s (prog '%s'): ", obj->name, mem_op_name(op), p->name);
-		return err;
-	}
-	pol->ops[op] = p;
-	pol->backend[op] = PROG_BACKEND_JIT;
-	if (jit_compile(p, &pol->helpers, NULL))
-		pol->backend[op] = PROG_BACKEND_INTERP;
-	return 0;
+	int err = policy_prog_load(obj, mem_op_name(op), p, mem_policy_helper_proto,
+				   mem_op_ctx_size(op), &pol->helpers, &pol->backend[op], e);
+	if (!err)
+		pol->ops[op] = p;
+	return err;
 }
 
 static int mem_policy_add_object(struct mem_policy *pol, const char *path, struct err *e)

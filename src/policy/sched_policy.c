@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "bpf/jit.h"
-#include "bpf/verifier.h"
+#include "policy_prog.h"
 #include "sched_impl.h"
 
 struct sched_policy {
@@ -62,20 +62,11 @@ uint32_t sched_policy_ctx_size(const char *op)
 static int sched_policy_load_op(struct sched_policy *pol, const struct object *obj,
 				enum sched_op op, struct prog *p, struct err *e)
 {
-	struct vfy_opts vo = {.profile = VFY_PROFILE_HOST,
-			      .helper_proto = sched_policy_helper_proto,
-			      .ctx_size = sched_op_ctx_size(op)};
-	int err = verifier_check(p, &vo, NULL, e);
-
-	if (err) {
-		err_prefix(e, "%s: %s (prog '%s'): ", obj->name, sched_op_name(op), p->name);
-		return err;
-	}
-	pol->ops[op] = p;
-	pol->backend[op] = PROG_BACKEND_JIT;
-	if (jit_compile(p, &pol->helpers, NULL))
-		pol->backend[op] = PROG_BACKEND_INTERP;
-	return 0;
+	int err = policy_prog_load(obj, sched_op_name(op), p, sched_policy_helper_proto,
+				   sched_op_ctx_size(op), &pol->helpers, &pol->backend[op], e);
+	if (!err)
+		pol->ops[op] = p;
+	return err;
 }
 
 int sched_policy_from_object(struct object *obj, struct sched_policy **out, struct err *e)
