@@ -28,8 +28,9 @@ static const struct cli_cmd cli_cmds[] = {
 	 "verify programs and print OK or the error, with statistics"},
 	{"prog", do_prog, "show|dump|verify FILE [SECTION|NAME]",
 	 "list an object's programs and maps, or disassemble with source lines"},
-	{"run", do_run, "[--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE] [--session NAME --class lc|be [--policy FILE]] -- CMD [ARGS]",
-	 "run CMD with the agent preloaded: device and host probes, events, maps"},
+	{"run", do_run, "[--tool NAME | FILE.bpf.o] [OPTIONS] -- CMD [ARGS]",
+	 "run CMD with the agent preloaded: device and host probes, CUPTI, memory and "
+	 "scheduling policies, events, maps (options: gpuext run --help)"},
 	{"tools", do_tools, "", "list the shipped tools (gpuext run --tool NAME)"},
 	{"attach", do_attach, "[-p PID] FILE.bpf.o [--duration S] [--json] [-o FILE]",
 	 "attach an object's uprobes to a running process through kernel uprobes"},
