@@ -303,6 +303,22 @@ static int cli_refused(const char *out)
 	return 1;
 }
 
+/* Run cmd (kernel uprobes): its output, which the caller frees; the test is
+ * skipped where kernel BPF is refused and fails on a non-zero status. */
+static char *run_kernel_cmd(const char *cmd)
+{
+	int st;
+	char *out = test_run_cmd(cmd, &st);
+	assert_non_null(out);
+	if (cli_refused(out)) {
+		free(out);
+		skip();
+	}
+	if (st)
+		fail_msg("%s: status %d:\n%s", cmd, st, out);
+	return out;
+}
+
 static void test_cli_attach_errors(void **state)
 {
 	char cmd[512];
@@ -353,18 +369,10 @@ static long summary_value(const char *out, int key)
 static void test_cli_run_kernel_uprobes_exact(void **state)
 {
 	char cmd[512];
-	int st;
 	/* the plain build's agent: the sanitizer build's cannot preload into LOOP */
 	snprintf(cmd, sizeof(cmd), "GPUEXT_AGENT=build/libgpuext-agent.so %s run --kernel-uprobes "
 		 "%s -- %s 37", test_cli_path(), PROG, LOOP);
-	char *out = test_run_cmd(cmd, &st);
-	assert_non_null(out);
-	if (cli_refused(out)) {
-		free(out);
-		skip();
-	}
-	if (st)
-		fail_msg("%s: status %d:\n%s", cmd, st, out);
+	char *out = run_kernel_cmd(cmd);
 	assert_non_null(strstr(out, "calls=37 version=13000"));
 	for (int k = 0; k < 3; k++)
 		assert_int_equal(summary_value(out, k), 37);
@@ -378,21 +386,13 @@ static void test_cli_run_kernel_uprobes_exact(void **state)
 static void test_cli_attach_running_process(void **state)
 {
 	char cmd[768];
-	int st;
 	/* 300 calls 10 ms apart; attached once the driver is mapped, until it exits */
 	snprintf(cmd, sizeof(cmd),
 		 "(%s 300 10 & p=$!; "
 		 "for i in $(seq 100); do grep -q libcuda /proc/$p/maps && break; sleep 0.02; done; "
 		 "%s attach -p $p %s; st=$?; wait $p || st=9; exit $st)",
 		 LOOP, test_cli_path(), PROG);
-	char *out = test_run_cmd(cmd, &st);
-	assert_non_null(out);
-	if (cli_refused(out)) {
-		free(out);
-		skip();
-	}
-	if (st)
-		fail_msg("%s: status %d:\n%s", cmd, st, out);
+	char *out = run_kernel_cmd(cmd);
 	assert_non_null(strstr(out, "3 probes attached to process"));
 	assert_non_null(strstr(out, "(process exited)"));
 	long n = summary_value(out, 0);
@@ -406,19 +406,11 @@ static void test_cli_attach_running_process(void **state)
 static void test_cli_attach_every_process(void **state)
 {
 	char cmd[768];
-	int st;
 	snprintf(cmd, sizeof(cmd),
 		 "((sleep 0.5; %s 40 5 > /dev/null) & "
 		 "LD_LIBRARY_PATH=build/fakecuda %s attach --duration 2 %s; st=$?; wait; exit $st)",
 		 LOOP, test_cli_path(), PROG);
-	char *out = test_run_cmd(cmd, &st);
-	assert_non_null(out);
-	if (cli_refused(out)) {
-		free(out);
-		skip();
-	}
-	if (st)
-		fail_msg("%s: status %d:\n%s", cmd, st, out);
+	char *out = run_kernel_cmd(cmd);
 	assert_non_null(strstr(out, "3 probes attached to every process"));
 	assert_non_null(strstr(out, "(duration reached)"));
 	for (int k = 0; k < 3; k++)
@@ -430,20 +422,12 @@ static void test_cli_attach_every_process(void **state)
 static void test_cli_attach_interrupted(void **state)
 {
 	char cmd[768];
-	int st;
 	snprintf(cmd, sizeof(cmd),
 		 "(%s 1000 5 > /dev/null & p=$!; "
 		 "for i in $(seq 100); do grep -q libcuda /proc/$p/maps && break; sleep 0.02; done; "
 		 "timeout --preserve-status -s INT 1 %s attach -p $p %s; st=$?; kill $p; exit $st)",
 		 LOOP, test_cli_path(), PROG);
-	char *out = test_run_cmd(cmd, &st);
-	assert_non_null(out);
-	if (cli_refused(out)) {
-		free(out);
-		skip();
-	}
-	if (st)
-		fail_msg("%s: status %d:\n%s", cmd, st, out);
+	char *out = run_kernel_cmd(cmd);
 	assert_non_null(strstr(out, "(interrupted)"));
 	long n = summary_value(out, 0);
 	if (n <= 0 || n >= 1000)
