@@ -23,6 +23,18 @@
 
 #include "cuda_calls.h"
 
+/* The entry and return programs of driver call `name`: enter(ctx, CALL_name)
+ * at entry, leave(ctx, CALL_name) at return. */
+#define CUDA_PROBE_PAIR(name, enter, leave)                                            \
+	SEC("uprobe/" #name) int name##_enter(struct pt_regs *ctx)                     \
+	{                                                                              \
+		return enter(ctx, CALL_##name);                                        \
+	}                                                                              \
+	SEC("uretprobe/" #name) int name##_return(struct pt_regs *ctx)                 \
+	{                                                                              \
+		return leave(ctx, CALL_##name);                                        \
+	}
+
 #define CALL_CASE_CLASS(n, cls, detail, arg, blk) case CALL_##n: return cls;
 #define CALL_CASE_DETAIL(n, cls, detail, arg, blk) case CALL_##n: return detail;
 #define CALL_CASE_ARG(n, cls, detail, arg, blk) case CALL_##n: return arg;

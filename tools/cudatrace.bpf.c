@@ -283,15 +283,7 @@ int ct_gpu_memcpy(const struct gpuext_cupti_memcpy *m)
 
 /* One entry and one return program per call of cuda_calls.h but the
  * synchronisation calls. */
-#define CT_PAIR(name)                                                                  \
-	SEC("uprobe/" #name) int name##_enter(struct pt_regs *ctx)                     \
-	{                                                                              \
-		return ct_enter(ctx, CALL_##name);                                     \
-	}                                                                              \
-	SEC("uretprobe/" #name) int name##_return(struct pt_regs *ctx)                 \
-	{                                                                              \
-		return ct_leave(ctx, CALL_##name);                                     \
-	}
+#define CT_PAIR(name) CUDA_PROBE_PAIR(name, ct_enter, ct_leave)
 #define CT_GEN_CC_ALLOC(name) CT_PAIR(name)
 #define CT_GEN_CC_ALLOC_PITCH(name) CT_PAIR(name)
 #define CT_GEN_CC_FREE(name) CT_PAIR(name)

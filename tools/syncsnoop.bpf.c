@@ -111,15 +111,7 @@ static __always_inline int ss_leave(struct pt_regs *ctx, __u32 call)
 }
 
 /* One entry and one return program per blocking call of cuda_calls.h. */
-#define SS_PAIR(name)                                                                  \
-	SEC("uprobe/" #name) int name##_enter(struct pt_regs *ctx)                     \
-	{                                                                              \
-		return ss_enter(ctx, CALL_##name);                                     \
-	}                                                                              \
-	SEC("uretprobe/" #name) int name##_return(struct pt_regs *ctx)                 \
-	{                                                                              \
-		return ss_leave(ctx, CALL_##name);                                     \
-	}
+#define SS_PAIR(name) CUDA_PROBE_PAIR(name, ss_enter, ss_leave)
 #define SS_GEN_Y(name) SS_PAIR(name)
 #define SS_GEN_N(name)
 #define SS_GEN(name, cls, detail, arg, blk) SS_GEN_##blk(name)
