@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_agent_wrap.c - the agent's interposition map, in process (the
+ * agent's objects linked in, no driver): for every driver name the agent
+ * wraps, the hook registry (what dlsym and cuGetProcAddress hand out)
+ * returns the very function exported under that name, or under the name
+ * the driver serves it as (cuCtxDestroy: cuCtxDestroy_v2's wrapper).
+ * Names nobody wraps, and the names of the memory policy and CUPTI without
+ * them, get the real function back.  The list is written out here, not taken from
+ * agent_wrap.h, so a row lost or mistyped there fails.
+ */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "agent/agent.h"
+
+/* The exported wrappers, by their symbol names (cuda.h renames some). */
+#define AGENT_EXPORTED(X)                                                                 \
+	X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) X(cuModuleLoad)  \
+	X(cuModuleUnload) X(cuModuleGetFunction) X(cuLibraryLoadData) X(cuLibraryUnload)    \
+	X(cuLibraryGetKernel) X(cuLibraryGetModule) X(cuKernelGetFunction) X(cuLaunchKernel) \
+	X(cuLaunchKernel_ptsz) X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz) \
+	X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz) X(cuDevicePrimaryCtxRelease_v2)        \
+	X(cuDevicePrimaryCtxReset_v2) X(cuCtxDestroy_v2) X(cuLinkCreate) X(cuLinkCreate_v2) \
+	X(cuLinkAddData) X(cuLinkAddData_v2) X(cuLinkAddFile) X(cuLinkAddFile_v2)          \
+	X(cuLinkComplete) X(cuLinkDestroy) X(cuGraphAddKernelNode) X(cuGraphAddKernelNode_v2) \
+	X(cuGraphKernelNodeSetParams) X(cuGraphKernelNodeSetParams_v2)                     \
+	X(cuGraphExecKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams_v2)             \
+	X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuInit) X(cuMemAllocManaged)     \
+	X(cuMemFree_v2) X(cuGetProcAddress) X(cuGetProcAddress_v2)
+
+#define DECLARE(sym) extern char exported_##sym[] __asm__(#sym);
+AGENT_EXPORTED(DECLARE)
+#undef DECLARE
+
+/* Stands for the driver's function: never called. */
+static char real_fn[1];
+
+static void *lookup(const char *name)
+{
+	return agent_hook_lookup(name, real_fn);
+}
+
+static void test_every_export_handed_out(void **state)
+{
+	/* handed out only under a memory policy, or with CUPTI programs */
+	static const char *const gated_names[] = {"cuMemAllocManaged", "cuMemFree_v2", "cuInit"};
+#define CHECK(sym)                                                                     \
+	do {                                                                           \
+		int gated = 0;                                                         \
+		for (size_t i = 0; i < sizeof(gated_names) / sizeof(gated_names[0]); i++)   \
+			gated |= !strcmp(#sym, gated_names[i]);                           \
+		void *want = gated ? (void *)real_fn : (void *)exported_##sym;         \
+		if (lookup(#sym) != want)                                              \
+			fail_msg("%s: the registry hands out %p, not %s (%p)", #sym,   \
+				 lookup(#sym), gated ? "the real function" : "the export", \
+				 want);                                                \
+	} while (0);
+	AGENT_EXPORTED(CHECK)
+#undef CHECK
+}
+
+/* Names the driver hands out for a function exported under another name. */
+static void test_aliases(void **state)
+{
+	assert_ptr_equal(lookup("cuCtxDestroy"), exported_cuCtxDestroy_v2);
+	assert_ptr_equal(lookup("cuDevicePrimaryCtxRelease"), exported_cuDevicePrimaryCtxRelease_v2);
+	assert_ptr_equal(lookup("cuDevicePrimaryCtxReset"), exported_cuDevicePrimaryCtxReset_v2);
+	/* the graph base names keep the v1 wrapper unless the real function is
+	 * the driver's _v2 (no driver here) */
+	assert_ptr_equal(lookup("cuGraphAddKernelNode"), exported_cuGraphAddKernelNode);
+	assert_ptr_equal(lookup("cuMemFree"), real_fn); /* no memory policy */
+}
+
+static void test_unwrapped_names_pass(void **state)
+{
+	assert_ptr_equal(lookup("cuCtxSynchronize"), real_fn);
+	assert_ptr_equal(lookup("cuModuleLoadDataEx_v2"), real_fn);
+	assert_ptr_equal(lookup("cuLaunchHostFunc"), real_fn);
+	assert_null(agent_hook_lookup("cuModuleLoadData", NULL)); /* missing stays missing */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_export_handed_out),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_unwrapped_names_pass),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
