@@ -58,7 +58,7 @@ static size_t agent_fatbin_size(const void *image)
 	return body > FATBIN_MAX_SIZE ? 0 : hdr + (size_t)body;
 }
 
-void agent_module_loaded(void *handle, const void *image)
+void agent_module_add(void *handle, const void *image)
 {
 	if (!handle || !agent_gpu_prog_cnt)
 		return; /* nothing to instrument: keep no state */
@@ -105,7 +105,7 @@ static struct agent_module *agent_module_find_locked(const void *handle)
 
 /* Kernel handle -> its module and name (also a CUfunction of a CUkernel:
  * same module, same name). */
-void agent_kernel_found(const void *handle, const void *module, const char *name)
+void agent_kernel_add(const void *handle, const void *module, const char *name)
 {
 	if (!handle || !agent_gpu_prog_cnt)
 		return;
@@ -132,12 +132,12 @@ void agent_kernel_alias(const void *alias, const void *of)
 {
 	struct agent_kernel *k = agent_kernel_find(of);
 	if (k)
-		agent_kernel_found(alias, k->module->handle, k->name);
+		agent_kernel_add(alias, k->module->handle, k->name);
 }
 
 /* A module unloaded: its handles may be reused, forget its kernels (the
  * instrumented module stays loaded: a launch may still run it). */
-void agent_module_unloaded(const void *handle)
+void agent_module_forget(const void *handle)
 {
 	pthread_mutex_lock(&agent_lock);
 	for (struct agent_module **pm = &agent_modules; *pm; pm = &(*pm)->next) {
@@ -182,7 +182,7 @@ void agent_library_module(CUmodule m, CUlibrary l)
 	const void *fat = lib && lib->kind == AGENT_IMAGE_FATBIN ? lib->owned : NULL;
 	pthread_mutex_unlock(&agent_lock);
 	if (!known && lib)
-		agent_module_loaded(m, image ? image : ptx ? (const void *)ptx : fat);
+		agent_module_add(m, image ? image : ptx ? (const void *)ptx : fat);
 }
 
 /* ---- launches ----------------------------------------------------------- */

@@ -35,32 +35,32 @@
 #define AGENT_DRIVER_WRAPPERS(X)                                                          \
 	/* modules and libraries: the image each handle came from (agent_cuda.c) */       \
 	X(PLAIN, load_data, "cuModuleLoadData", (CUmodule * m, const void *image),         \
-	  (m, image), AGENT_NOTHING, agent_module_loaded(*m, image))                       \
+	  (m, image), AGENT_NOTHING, agent_module_add(*m, image))                       \
 	X(PLAIN, load_data_ex, "cuModuleLoadDataEx",                                       \
 	  (CUmodule * m, const void *image, unsigned n, CUjit_option *o, void **v),         \
-	  (m, image, n, o, v), AGENT_NOTHING, agent_module_loaded(*m, image))              \
+	  (m, image, n, o, v), AGENT_NOTHING, agent_module_add(*m, image))              \
 	X(PLAIN, load_fatbin, "cuModuleLoadFatBinary", (CUmodule * m, const void *image),  \
-	  (m, image), AGENT_NOTHING, agent_module_loaded(*m, image))                       \
+	  (m, image), AGENT_NOTHING, agent_module_add(*m, image))                       \
 	/* from a file: a module without an image ("no PTX captured" if targeted) */      \
 	X(PLAIN, load, "cuModuleLoad", (CUmodule * m, const char *path), (m, path),        \
-	  AGENT_NOTHING, agent_module_loaded(*m, NULL))                                    \
+	  AGENT_NOTHING, agent_module_add(*m, NULL))                                    \
 	X(PLAIN, unload, "cuModuleUnload", (CUmodule m), (m), agent_before_unload(0),      \
-	  agent_module_unloaded(m))                                                        \
+	  agent_module_forget(m))                                                        \
 	X(PLAIN, lib_load, "cuLibraryLoadData",                                            \
 	  (CUlibrary * l, const void *code, CUjit_option *jo, void **jv, unsigned jn,       \
 	   CUlibraryOption *lo, void **lv, unsigned ln),                                    \
-	  (l, code, jo, jv, jn, lo, lv, ln), AGENT_NOTHING, agent_module_loaded(*l, code)) \
+	  (l, code, jo, jv, jn, lo, lv, ln), AGENT_NOTHING, agent_module_add(*l, code)) \
 	X(PLAIN, lib_unload, "cuLibraryUnload", (CUlibrary l), (l), agent_before_unload(0), \
-	  agent_module_unloaded(l))                                                        \
+	  agent_module_forget(l))                                                        \
 	X(PLAIN, lib_get_module, "cuLibraryGetModule", (CUmodule * m, CUlibrary l), (m, l), \
 	  AGENT_NOTHING, agent_library_module(*m, l))                                      \
 	/* kernel handles: their module and name (agent_cuda.c) */                        \
 	X(PLAIN, get_function, "cuModuleGetFunction",                                      \
 	  (CUfunction * f, CUmodule m, const char *name), (f, m, name), AGENT_NOTHING,      \
-	  agent_kernel_found(*f, m, name))                                                 \
+	  agent_kernel_add(*f, m, name))                                                 \
 	X(PLAIN, lib_get_kernel, "cuLibraryGetKernel",                                     \
 	  (CUkernel * k, CUlibrary l, const char *name), (k, l, name), AGENT_NOTHING,       \
-	  agent_kernel_found(*k, l, name))                                                 \
+	  agent_kernel_add(*k, l, name))                                                 \
 	X(PLAIN, kernel_get_function, "cuKernelGetFunction", (CUfunction * f, CUkernel k), \
 	  (f, k), AGENT_NOTHING, agent_kernel_alias(*f, k))                                \
 	/* context teardown: the device maps reach the session first */                   \
@@ -159,12 +159,12 @@ void *agent_wrap_resolve(enum agent_wrap_group g, const char *name, void *real);
 
 /* agent_cuda.c: a module or library handle and the image it came from;
  * one unloaded (its kernels are forgotten); a library's module. */
-void agent_module_loaded(void *handle, const void *image);
-void agent_module_unloaded(const void *handle);
+void agent_module_add(void *handle, const void *image);
+void agent_module_forget(const void *handle);
 void agent_library_module(CUmodule m, CUlibrary l);
 /* agent_cuda.c: a kernel handle of a module or library, by name; a
  * function handle of a known kernel (the same module and name). */
-void agent_kernel_found(const void *handle, const void *module, const char *name);
+void agent_kernel_add(const void *handle, const void *module, const char *name);
 void agent_kernel_alias(const void *alias, const void *of);
 
 /* agent_link.c: the JIT linker's states and their PTX inputs. */
