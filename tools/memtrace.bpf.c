@@ -21,6 +21,12 @@
 
 #include "memtrace.h"
 
+/* What to count: both, unless a measuring program (bench/progs/memcost_*)
+ * includes this file to time one part alone. */
+#ifndef MT_PARTS
+#define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
+#endif
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 3 * SPREAD_SLOTS);
@@ -74,16 +80,20 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 	__u32 copy = bpf_gpu_warp_id() & (SPREAD_SLOTS - 1);
 	__u32 key = ctx->kind * SPREAD_SLOTS + copy;
 
-	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
-	if (t) {
-		__sync_fetch_and_add(&t->bytes, (__u64)ctx->size * lanes);
-		__sync_fetch_and_add(&t->accesses, lanes);
-		__sync_fetch_and_add(&t->instrs, 1);
+	if (MT_PARTS & MT_PART_TRAFFIC) {
+		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+		if (t) {
+			__sync_fetch_and_add(&t->bytes, (__u64)ctx->size * lanes);
+			__sync_fetch_and_add(&t->accesses, lanes);
+			__sync_fetch_and_add(&t->instrs, 1);
+		}
 	}
-	__u32 slot = copy * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
-	__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
-	if (n)
-		__sync_fetch_and_add(n, lanes);
+	if (MT_PARTS & MT_PART_HEAT) {
+		__u32 slot = copy * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
+		__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
+		if (n)
+			__sync_fetch_and_add(n, lanes);
+	}
 	return 0;
 }
 

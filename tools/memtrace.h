@@ -21,6 +21,10 @@
 #define MT_PROBES 4
 #define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
 
+/* The two halves of the probe (tools/memtrace.bpf.c's MT_PARTS). */
+#define MT_PART_TRAFFIC 1
+#define MT_PART_HEAT 2
+
 /* Value of `traffic` (per SM; key = kind x SPREAD_SLOTS + spread slot, kind
  * = GPUEXT_MEM_LOAD, _STORE or _ATOMIC), a 128-byte line of its own. */
 struct mt_traffic {

@@ -87,7 +87,7 @@ if [ ! -x "$GPUEXT" ] || ! command -v python3 > /dev/null; then
 	finish
 fi
 
-TOOLS="threadhist memtrace kernelretsnoop blockretsnoop launchlate smload"
+TOOLS=${TOOLS:-threadhist memtrace kernelretsnoop blockretsnoop launchlate smload}
 declare -A SMLOAD_IMB
 for ex in vecadd gemm reduce imbalance; do
 	bin=$EX/$ex

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# devmem-gpu.sh - the GPU round of the devmem work (issue 6: eBPF stack slots
+# in registers, memtrace's cost), run from a stage folder laid out like the
+# repository (build/ = this branch, base/ = main's gpuext, agent and tools)
+# beside the lead's carried ../build/examples, ../build/gpu, ../gpu-libs:
+#
+#   cd stage-devmem && OUT=DIR timeout 170 bash gpu.sh
+#
+# Every step has its own time limit and logs under $OUT; a failed step is
+# reported and the next one runs.  Prints a summary at the end.
+set -u
+OUT=${OUT:-out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+cd "$(dirname "$0")" || exit 1
+[ -d ../gpu-libs ] && export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export CUDA_CACHE_DISABLE=1
+# the examples are the lead's, carried beside this folder
+[ -e build/examples ] || ln -s ../../build/examples build/examples
+SUMMARY=$OUT/summary.txt
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1; } > "$SUMMARY"
+step() { # step NAME LIMIT CMD...: run, log to $OUT/NAME.log, one summary line
+	local name=$1 limit=$2 start=$SECONDS rc
+	shift 2
+	timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+	rc=$?
+	echo "$name: exit $rc ($((SECONDS - start)) s)" | tee -a "$SUMMARY"
+}
+
+# 1. cycles per probe call: main's gpu_probe_bench (carried), this branch's
+#    with slots in registers and with the memory frame (one build)
+step bench-main 25 ../build/gpu/gpu_probe_bench
+step bench-branch 25 build/gpu/gpu_probe_bench
+step bench-branch-frame 25 env GPUEXT_PTX_STACK_FRAME=1 build/gpu/gpu_probe_bench
+for f in main branch branch-frame; do
+	echo "== $f" >> "$SUMMARY"
+	grep -E '^\| (empty program|array counter|per-SM array counter) ' "$OUT/bench-$f.log" >> "$SUMMARY"
+done
+
+# 2. the tools' cost, main vs this branch, memtrace's halves
+step cost 75 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" FRAME_TOO=branch \
+	TIMEOUT=20 bash bench/memtrace_cost.sh
+cp "$OUT/cost/memtrace_cost.md" "$OUT/" 2>/dev/null
+for c in vecadd gemm reduce; do
+	for b in main branch; do
+		tail -12 "$OUT/cost/$c.${b}_memtrace.out" > "$OUT/$c.$b.memtrace.txt" 2>/dev/null
+	done
+done
+rm -f "$OUT"/cost/*.out
+tar -C "$OUT" -czf "$OUT/cost-logs.tgz" cost 2>/dev/null && rm -rf "$OUT/cost"
+
+# 3. correctness with slots in registers: the tools' checks, the PTX
+#    conformance cases on the GPU, the injection check
+[ "$SECONDS" -lt 120 ] && step tools 35 env OUT="$OUT/tools" TOOLS="threadhist memtrace smload" bash tests/gpu/tools.sh
+grep -E '^(PASS|FAIL)' "$OUT/tools/tools-summary.txt" > "$OUT/tools.txt" 2>/dev/null
+rm -rf "$OUT/tools"
+[ "$SECONDS" -lt 140 ] && step conformance 15 build/gpu/gpu_conformance gpu-cases
+[ "$SECONDS" -lt 150 ] && step inject 12 build/gpu/inject_check
+
+echo "---- summary" | tee -a "$SUMMARY"
+cat "$SUMMARY"
+grep -c '^PASS' "$OUT/tools.txt" 2>/dev/null | sed 's/^/tools PASS lines: /'
+grep '^FAIL' "$OUT/tools.txt" 2>/dev/null
+tail -3 "$OUT/conformance.log" 2>/dev/null
+tail -3 "$OUT/inject.log" 2>/dev/null
+cat "$OUT/memtrace_cost.md" 2>/dev/null
