@@ -10,12 +10,14 @@
 # gpuext, its agent and bpf/ (tools; bench/progs/memcost_* where built);
 # the examples come from build/examples.  For each example: the plain run,
 # then under each build threadhist, smload and memtrace, and (where the
-# build has them) memtrace's halves alone: memcost_none (the probe, no map
-# update), memcost_traffic (the per-kind counters), memcost_heat (the
-# region heat map).  Median kernel ms of ITERS launches (the first left
+# build has them) bench/progs/memcost_*: memtrace's halves alone
+# (memcost_none: the probe, no map update; memcost_traffic: the per-kind
+# counters; memcost_heat: the region heat map) and variants of them.  Median kernel ms of ITERS launches (the first left
 # out, where the agent instruments), and the ratio to the plain run.
 # GPUEXT_PTX_STACK_FRAME=1 runs are added for a build named in FRAME_TOO
 # (the eBPF frame in local memory, as before slots became registers).
+# EXTRA: more rows, "NAME|FOLDER|OBJECT|ENV" separated by ';' (another
+# build's object run by this build's gpuext, say).
 # Writes $OUT/memtrace_cost.md and each tool's output ($OUT/*.out).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -40,15 +42,21 @@ for b in $BUILDS; do
 	for t in threadhist smload memtrace; do
 		cols+=("$name $t|$dir|$dir/bpf/tools/$t.bpf.o|")
 	done
-	for p in memcost_none memcost_traffic memcost_heat; do
-		[ -f "$dir/bpf/bench/progs/$p.bpf.o" ] &&
-			cols+=("$name ${p#memcost_}|$dir|$dir/bpf/bench/progs/$p.bpf.o|")
+	for o in "$dir"/bpf/bench/progs/memcost_*.bpf.o; do
+		[ -f "$o" ] || continue
+		p=$(basename "$o" .bpf.o)
+		cols+=("$name ${p#memcost_}|$dir|$o|")
 	done
 	case " $FRAME_TOO " in *" $name "*)
 		for t in smload memtrace; do
 			cols+=("$name $t, frame|$dir|$dir/bpf/tools/$t.bpf.o|GPUEXT_PTX_STACK_FRAME=1")
 		done ;;
 	esac
+done
+
+IFS=';' read -r -a extra <<< "${EXTRA:-}"
+for x in "${extra[@]}"; do
+	[ -n "$x" ] && cols+=("$x")
 done
 
 md="$OUT/memtrace_cost.md"

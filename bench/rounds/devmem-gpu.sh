@@ -38,6 +38,7 @@ done
 
 # 2. the tools' cost, main vs this branch, memtrace's halves
 step cost 75 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" FRAME_TOO=branch \
+	EXTRA="branch, main's memtrace.bpf.o|build|base/bpf/tools/memtrace.bpf.o|" \
 	TIMEOUT=20 bash bench/memtrace_cost.sh
 cp "$OUT/cost/memtrace_cost.md" "$OUT/" 2>/dev/null
 for c in vecadd gemm reduce; do
@@ -54,6 +55,15 @@ tar -C "$OUT" -czf "$OUT/cost-logs.tgz" cost 2>/dev/null && rm -rf "$OUT/cost"
 grep -E '^(PASS|FAIL)' "$OUT/tools/tools-summary.txt" > "$OUT/tools.txt" 2>/dev/null
 rm -rf "$OUT/tools"
 [ "$SECONDS" -lt 140 ] && step conformance 15 build/gpu/gpu_conformance gpu-cases
+[ "$SECONDS" -lt 145 ] && step stack-cases 10 build/gpu/gpu_conformance tests/ptx_stack
+# inline array updates on the GPU: the same r0 as on the host
+want=$(build/gpuext test-run build/bpf/tests/progs/array_update.bpf.o update 2>&1 | sed -n 's/^update: r0 = \([0-9]*\) .*/\1/p')
+[ "$SECONDS" -lt 150 ] && step array-update 10 build/gpuext run-gpu build/bpf/tests/progs/array_update.bpf.o update
+if grep -q "^r0 = $want " "$OUT/array-update.log" 2>/dev/null && [ -n "$want" ]; then
+	echo "array-update: PASS r0 = $want as on the host" | tee -a "$SUMMARY"
+else
+	echo "array-update: FAIL (host r0 '$want'; see array-update.log)" | tee -a "$SUMMARY"
+fi
 [ "$SECONDS" -lt 150 ] && step inject 12 build/gpu/inject_check
 
 echo "---- summary" | tee -a "$SUMMARY"
@@ -61,5 +71,6 @@ cat "$SUMMARY"
 grep -c '^PASS' "$OUT/tools.txt" 2>/dev/null | sed 's/^/tools PASS lines: /'
 grep '^FAIL' "$OUT/tools.txt" 2>/dev/null
 tail -3 "$OUT/conformance.log" 2>/dev/null
+tail -3 "$OUT/stack-cases.log" 2>/dev/null
 tail -3 "$OUT/inject.log" 2>/dev/null
 cat "$OUT/memtrace_cost.md" 2>/dev/null
