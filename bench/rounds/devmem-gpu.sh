@@ -26,20 +26,22 @@ step() { # step NAME LIMIT CMD...: run, log to $OUT/NAME.log, one summary line
 	echo "$name: exit $rc ($((SECONDS - start)) s)" | tee -a "$SUMMARY"
 }
 
-# 1. cycles per probe call: main's gpu_probe_bench (carried), this branch's
-#    with slots in registers and with the memory frame (one build)
-step bench-main 25 ../build/gpu/gpu_probe_bench
-step bench-branch 25 build/gpu/gpu_probe_bench
-step bench-branch-frame 25 env GPUEXT_PTX_STACK_FRAME=1 build/gpu/gpu_probe_bench
-for f in main branch branch-frame; do
-	echo "== $f" >> "$SUMMARY"
-	grep -E '^\| (empty program|array counter|per-SM array counter) ' "$OUT/bench-$f.log" >> "$SUMMARY"
-done
+# 1. correctness of slots in registers and inline updates (quick): the
+#    tests/ptx_stack cases on the GPU, run-gpu = test-run for array_update
+step stack-cases 10 build/gpu/gpu_conformance tests/ptx_stack
+want=$(build/gpuext test-run build/bpf/tests/progs/array_update.bpf.o update 2>&1 | sed -n 's/^update: r0 = \([0-9]*\) .*/\1/p')
+step array-update 10 build/gpuext run-gpu build/bpf/tests/progs/array_update.bpf.o update
+if [ -n "$want" ] && grep -q "^r0 = $want " "$OUT/array-update.log" 2>/dev/null; then
+	echo "array-update: PASS r0 = $want as on the host" | tee -a "$SUMMARY"
+else
+	echo "array-update: FAIL (host r0 '$want'; see array-update.log)" | tee -a "$SUMMARY"
+fi
 
-# 2. the tools' cost, main vs this branch, memtrace's halves
-step cost 75 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" FRAME_TOO=branch \
+# 2. the tools' cost, main vs this branch (and main's memtrace object run
+#    by this branch: the translator's part alone), memtrace's halves
+step cost 70 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" \
 	EXTRA="branch, main's memtrace.bpf.o|build|base/bpf/tools/memtrace.bpf.o|" \
-	TIMEOUT=20 bash bench/memtrace_cost.sh
+	TIMEOUT=15 bash bench/memtrace_cost.sh
 cp "$OUT/cost/memtrace_cost.md" "$OUT/" 2>/dev/null
 for c in vecadd gemm reduce; do
 	for b in main branch; do
@@ -49,22 +51,21 @@ done
 rm -f "$OUT"/cost/*.out
 tar -C "$OUT" -czf "$OUT/cost-logs.tgz" cost 2>/dev/null && rm -rf "$OUT/cost"
 
-# 3. correctness with slots in registers: the tools' checks, the PTX
-#    conformance cases on the GPU, the injection check
-[ "$SECONDS" -lt 120 ] && step tools 35 env OUT="$OUT/tools" TOOLS="threadhist memtrace smload" bash tests/gpu/tools.sh
+# 3. cycles per probe call, this branch with slots in registers and with
+#    the memory frame (GPUEXT_PTX_STACK_FRAME=1), one build
+step bench-branch 15 build/gpu/gpu_probe_bench
+step bench-frame 15 env GPUEXT_PTX_STACK_FRAME=1 build/gpu/gpu_probe_bench
+for f in branch frame; do
+	echo "== $f" >> "$SUMMARY"
+	grep -E '^\| (empty program|array counter|per-SM array counter) ' "$OUT/bench-$f.log" >> "$SUMMARY"
+done
+
+# 4. the tools' checks (exact bytes, threads) and the conformance cases
+[ "$SECONDS" -lt 125 ] && step tools 30 env OUT="$OUT/tools" TOOLS="threadhist memtrace smload" bash tests/gpu/tools.sh
 grep -E '^(PASS|FAIL)' "$OUT/tools/tools-summary.txt" > "$OUT/tools.txt" 2>/dev/null
 rm -rf "$OUT/tools"
-[ "$SECONDS" -lt 140 ] && step conformance 15 build/gpu/gpu_conformance gpu-cases
-[ "$SECONDS" -lt 145 ] && step stack-cases 10 build/gpu/gpu_conformance tests/ptx_stack
-# inline array updates on the GPU: the same r0 as on the host
-want=$(build/gpuext test-run build/bpf/tests/progs/array_update.bpf.o update 2>&1 | sed -n 's/^update: r0 = \([0-9]*\) .*/\1/p')
-[ "$SECONDS" -lt 150 ] && step array-update 10 build/gpuext run-gpu build/bpf/tests/progs/array_update.bpf.o update
-if grep -q "^r0 = $want " "$OUT/array-update.log" 2>/dev/null && [ -n "$want" ]; then
-	echo "array-update: PASS r0 = $want as on the host" | tee -a "$SUMMARY"
-else
-	echo "array-update: FAIL (host r0 '$want'; see array-update.log)" | tee -a "$SUMMARY"
-fi
-[ "$SECONDS" -lt 150 ] && step inject 12 build/gpu/inject_check
+[ "$SECONDS" -lt 150 ] && step conformance 10 build/gpu/gpu_conformance gpu-cases
+[ "$SECONDS" -lt 155 ] && step inject 8 build/gpu/inject_check
 
 echo "---- summary" | tee -a "$SUMMARY"
 cat "$SUMMARY"
