@@ -3,10 +3,12 @@
  * memcost_heat_or.bpf.c - a heat map without a load on the path, to compare
  * with memtrace's (bench/memtrace_cost.sh): region r is counted in slot
  * r % MT_MAX_REGIONS with no probing, and the slot's region is recorded by
- * two fire-and-forget ORs, of r + 1 and of ~(r + 1) (per SM): the host sees
- * one region in a slot when the first is the complement of the second, a
- * collision otherwise.  Three reductions, no load, versus memtrace's tag
- * load (and compare) and one reduction.
+ * two fire-and-forget ORs, of r + 1 and of ~(r + 1), in one of
+ * SPREAD_SLOTS copies chosen by the SM (a plain array: the host ORs the
+ * copies; a per-SM map's host view adds SMs): the host sees one region in a
+ * slot when the first is the complement of the second, a collision
+ * otherwise.  Three reductions, no load, versus memtrace's tag load (and
+ * compare) and one reduction.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -26,8 +28,8 @@ struct region_bits {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, MT_MAX_REGIONS);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SPREAD_SLOTS * MT_MAX_REGIONS);
 	__type(key, __u32);
 	__type(value, struct region_bits);
 } region_or SEC(".maps");
@@ -42,7 +44,8 @@ int mt_heat_or(struct gpuext_mem_ctx *ctx)
 	__u64 *n = bpf_map_lookup_elem(&region_accesses, &key);
 	if (n)
 		__sync_fetch_and_add(n, lanes);
-	struct region_bits *t = bpf_map_lookup_elem(&region_or, &slot);
+	key = (bpf_gpu_sm_id() & (SPREAD_SLOTS - 1)) * MT_MAX_REGIONS + slot;
+	struct region_bits *t = bpf_map_lookup_elem(&region_or, &key);
 	if (t) {
 		__sync_fetch_and_or(&t->ones, region + 1);
 		__sync_fetch_and_or(&t->zeros, ~(region + 1));
