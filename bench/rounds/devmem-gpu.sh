@@ -37,6 +37,14 @@ else
 	echo "array-update: FAIL (host r0 '$want'; see array-update.log)" | tee -a "$SUMMARY"
 fi
 
+# the GPU helpers written inline (ptx_intrin.c), packed into r0
+step gpu-helpers 10 build/gpuext run-gpu build/bpf/tests/progs/gpu_helpers.bpf.o helpers
+if grep -qi "^r0 = .*0xf000100111" "$OUT/gpu-helpers.log" 2>/dev/null; then
+	echo "gpu-helpers: PASS r0 = 0xf000100111" | tee -a "$SUMMARY"
+else
+	echo "gpu-helpers: FAIL (want 0xf000100111; see gpu-helpers.log)" | tee -a "$SUMMARY"
+fi
+
 # 2. the tools' cost, main vs this branch (and main's memtrace object run
 #    by this branch: the translator's part alone), memtrace's halves
 step cost 70 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" \

@@ -626,8 +626,7 @@ static void ptx_emit_copy_tail(struct ptx_buf *b, const char *src, unsigned at, 
  * BPF_NOEXIST -EEXIST (array elements always exist), else the value copied
  * in and 0.  The value comes from its frame slots when r3 points into a
  * promoted frame, else from memory (word by word when 8-aligned, byte by
- * byte when not).  r1..r5 are dead after a call (the verifier refuses reads
- * of them), so r4 (flags) is read before r0 is written.
+ * byte when not).  The flags are r4's value at run time.
  */
 static void ptx_emit_array_update(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
 {
@@ -691,6 +690,8 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 		ptx_buf_printf(b, "\tmov.b64 %%r0, %%r1; // conformance: helper 5 returns r1\n");
 		return 0;
 	}
+	if (in->imm >= 0 && ptx_intrin_emit(b, (uint32_t)in->imm))
+		return 0;
 	if ((arr = ptx_inline_array(c, i, in))) {
 		if (in->imm == HELPER_MAP_LOOKUP_ELEM)
 			ptx_emit_array_lookup(c, i, arr);
