@@ -38,7 +38,7 @@ else
 fi
 
 # the GPU helpers written inline (ptx_intrin.c), packed into r0
-step gpu-helpers 10 build/gpuext run-gpu build/bpf/tests/progs/gpu_helpers.bpf.o helpers
+step gpu-helpers 10 build/gpuext run-gpu build/bpf/examples/gpu_helpers.bpf.o helpers
 if grep -qi "^r0 = .*0xf000100111" "$OUT/gpu-helpers.log" 2>/dev/null; then
 	echo "gpu-helpers: PASS r0 = 0xf000100111" | tee -a "$SUMMARY"
 else

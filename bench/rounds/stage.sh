@@ -25,8 +25,9 @@ cp tests/ptx_corpus/checked.compute_75.ptx "$STAGE/tests/ptx_corpus/"
 cp -r ../shared/conformance/tests "$STAGE/gpu-cases"
 cp -r tests/ptx_stack "$STAGE/tests/"
 mkdir -p "$STAGE/build/bpf/tests/progs"
-cp build/bpf/tests/progs/array_update.bpf.o build/bpf/tests/progs/gpu_helpers.bpf.o \
-	"$STAGE/build/bpf/tests/progs/"
+cp build/bpf/tests/progs/array_update.bpf.o "$STAGE/build/bpf/tests/progs/"
+mkdir -p "$STAGE/build/bpf/examples"
+cp build/bpf/examples/gpu_helpers.bpf.o "$STAGE/build/bpf/examples/"
 cp bench/rounds/devmem-gpu.sh "$STAGE/gpu.sh"
 find "$STAGE" -name '*.d' -delete
 du -sh "$STAGE"

@@ -2,9 +2,11 @@
 /*
  * gpu_helpers: every GPU helper that the translator writes inline
  * (src/ptx/ptx_intrin.c), packed into r0, for `gpuext run-gpu` (one thread
- * of one block: tests/gpu/devmem.sh expects 0xf000100111).
+ * of one block: `gpuext run-gpu build/bpf/examples/gpu_helpers.bpf.o helpers`
+ * prints r0 = 0xf000100111).
  */
-#include "progs.h"
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
 #include <bpf/gpuext.h>
 
 SEC("gpu/entry/gpu_helpers")
