@@ -13,7 +13,8 @@
 # build has them) bench/progs/memcost_*: memtrace's halves alone
 # (memcost_none: the probe, no map update; memcost_traffic: the per-kind
 # counters; memcost_heat: the region heat map) and variants of them.  Median kernel ms of ITERS launches (the first left
-# out, where the agent instruments), and the ratio to the plain run.
+# out, where the agent instruments), and the ratio to the plain run; the
+# first row is the agent's recompile of the kernel with no probes.
 # GPUEXT_PTX_STACK_FRAME=1 runs are added for a build named in FRAME_TOO
 # (the eBPF frame in local memory, as before slots became registers).
 # EXTRA: more rows, "NAME|FOLDER|OBJECT|ENV" separated by ';' (another
@@ -35,10 +36,13 @@ median() { sort -g | awk '{a[NR] = $1} END {if (!NR) print "nan"; else if (NR % 
 times() { grep '^kernel_ms:' "$1" | awk 'NR > 1 {print $2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "-"}'; }
 
-# The columns: NAME|FOLDER|OBJECT|ENV
+# The rows: NAME|FOLDER|OBJECT|ENV; first the kernel recompiled by the
+# agent with no probe in it (GPUEXT_AGENT_NO_PROBES), the other baseline
 cols=()
 for b in $BUILDS; do
 	name=${b%%=*} dir=${b#*=}
+	[ ${#cols[@]} -eq 0 ] &&
+		cols+=("recompile (no probes)|$dir|$dir/bpf/tools/memtrace.bpf.o|GPUEXT_AGENT_NO_PROBES=1")
 	for t in threadhist smload memtrace; do
 		cols+=("$name $t|$dir|$dir/bpf/tools/$t.bpf.o|")
 	done
