@@ -47,7 +47,7 @@ fi
 
 # 2. the tools' cost, main vs this branch (and main's memtrace object run
 #    by this branch: the translator's part alone), memtrace's halves
-step cost 70 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" \
+step cost 80 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" \
 	EXTRA="branch, main's memtrace.bpf.o|build|base/bpf/tools/memtrace.bpf.o|" \
 	TIMEOUT=15 bash bench/memtrace_cost.sh
 cp "$OUT/cost/memtrace_cost.md" "$OUT/" 2>/dev/null
@@ -69,7 +69,7 @@ for f in branch frame; do
 done
 
 # 4. the tools' checks (exact bytes, threads) and the conformance cases
-[ "$SECONDS" -lt 125 ] && step tools 30 env OUT="$OUT/tools" TOOLS="threadhist memtrace smload" bash tests/gpu/tools.sh
+[ "$SECONDS" -lt 120 ] && step tools 30 env OUT="$OUT/tools" TOOLS="threadhist memtrace smload" bash tests/gpu/tools.sh
 grep -E '^(PASS|FAIL)' "$OUT/tools/tools-summary.txt" > "$OUT/tools.txt" 2>/dev/null
 rm -rf "$OUT/tools"
 [ "$SECONDS" -lt 150 ] && step conformance 10 build/gpu/gpu_conformance gpu-cases
