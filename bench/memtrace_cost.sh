@@ -4,7 +4,7 @@
 # folder(s) carried:
 #
 #   OUT=DIR ITERS=31 BUILDS="main=base build" [CASES="vecadd gemm reduce"] \
-#       bench/memtrace_cost.sh
+#       [TOOLS="threadhist smload memtrace"] bench/memtrace_cost.sh
 #
 # BUILDS: NAME=FOLDER (or FOLDER, named after itself): each folder holds a
 # gpuext, its agent and bpf/ (tools; bench/progs/memcost_* where built);
@@ -43,7 +43,7 @@ for b in $BUILDS; do
 	name=${b%%=*} dir=${b#*=}
 	[ ${#cols[@]} -eq 0 ] &&
 		cols+=("recompile (no probes)|$dir|$dir/bpf/tools/memtrace.bpf.o|GPUEXT_AGENT_NO_PROBES=1")
-	for t in threadhist smload memtrace; do
+	for t in ${TOOLS:-threadhist smload memtrace}; do
 		cols+=("$name $t|$dir|$dir/bpf/tools/$t.bpf.o|")
 	done
 	for o in "$dir"/bpf/bench/progs/memcost_*.bpf.o; do

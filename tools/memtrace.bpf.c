@@ -119,6 +119,10 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 		if (t)
 			mt_count(t, ctx->size, lanes);
 	}
+#ifdef MT_HEAT_SAMPLE /* measuring only: bench/progs/memcost_heat_sampled */
+	if (((bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_SAMPLE - 1)) != 0)
+		return 0;
+#endif
 	if (MT_PARTS & MT_PART_HEAT) {
 		__u32 slot = copy * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
 		__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
