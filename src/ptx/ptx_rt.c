@@ -207,14 +207,16 @@ struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m)
 {
 	const struct ptx_devmap *h = &m->hdr;
 	struct ptx_map_ref ref = {m->dev, h->data, h->type, h->max_entries, 0, h->nr_sms,
-				  h->sm_stride};
+				  h->sm_stride, 0};
 
 	/* GPUEXT_MAP_LOOKUP_CALL=1: every lookup calls the runtime, as before
 	 * lookups were inlined, to compare the two in one build on one GPU
 	 * (tests/gpu/devmaps.sh) */
 	if ((h->type == MAP_TYPE_ARRAY || h->type == MAP_TYPE_PERCPU_ARRAY) &&
-	    !getenv("GPUEXT_MAP_LOOKUP_CALL"))
+	    !getenv("GPUEXT_MAP_LOOKUP_CALL")) {
 		ref.value_stride = h->value_stride;
+		ref.value_size = h->value_size;
+	}
 	return ref;
 }
 
