@@ -31,6 +31,7 @@
 #include "agent_impl.h"
 #include "cuda/fatbin.h"
 #include "ptx/ptx_buf.h"
+#include "ptx/ptx_cache.h"
 #include "ptx/ptx_inject.h"
 #include "ptx/ptx_rt.h"
 #include "ptx/ptx_wrap.h"
@@ -422,6 +423,7 @@ struct agent_timing {
 	double jit;    /* the driver's JIT compile (CU_JIT_WALL_TIME) */
 	double load;   /* the rest of cuModuleLoadDataEx */
 	const char *runtime; /* how the device runtime got in */
+	const char *cache;   /* what the module cache did (ptx_cache.h) */
 };
 
 static double agent_ms_since(const struct timespec *t0)
@@ -437,6 +439,87 @@ static double agent_ms_since(const struct timespec *t0)
 static int agent_no_probes(void)
 {
 	return getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
+}
+
+/* GPUEXT_AGENT_JIT_OPT=0..4: the driver's JIT optimization level
+ * (CU_JIT_OPTIMIZATION_LEVEL; -1, its default 4, when unset or invalid). */
+static int agent_jit_opt(void)
+{
+	const char *v = getenv("GPUEXT_AGENT_JIT_OPT");
+	return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : -1;
+}
+
+/* What a cubin depends on besides its PTX (the cache entry's tag). */
+static void agent_cache_tag(int linked, int opt, char *tag, size_t len)
+{
+	size_t fb_len = 0;
+	const void *fb = linked ? ptx_rt_fatbin(&fb_len) : NULL;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < fb_len; i++) /* the prebuilt runtime linked in */
+		h = (h ^ ((const unsigned char *)fb)[i]) * 0x100000001b3ull;
+	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, runtime %s %016llx",
+		 agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor, agent_gpu.rt->cu->version, opt,
+		 linked ? "linked" : "none", (unsigned long long)h);
+}
+
+/*
+ * Turn instrumented PTX into a loaded module (linked with the prebuilt
+ * runtime when linked): the cubin from the module cache when it has one
+ * for exactly this PTX, GPU and driver; else compiled by the driver's JIT
+ * and stored there.  With the cache off (GPUEXT_CACHE_DISABLE=1) the PTX
+ * goes to cuModuleLoadDataEx as it is.  A cache entry that is not valid, or
+ * that the driver refuses, is named once and compiled over.
+ */
+static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct agent_timing *tm,
+			  struct err *e)
+{
+	struct ptx_rt *rt = agent_gpu.rt;
+	char dir[3800], tag[200];
+	int opt = agent_jit_opt(), err;
+	float jit_ms = 0;
+
+	if (ptx_cache_dir(dir, sizeof(dir))) {
+		tm->cache = "cache off";
+		err = linked ? ptx_rt_module_link(rt, text, mod, &jit_ms, e)
+			     : ptx_rt_module_load_timed(rt, text, mod, &jit_ms, e);
+		tm->jit += jit_ms;
+		return err;
+	}
+	agent_cache_tag(linked, opt, tag, sizeof(tag));
+	size_t len = 0;
+	const char *why;
+	void *cubin = ptx_cache_get(dir, tag, text, &len, &why);
+	if (cubin) {
+		err = ptx_rt_module_load_image(rt, cubin, mod, NULL);
+		free(cubin);
+		if (!err) {
+			tm->cache = "cache hit";
+			return 0;
+		}
+		why = "the driver refused it";
+	}
+	if (why) {
+		char path[4096];
+		ptx_cache_path(dir, tag, text, path, sizeof(path));
+		agent_notice("module cache entry %s ignored (%s): compiled again", path, why);
+	}
+	if ((err = ptx_rt_compile(rt, text, linked, opt, &cubin, &len, &jit_ms, e)))
+		return err;
+	tm->jit += jit_ms;
+	err = ptx_rt_module_load_image(rt, cubin, mod, e);
+	struct err pe = {{0}};
+	if (err) {
+		tm->cache = "cache miss";
+	} else if (ptx_cache_put(dir, tag, text, cubin, len, &pe)) {
+		tm->cache = "cache miss, not stored";
+		static int told;
+		if (!told++)
+			agent_notice("module cache: %s", pe.msg);
+	} else {
+		tm->cache = "cache miss, stored";
+	}
+	free(cubin);
+	return err;
 }
 
 /* Inject pr into kernel's module pm and load the result (linked with the
@@ -460,19 +543,15 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	struct timespec t0;
 	char *text = NULL;
 	size_t len;
-	float jit_ms = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int err = ptx_inject(pm, &o, &text, &len, e);
 	tm->inject += agent_ms_since(&t0);
 	if (err)
 		return err;
+	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pr->linked && !bare)
-		err = ptx_rt_module_link(agent_gpu.rt, text, mod, &jit_ms, e);
-	else
-		err = ptx_rt_module_load_timed(agent_gpu.rt, text, mod, &jit_ms, e);
-	tm->jit += jit_ms;
-	tm->load += agent_ms_since(&t0) - jit_ms;
+	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
+	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
 	free(text);
 	return err;
 }
@@ -596,9 +675,9 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 					if (getenv("GPUEXT_AGENT_VERBOSE"))
 						agent_notice("kernel %s instrumented (device side "
 							     "%.1f, parse+inject %.1f, JIT %.1f, load "
-							     "%.1f, %s; %.1f ms)", k->name, tm.init,
-							     tm.inject, tm.jit, tm.load, tm.runtime,
-							     agent_ms_since(&t0));
+							     "%.1f, %s, %s; %.1f ms)", k->name,
+							     tm.init, tm.inject, tm.jit, tm.load,
+							     tm.runtime, tm.cache, agent_ms_since(&t0));
 				} else if (!k->inst && agent_first_failure(k->name)) {
 					session_count(agent_session, SESSION_SKIPPED);
 					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);

@@ -582,30 +582,32 @@ int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct
 	return ptx_rt_module_load_timed(rt, ptx, mod, NULL, e);
 }
 
-int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float *jit_ms,
-		       struct err *e)
+int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, int opt_level,
+		   void **cubin, size_t *len, float *jit_ms, struct err *e)
 {
 	const struct cu_driver *cu = rt->cu;
 	static char log[8192];
 	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-			       CU_JIT_WALL_TIME};
-	void *vals[] = {log, (void *)(uintptr_t)sizeof(log), NULL};
+			       CU_JIT_WALL_TIME, CU_JIT_OPTIMIZATION_LEVEL};
+	void *vals[] = {log, (void *)(uintptr_t)sizeof(log), NULL,
+			(void *)(uintptr_t)(opt_level < 0 ? 0 : opt_level)};
 	CUlinkState st;
-	void *cubin;
-	size_t fb_len, cubin_len;
+	void *out;
+	size_t fb_len, out_len;
 	const void *fb = ptx_rt_fatbin(&fb_len);
 	const char *what = "cuLinkCreate";
 	char buf[160];
-
 	int code = ENOEXEC; /* the linking steps: the caller may compile instead */
 
 	log[0] = '\0';
-	CUresult r = cu->link_create(3, opts, vals, &st);
+	CUresult r = cu->link_create(opt_level < 0 ? 3 : 4, opts, vals, &st);
 	if (r != CUDA_SUCCESS)
 		goto fail;
-	what = "linking the device runtime";
-	r = cu->link_add_data(st, CU_JIT_INPUT_FATBINARY, (void *)fb, fb_len, "gpuext-runtime", 0,
-			      NULL, NULL);
+	if (runtime) {
+		what = "linking the device runtime";
+		r = cu->link_add_data(st, CU_JIT_INPUT_FATBINARY, (void *)fb, fb_len,
+				      "gpuext-runtime", 0, NULL, NULL);
+	}
 	if (r == CUDA_SUCCESS) {
 		what = "the driver rejected the PTX";
 		r = cu->link_add_data(st, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1,
@@ -614,12 +616,13 @@ int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float 
 	}
 	if (r == CUDA_SUCCESS) {
 		what = "linking";
-		r = cu->link_complete(st, &cubin, &cubin_len);
+		r = cu->link_complete(st, &out, &out_len);
 	}
-	if (r == CUDA_SUCCESS) {
-		what = "loading the linked module";
-		code = EINVAL;
-		r = cu->module_load_data_ex(mod, cubin, 0, NULL, NULL);
+	if (r == CUDA_SUCCESS) { /* the linker's output lives until cuLinkDestroy */
+		if ((*cubin = malloc(out_len)))
+			memcpy(*cubin, out, *len = out_len);
+		else
+			code = ENOMEM, what = "copying the cubin", r = CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	if (jit_ms) /* the driver writes a float into the option's value */
 		memcpy(jit_ms, &vals[2], sizeof(*jit_ms));
@@ -629,6 +632,30 @@ int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float 
 fail:
 	return err_set(e, code, "%s: %s%s%.400s", what, cu_errstr(cu, r, buf, sizeof(buf)),
 		       log[0] ? ": " : "", log);
+}
+
+int ptx_rt_module_load_image(struct ptx_rt *rt, const void *cubin, CUmodule *mod,
+			     struct err *e)
+{
+	char buf[160];
+	CUresult r = rt->cu->module_load_data_ex(mod, cubin, 0, NULL, NULL);
+	if (r != CUDA_SUCCESS)
+		return err_set(e, EINVAL, "loading the compiled module: %s",
+			       cu_errstr(rt->cu, r, buf, sizeof(buf)));
+	return 0;
+}
+
+int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float *jit_ms,
+		       struct err *e)
+{
+	void *cubin;
+	size_t len;
+	int err = ptx_rt_compile(rt, ptx, 1, -1, &cubin, &len, jit_ms, e);
+	if (err)
+		return err;
+	err = ptx_rt_module_load_image(rt, cubin, mod, e);
+	free(cubin);
+	return err;
 }
 
 int ptx_rt_run_prog(struct ptx_rt *rt, const struct prog *p, struct ptx_rt_map **maps,

@@ -107,6 +107,20 @@ int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float 
 		       struct err *e);
 
 /*
+ * Compile ptx with the driver's JIT linker into a cubin (*cubin malloc'd,
+ * *len bytes), linked with the prebuilt runtime when runtime is set (PTX
+ * that declares runtime functions, as for ptx_rt_module_link).  opt_level:
+ * CU_JIT_OPTIMIZATION_LEVEL 0..4, -1 the driver's default.  Errors as
+ * ptx_rt_module_link's.  The cubin can be kept (ptx_cache.h) and loaded
+ * with ptx_rt_module_load_image.
+ */
+int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, int opt_level,
+		   void **cubin, size_t *len, float *jit_ms, struct err *e);
+/* Load a cubin (ELF image); -EINVAL when the driver refuses it. */
+int ptx_rt_module_load_image(struct ptx_rt *rt, const void *cubin, CUmodule *mod,
+			     struct err *e);
+
+/*
  * Run p once as a standalone kernel (one thread, warp mode): r1 = a device
  * copy of mem (or 0), r2 = len; map k of the program is maps[k].  mem is
  * updated with what the program wrote.  trace, when not NULL, is the
