@@ -117,6 +117,7 @@ done
 for o in $OPT_LEVELS; do
 	for c in "${cases[@]}"; do
 		name=${c%% *}
+		[ -x "$EX/$name" ] || continue
 		plain=$(kmedian "$LOGS/$name.plain.log")
 		for p in "${progs[@]}"; do
 			in_budget || continue

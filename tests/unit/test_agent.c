@@ -142,12 +142,91 @@ static void test_no_probes_baseline(void **state)
 			&status, &l);
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(out, "app ok"));
-	if (!strstr(out, "gpuext: kernel vec_add instrumented (") || !strstr(out, "no probes;"))
+	if (!strstr(out, "gpuext: kernel vec_add instrumented (") || !strstr(out, "no probes, cache off;"))
 		fail_msg("no recompile notice in:\n%s", out);
 	assert_int_equal(l.targeted, 8);
 	assert_int_equal(l.targeted_inst, 0);
 	assert_int_equal(l.inst_mod, 0);
 	free(out);
+}
+
+/* Count the module cache's entries in dir. */
+static int cache_entries(const char *dir)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -c '[.]gxc$'", dir);
+	char *out = test_run_cmd(cmd, NULL);
+	int n = out ? atoi(out) : -1;
+	free(out);
+	return n;
+}
+
+/* Run the app with the module cache in dir; expect every launch of vec_add
+ * instrumented (linked runtime) and want in the agent's output. */
+static void cached_run(const char *dir, const char *extra_env, const char *want)
+{
+	struct launches l;
+	int status;
+	char env[1024];
+	/* the fake's device memory at fixed addresses: the map addresses in
+	 * the PTX, so the PTX, are the same in every run */
+	snprintf(env, sizeof(env), "GPUEXT_CACHE_DISABLE=0 GPUEXT_CACHE_PATH=%s "
+		 "FAKECUDA_DEVICE_AT=0x6e0000000000 GPUEXT_AGENT_VERBOSE=1 %s", dir, extra_env);
+	char *out = run(env, gpuext_run_app(), &status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	if (!strstr(out, want))
+		fail_msg("expected '%s' in:\n%s", want, out);
+	assert_int_equal(l.targeted, 8);
+	assert_int_equal(l.targeted_inst, 8);
+	assert_int_equal(l.linked, 1);
+	free(out);
+}
+
+/*
+ * The module cache (src/ptx/ptx_cache.h): the first run compiles and stores,
+ * the next loads the stored cubin; a corrupt entry, one the driver refuses,
+ * or an unusable folder: a notice, compiled as without a cache, instrumented
+ * all the same; other map addresses: another entry, never the old cubin.
+ */
+static void test_module_cache(void **state)
+{
+	char dir[] = "/tmp/gpuext-modcache-XXXXXX", sub[64], cmd[160], path[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/c", dir);
+	cached_run(sub, "", "cache miss, stored;");
+	assert_int_equal(cache_entries(sub), 1);
+	cached_run(sub, "", "cache hit;");
+	/* corrupt: the last byte of the cubin flipped */
+	snprintf(cmd, sizeof(cmd), "ls %s/*.gxc", sub);
+	char *ls = test_run_cmd(cmd, NULL);
+	assert_non_null(ls);
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(ls, "\n"), ls);
+	free(ls);
+	size_t len;
+	unsigned char *b = (unsigned char *)test_read_file(path, &len);
+	assert_non_null(b);
+	b[len - 1] ^= 1;
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	fclose(f);
+	free(b);
+	cached_run(sub, "", "ignored (corrupt (checksum or ELF magic)): compiled again");
+	cached_run(sub, "", "cache hit;"); /* stored afresh */
+	/* the driver refuses the stored cubin (the agent's first load) */
+	cached_run(sub, "FAKECUDA_FAIL=cuModuleLoadDataEx:1",
+		   "ignored (the driver refused it): compiled again");
+	/* other device addresses: other PTX, another entry */
+	cached_run(sub, "FAKECUDA_DEVICE_AT=0x6f0000000000", "cache miss, stored;");
+	assert_int_equal(cache_entries(sub), 2);
+	/* off, or a folder that cannot be made: instrumented as before */
+	cached_run(sub, "GPUEXT_CACHE_DISABLE=1", "cache off;");
+	char bad[600];
+	snprintf(bad, sizeof(bad), "GPUEXT_CACHE_PATH=$(ls %s/*.gxc | head -1)/x", sub);
+	cached_run(sub, bad, "module cache: cannot create cache folder");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	free(test_run_cmd(cmd, NULL));
 }
 
 /* No runtime code for the GPU (the JIT linker refuses it): the runtime's
@@ -305,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_every_path_instrumented),
 		cmocka_unit_test(test_runtime_compiled_when_link_fails),
 		cmocka_unit_test(test_no_probes_baseline),
+		cmocka_unit_test(test_module_cache),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),

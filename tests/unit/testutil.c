@@ -7,6 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Tests that run the agent compile at every first launch: the module cache
+ * (src/ptx/ptx_cache.h) of whoever runs them is left alone, and a test of
+ * the cache names its own folder (GPUEXT_CACHE_DISABLE=0 in its command). */
+__attribute__((constructor)) static void test_no_module_cache(void)
+{
+	setenv("GPUEXT_CACHE_DISABLE", "1", 1);
+}
+
 char *test_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
