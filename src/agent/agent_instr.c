@@ -208,6 +208,37 @@ static void agent_mark_mirrored(const struct prog *p)
 	}
 }
 
+/*
+ * The device maps at one fixed address (GPUEXT_AGENT_MAPS_AT, hex; default
+ * AGENT_MAPS_AT; 0: wherever cuMemAlloc puts them): the programs' PTX holds
+ * the maps' addresses, so maps at the same place in every run make the same
+ * PTX and the module cache serves the next run.  Any failure: the maps are
+ * allocated as before (the cache then misses across runs), said under
+ * GPUEXT_AGENT_VERBOSE.
+ */
+#define AGENT_MAPS_AT 0x200000000000ull /* 32 TiB: above PIE and heap, below mmap */
+
+static void agent_maps_at(struct ptx_rt *rt)
+{
+	const char *v = getenv("GPUEXT_AGENT_MAPS_AT");
+	CUdeviceptr hint = v ? strtoull(v, NULL, 16) : AGENT_MAPS_AT, at = 0;
+	size_t bytes = 0;
+	const struct session *s = agent_session;
+	for (size_t i = 0; i < s->obj->map_cnt; i++)
+		bytes += ptx_rt_map_bytes(rt, &s->obj->maps[i].def);
+	if (!hint || !bytes)
+		return;
+	struct err e = {{0}};
+	int err = ptx_rt_arena_open(rt, hint, bytes, &at, &e);
+	if (getenv("GPUEXT_AGENT_VERBOSE")) {
+		if (err)
+			agent_notice("device maps not at a fixed address: %s", e.msg);
+		else if (at != hint)
+			agent_notice("device maps at 0x%llx, not 0x%llx (taken)",
+				     (unsigned long long)at, (unsigned long long)hint);
+	}
+}
+
 /* Called with agent_gpu_lock held: 0 when the device side is ready. */
 static int agent_gpu_init(struct err *e)
 {
@@ -234,6 +265,7 @@ static int agent_gpu_init(struct err *e)
 		return err_set(e, ENOTSUP, "not the primary context");
 	}
 	struct session *s = agent_session;
+	agent_maps_at(rt);
 	for (size_t i = 0; i < s->obj->map_cnt && !err; i++) {
 		const struct object_map *om = &s->obj->maps[i];
 		if (i >= AGENT_MAX_MAPS) {

@@ -278,48 +278,51 @@ FAKE_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgra
 	return fake_launch(p->func ? p->func : (CUfunction)p->kern, "cuGraphAddKernelNode_v2");
 }
 
-/* $FAKECUDA_DEVICE_AT=ADDR: device memory from a 256 MiB arena mapped at
- * ADDR, handed out in order and never reused, so that a process making the
- * same allocations gets the same addresses every run (as a driver whose
- * VA allocator is deterministic does); else host heap memory. */
-enum { FAKE_ARENA_BYTES = 256 << 20 };
-static uintptr_t fake_arena, fake_arena_used;
-
-static void *fake_arena_alloc(size_t n)
+/* Virtual memory management: address ranges are host mappings (PROT_NONE
+ * until mapped), at the asked address when it is free; a handle is only
+ * its size. */
+FAKE_API CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *p, CUmemAllocationGranularity_flags f)
 {
-	const char *at = getenv("FAKECUDA_DEVICE_AT");
-	if (!at)
-		return NULL;
-	pthread_mutex_lock(&fake_lock);
-	if (!fake_arena) {
-		void *m = mmap((void *)(uintptr_t)strtoull(at, NULL, 0), FAKE_ARENA_BYTES,
-			       PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
-			       -1, 0);
-		fake_arena = m == MAP_FAILED ? 1 : (uintptr_t)m; /* 1: tried, failed */
-	}
-	void *p = NULL;
-	n = (n + 255) & ~(size_t)255;
-	if (fake_arena > 1 && fake_arena_used + n <= FAKE_ARENA_BYTES) {
-		p = (void *)(fake_arena + fake_arena_used);
-		fake_arena_used += n;
-	}
-	pthread_mutex_unlock(&fake_lock);
-	return p;
+	*g = 2 << 20;
+	return fake_fail("cuMemGetAllocationGranularity") ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
 }
-
-static int fake_in_arena(uintptr_t p)
+FAKE_API CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags)
 {
-	return fake_arena > 1 && p >= fake_arena && p < fake_arena + FAKE_ARENA_BYTES;
+	if (fake_fail("cuMemAddressReserve"))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+	void *m = addr ? mmap((void *)addr, size, PROT_NONE, fl | MAP_FIXED_NOREPLACE, -1, 0) : MAP_FAILED;
+	if (m == MAP_FAILED)
+		m = mmap(NULL, size, PROT_NONE, fl, -1, 0);
+	if (m == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*p = (CUdeviceptr)m;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemAddressFree(CUdeviceptr p, size_t size) { munmap((void *)p, size); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *p, unsigned long long flags)
+{
+	*h = size;
+	return fake_fail("cuMemCreate") ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemRelease(CUmemGenericAllocationHandle h) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemMap(CUdeviceptr p, size_t size, size_t off, CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+	if (fake_fail("cuMemMap") || size > h)
+		return CUDA_ERROR_INVALID_VALUE;
+	return mprotect((void *)p, size, PROT_READ | PROT_WRITE) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemUnmap(CUdeviceptr p, size_t size) { mprotect((void *)p, size, PROT_NONE); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc *d, size_t n)
+{
+	return fake_fail("cuMemSetAccess") ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
 	if (fake_fail("cuMemAlloc_v2"))
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	void *m = fake_arena_alloc(n);
-	if (!m)
-		m = aligned_alloc(256, (n + 255) & ~(size_t)255);
+	void *m = aligned_alloc(256, (n + 255) & ~(size_t)255);
 	*p = (CUdeviceptr)m;
 	return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -332,8 +335,7 @@ FAKE_API CUresult cuMemFree_v2(CUdeviceptr p)
 		fake_managed_va = 0;
 		return CUDA_SUCCESS;
 	}
-	if (!fake_in_arena(p))
-		free((void *)p);
+	free((void *)p);
 	return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { memcpy((void *)d, s, n); return CUDA_SUCCESS; }

@@ -168,10 +168,8 @@ static void cached_run(const char *dir, const char *extra_env, const char *want)
 	struct launches l;
 	int status;
 	char env[1024];
-	/* the fake's device memory at fixed addresses: the map addresses in
-	 * the PTX, so the PTX, are the same in every run */
 	snprintf(env, sizeof(env), "GPUEXT_CACHE_DISABLE=0 GPUEXT_CACHE_PATH=%s "
-		 "FAKECUDA_DEVICE_AT=0x6e0000000000 GPUEXT_AGENT_VERBOSE=1 %s", dir, extra_env);
+		 "GPUEXT_AGENT_VERBOSE=1 %s", dir, extra_env);
 	char *out = run(env, gpuext_run_app(), &status, &l);
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(out, "app ok"));
@@ -217,9 +215,15 @@ static void test_module_cache(void **state)
 	/* the driver refuses the stored cubin (the agent's first load) */
 	cached_run(sub, "FAKECUDA_FAIL=cuModuleLoadDataEx:1",
 		   "ignored (the driver refused it): compiled again");
-	/* other device addresses: other PTX, another entry */
-	cached_run(sub, "FAKECUDA_DEVICE_AT=0x6f0000000000", "cache miss, stored;");
+	/* maps elsewhere: other PTX, another entry (never the old cubin) */
+	cached_run(sub, "GPUEXT_AGENT_MAPS_AT=210000000000", "cache miss, stored;");
 	assert_int_equal(cache_entries(sub), 2);
+	cached_run(sub, "GPUEXT_AGENT_MAPS_AT=0", "cache miss, stored;");
+	assert_int_equal(cache_entries(sub), 3);
+	/* no fixed address to be had: maps where cuMemAlloc puts them, and
+	 * the kernel instrumented all the same */
+	cached_run(sub, "FAKECUDA_FAIL=cuMemMap:1",
+		   "device maps not at a fixed address: cuMemMap: ");
 	/* off, or a folder that cannot be made: instrumented as before */
 	cached_run(sub, "GPUEXT_CACHE_DISABLE=1", "cache off;");
 	char bad[600];
@@ -304,7 +308,9 @@ static void test_fail_open_jit(void **state)
 
 static void test_fail_open_device_maps(void **state)
 {
-	fail_open("cuMemAlloc_v2:1", "gpuext: device probes disabled, kernels run unchanged: ", 0);
+	/* no fixed address for the maps (cuMemMap), then no device memory */
+	fail_open("cuMemMap:1,cuMemAlloc_v2:1",
+		  "gpuext: device probes disabled, kernels run unchanged: ", 0);
 }
 
 static void test_fail_open_launch_refused(void **state)
