@@ -233,6 +233,38 @@ static void test_module_cache(void **state)
 	free(test_run_cmd(cmd, NULL));
 }
 
+/*
+ * Real Numba PTX (tests/ptx_corpus/numba_saxpy.ptx, from numba.cuda.
+ * compile_ptx): its kernel, with Numba's long mangled name and module
+ * variables, is instrumented on every load path, the JIT linker's (the one
+ * Numba uses) included, and the result passes ptxas.
+ */
+static void test_numba_module(void **state)
+{
+	static const char ptx_path[] = "tests/ptx_corpus/numba_saxpy.ptx";
+	char *ptx = test_read_file(ptx_path, NULL), name[512], cmd[2048];
+	assert_non_null(ptx);
+	const char *entry = strstr(ptx, ".entry ");
+	assert_non_null(entry);
+	entry += strlen(".entry ");
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(entry, "( \n"), entry);
+	free(ptx);
+	assert_true(strlen(name) > 200);
+	snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_count.bpf.o -- %s %s %s %s",
+		 test_cli_path(), APP, ptx_path, name, name);
+	struct launches l;
+	int status;
+	char *out = run("", cmd, &status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	assert_int_equal(count_lines(out, "gpuext: "), 0);
+	assert_int_equal(l.other, 10);
+	assert_int_equal(l.other_inst, 10);
+	if (l.ptxas_status != -1)
+		assert_int_equal(l.ptxas_status, 0);
+	free(out);
+}
+
 /* No runtime code for the GPU (the JIT linker refuses it): the runtime's
  * text goes into the module instead, silently, and all is instrumented. */
 static void test_runtime_compiled_when_link_fails(void **state)
@@ -391,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_compiled_when_link_fails),
 		cmocka_unit_test(test_no_probes_baseline),
 		cmocka_unit_test(test_module_cache),
+		cmocka_unit_test(test_numba_module),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),
