@@ -65,6 +65,7 @@ static void agent_module_add(void *handle, const void *image)
 	if (!m)
 		return;
 	m->handle = handle;
+	clock_gettime(CLOCK_MONOTONIC, &m->loaded);
 	uint32_t magic = 0;
 	if (image)
 		memcpy(&magic, image, 4);
@@ -116,6 +117,7 @@ static void agent_kernel_add(const void *handle, const void *module, const char 
 	if (!k && m && (k = calloc(1, sizeof(*k)))) {
 		k->handle = handle;
 		k->module = m;
+		clock_gettime(CLOCK_MONOTONIC, &k->made);
 		k->name = strdup(name);
 		k->next = *b;
 		*b = k;

@@ -7,6 +7,7 @@
 #define GPUEXT_AGENT_IMPL_H
 
 #include <cuda.h>
+#include <time.h>
 
 #include "bpf/prog.h"
 #include "bpf/session.h"
@@ -81,6 +82,7 @@ struct agent_module {
 	char **inputs;            /* AGENT_IMAGE_LINKED: the link's PTX inputs */
 	size_t input_cnt;
 	int ptx_failed;           /* extraction failed (noticed once) */
+	struct timespec loaded;   /* CLOCK_MONOTONIC at the load call */
 };
 
 /* A kernel handle (CUfunction, or CUkernel that may be launched as one). */
@@ -91,6 +93,7 @@ struct agent_kernel {
 	char *name;               /* mangled */
 	int decided;              /* instrumented, or decided to run unchanged */
 	CUfunction inst;          /* the instrumented function, or NULL */
+	struct timespec made;     /* CLOCK_MONOTONIC when the handle was made */
 };
 
 struct agent_kernel *agent_kernel_find(const void *handle);

@@ -458,11 +458,16 @@ struct agent_timing {
 	const char *cache;   /* what the module cache did (ptx_cache.h) */
 };
 
+static double agent_ms_between(const struct timespec *t0, const struct timespec *t1)
+{
+	return (double)(t1->tv_sec - t0->tv_sec) * 1e3 + (double)(t1->tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 static double agent_ms_since(const struct timespec *t0)
 {
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+	return agent_ms_between(t0, &t1);
 }
 
 /* GPUEXT_AGENT_NO_PROBES: the kernel goes through all of this with no probe
@@ -672,6 +677,20 @@ static int agent_first_failure(const char *name)
 	return 1;
 }
 
+/* GPUEXT_AGENT_VERBOSE: where k's first launch's time went (t0: its start),
+ * and how long before it the module and the handle were there (the time
+ * there was to instrument ahead of the launch). */
+static void agent_tell_first_launch(const struct agent_kernel *k, const struct agent_timing *tm,
+				    const struct timespec *t0)
+{
+	agent_notice("kernel %s instrumented (device side %.1f, parse+inject %.1f, JIT %.1f, "
+		     "load %.1f, %s, %s; %.1f ms)", k->name, tm->init, tm->inject, tm->jit,
+		     tm->load, tm->runtime, tm->cache, agent_ms_since(t0));
+	agent_notice("kernel %s: module loaded %.1f ms, handle made %.1f ms before its first "
+		     "launch", k->name, agent_ms_between(&k->module->loaded, t0),
+		     agent_ms_between(&k->made, t0));
+}
+
 CUfunction agent_launch_target(CUfunction f, CUstream s)
 {
 	struct agent_kernel *k = agent_kernel_find(f);
@@ -705,11 +724,7 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 				if (k->inst && !cached) {
 					session_count(agent_session, SESSION_INSTRUMENTED);
 					if (getenv("GPUEXT_AGENT_VERBOSE"))
-						agent_notice("kernel %s instrumented (device side "
-							     "%.1f, parse+inject %.1f, JIT %.1f, load "
-							     "%.1f, %s, %s; %.1f ms)", k->name,
-							     tm.init, tm.inject, tm.jit, tm.load,
-							     tm.runtime, tm.cache, agent_ms_since(&t0));
+						agent_tell_first_launch(k, &tm, &t0);
 				} else if (!k->inst && agent_first_failure(k->name)) {
 					session_count(agent_session, SESSION_SKIPPED);
 					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);
