@@ -10,11 +10,16 @@
 # empty probes, the counting program, threadhist, smload, memtrace) it runs
 # the example under `gpuext run` with GPUEXT_AGENT_VERBOSE=1 and reads the
 # agent's first-launch line (device side, parse+inject, JIT, load, total),
-# once per variant of the module cache (src/ptx/ptx_cache.h):
-#   off   GPUEXT_CACHE_DISABLE=1: the PTX compiled at every first launch
-#         (the path before the cache: cuModuleLoadDataEx / JIT linker)
-#   cold  an empty cache folder: the first run ever (compiled, stored)
-#   warm  the same folder again: the next run of the same application
+# once per variant:
+#   off   no module cache, nothing ahead (GPUEXT_CACHE_DISABLE=1,
+#         GPUEXT_AGENT_AHEAD=0): the PTX compiled by the first launch (the
+#         path before either: cuModuleLoadDataEx / the JIT linker)
+#   lazy  an empty cache folder, nothing ahead: the first launch compiles
+#         through the JIT linker and stores the cubin
+#   cold  an empty cache folder, the kernels instrumented ahead of their
+#         first launch (src/agent/agent_ahead.c): the first run ever as a
+#         user sees it; "first ms" is then what the launch waited
+#   warm  the cold run's folder again: the application's next run
 # and, for OPT_LEVELS, cold with GPUEXT_AGENT_JIT_OPT=N (the driver's JIT
 # optimization level; 4 is its default).  Kernel time: the median of the
 # example's own CUDA-event times, the first launch left out, and its ratio
@@ -27,7 +32,7 @@ OUT=${OUT:-build/first-launch}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 EX=${EX:-build/examples}
 ITERS=${ITERS:-11}
-VARIANTS=${VARIANTS:-off cold warm}
+VARIANTS=${VARIANTS:-off lazy cold warm}
 OPT_LEVELS=${OPT_LEVELS-1}
 BUDGET_S=${BUDGET_S:-140} # stop starting runs after this many seconds
 export CUDA_CACHE_DISABLE=1
@@ -83,11 +88,11 @@ run_one() {
 	local name=${c%% *}
 	log=$LOGS/$name.$p.$v.log
 	[ "$p" = recompile ] && set -- "$@" GPUEXT_AGENT_NO_PROBES=1
-	if [ "$v" = off ]; then
-		set -- "$@" GPUEXT_CACHE_DISABLE=1
-	else
-		set -- "$@" GPUEXT_CACHE_PATH="$dir"
-	fi
+	case $v in
+	off) set -- "$@" GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
+	lazy) rm -rf "$dir.lazy" && set -- "$@" GPUEXT_CACHE_PATH="$dir.lazy" GPUEXT_AGENT_AHEAD=0 ;;
+	*) set -- "$@" GPUEXT_CACHE_PATH="$dir" ;;
+	esac
 	# shellcheck disable=SC2086
 	"$@" GPUEXT_AGENT_VERBOSE=1 timeout 60 build/gpuext run "$(obj "$p")" -- "$EX/$name" \
 		${c#"$name"} -iters "$ITERS" -time > "$log" 2>&1
@@ -107,7 +112,7 @@ for c in "${cases[@]}"; do
 	for p in "${progs[@]}"; do
 		[ -f "$(obj "$p")" ] || continue
 		dir=$OUT/cache/$name.$p
-		rm -rf "$dir"
+		rm -rf "$dir" "$dir.lazy"
 		for v in $VARIANTS; do
 			in_budget || { echo "| $c | $p | $v | skipped (time budget) |" >> "$MD"; continue; }
 			run_one "$c" "$p" "$v" "$dir"

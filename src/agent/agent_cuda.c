@@ -93,6 +93,13 @@ static void agent_module_add(void *handle, const void *image)
 	m->next = agent_modules;
 	agent_modules = m;
 	pthread_mutex_unlock(&agent_lock);
+	/* its kernels instrumented in the background, before they are launched */
+	static CUresult (*ctx_get_current)(CUcontext *);
+	CUcontext ctx = NULL;
+	if (!ctx_get_current)
+		*(void **)&ctx_get_current = agent_real_driver("cuCtxGetCurrent");
+	if (ctx_get_current && ctx_get_current(&ctx) == CUDA_SUCCESS)
+		agent_ahead_module(m, ctx);
 }
 
 static struct agent_module *agent_module_find_locked(const void *handle)

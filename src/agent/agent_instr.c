@@ -62,6 +62,13 @@ struct agent_cached {
 	uint64_t hash;
 	CUcontext ctx;
 	CUfunction fn;
+	/* made ahead of the first launch (agent_ahead.c) and not yet claimed by
+	 * a launch: what the launch says then (the JIT time, what the module
+	 * cache did, or why it failed) */
+	int ahead;
+	double jit;
+	const char *cache;
+	char *msg;
 };
 static struct agent_cached *agent_cache;
 
@@ -307,18 +314,32 @@ static int agent_gpu_init(struct err *e)
 
 /* ---- building the instrumented module ---------------------------------- */
 
-/* Does ptx define kernel name (".entry NAME(" or ".entry NAME" + space)? */
-static int agent_defines(const char *ptx, const char *name)
+/* The next kernel ptx defines from *at on (".entry NAME(" or ".entry NAME"
+ * and a space), into name; advances *at past it.  0 when there is none. */
+static int agent_next_entry(const char **at, char *name, size_t len)
 {
-	size_t n = strlen(name);
-	for (const char *p = ptx; (p = strstr(p, ".entry ")); p += 7) {
+	for (const char *p; (p = strstr(*at, ".entry ")); *at = p + 7) {
 		const char *q = p + 7;
 		while (*q == ' ' || *q == '\t')
 			q++;
-		if (!strncmp(q, name, n) && (q[n] == '(' || q[n] == ' ' || q[n] == '\n' ||
-					     q[n] == '\r' || q[n] == '\t'))
-			return 1;
+		size_t n = strcspn(q, "( \t\r\n");
+		if (!n || !q[n] || n >= len)
+			continue;
+		memcpy(name, q, n);
+		name[n] = '\0';
+		*at = q + n;
+		return 1;
 	}
+	return 0;
+}
+
+/* Does ptx define kernel name? */
+static int agent_defines(const char *ptx, const char *name)
+{
+	char found[512];
+	for (const char *at = ptx; agent_next_entry(&at, found, sizeof(found));)
+		if (!strcmp(found, name))
+			return 1;
 	return 0;
 }
 
@@ -593,45 +614,43 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	return err;
 }
 
-/* Instrument k in the current context: the new function or NULL (e set);
- * *cached set when an earlier handle of the same kernel did it already. */
-static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *cached,
-				   struct agent_timing *tm, struct err *e)
+/* Instrument kernel name of ptx in context ctx (current): the new function
+ * or NULL (e set); *hit set to the cache entry when it was there already. */
+static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcontext ctx,
+				       struct agent_cached **hit, struct agent_timing *tm,
+				       struct err *e)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	const char *ptx = agent_module_ptx(k->module, k->name, e);
-	if (!ptx)
-		return NULL;
 	struct agent_probes pr;
 	CUfunction fn = NULL;
 	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
 	 * (what linking saves, measured by bench/gpu_overhead.sh's callers) */
-	if (agent_build_probes(k->name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
+	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
 		return NULL;
-	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name);
+	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), name);
 	hash = agent_hash(agent_hash(agent_hash(hash, pr.extra), pr.entry ? pr.entry : "-"),
 			  pr.exit ? pr.exit : "-");
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);
-			*cached = 1;
+			*hit = c;
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
 	CUmodule mod;
 	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
-	if (!err && (err = agent_inject_load(pm, k->name, &pr, &mod, tm, e)) && pr.linked &&
+	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, tm, e)) && pr.linked &&
 	    !agent_no_probes()) {
 		/* the prebuilt runtime has no code for this GPU, or anything
 		 * else on the linked path failed: once more with the runtime
 		 * functions' text compiled with the kernel */
 		agent_probes_free(&pr);
-		err = agent_build_probes(k->name, 0, &pr, e);
+		err = agent_build_probes(name, 0, &pr, e);
 		if (!err)
-			err = agent_inject_load(pm, k->name, &pr, &mod, tm, e);
+			err = agent_inject_load(pm, name, &pr, &mod, tm, e);
 		tm->runtime = "runtime compiled, linking failed";
 	} else if (!err) {
 		/* runtime functions compiled in: the small ones when linked, all
@@ -644,7 +663,7 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 					    : "no runtime";
 	}
 	if (!err) {
-		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);
+		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, name);
 		if (r != CUDA_SUCCESS) {
 			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
 			agent_gpu.rt->cu->module_unload(mod);
@@ -654,12 +673,24 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 	/* failures are cached too: the kernel's other handles run unchanged */
 	struct agent_cached *c = malloc(sizeof(*c));
 	if (c) {
-		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn};
+		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn,
+					   .jit = tm->jit, .cache = tm->cache,
+					   .msg = fn ? NULL : strdup(e->msg)};
 		agent_cache = c;
 	}
 	ptx_module_free(pm);
 	agent_probes_free(&pr);
 	return fn;
+}
+
+/* Instrument k in the current context: the new function or NULL (e set);
+ * *hit set to the cache entry when an earlier handle of the same kernel, or
+ * the work ahead of the launch, did it already. */
+static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, struct agent_cached **hit,
+				   struct agent_timing *tm, struct err *e)
+{
+	const char *ptx = agent_module_ptx(k->module, k->name, e);
+	return ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, tm, e) : NULL;
 }
 
 /* Is this the first failure for a kernel of this name?  (One notice per
@@ -691,6 +722,23 @@ static void agent_tell_first_launch(const struct agent_kernel *k, const struct a
 		     agent_ms_between(&k->made, t0));
 }
 
+/* The first launch of k found it instrumented ahead (c): say so, as its own
+ * instrumentation would have (waited: how long the launch waited). */
+static void agent_claim_ahead(const struct agent_kernel *k, struct agent_cached *c, double waited)
+{
+	c->ahead = 0;
+	if (c->fn) {
+		session_count(agent_session, SESSION_INSTRUMENTED);
+		if (getenv("GPUEXT_AGENT_VERBOSE"))
+			agent_notice("kernel %s instrumented (ahead of its first launch, JIT %.1f, "
+				     "%s; %.1f ms)", k->name, c->jit, c->cache ? c->cache : "-",
+				     waited);
+	} else if (agent_first_failure(k->name)) {
+		session_count(agent_session, SESSION_SKIPPED);
+		agent_notice("kernel %s runs unchanged: %s", k->name, c->msg ? c->msg : "?");
+	}
+}
+
 CUfunction agent_launch_target(CUfunction f, CUstream s)
 {
 	struct agent_kernel *k = agent_kernel_find(f);
@@ -698,45 +746,114 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 		return f;
 	if (__atomic_load_n(&k->decided, __ATOMIC_ACQUIRE))
 		return k->inst ? k->inst : f;
+	if (!agent_kernel_targeted(k->name)) {
+		/* decided without the lock: never behind work in progress */
+		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
+		return f;
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_lock(&agent_gpu_lock);
 	if (!k->decided) {
 		struct err e = {{0}};
-		if (agent_kernel_targeted(k->name)) {
-			/* relaxed capture mode: loading a module while this thread
-			 * captures a stream is allowed then, and breaks nothing */
-			CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-			int swapped = 0;
-			if (!agent_gpu.tried)
-				agent_gpu.capture_mode = (capture_mode_fn)agent_real_driver(
-					"cuThreadExchangeStreamCaptureMode");
-			if (agent_gpu.capture_mode)
-				swapped = agent_gpu.capture_mode(&mode) == CUDA_SUCCESS;
-			CUcontext ctx = NULL;
-			struct agent_timing tm = {0};
-			struct timespec t0;
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-			int ready = !agent_gpu_init(&e);
-			tm.init = agent_ms_since(&t0);
-			if (ready) {
-				agent_gpu.ctx_get_current(&ctx);
-				int cached = 0;
-				k->inst = agent_instrument(k, ctx, &cached, &tm, &e);
-				if (k->inst && !cached) {
-					session_count(agent_session, SESSION_INSTRUMENTED);
-					if (getenv("GPUEXT_AGENT_VERBOSE"))
-						agent_tell_first_launch(k, &tm, &t0);
-				} else if (!k->inst && agent_first_failure(k->name)) {
-					session_count(agent_session, SESSION_SKIPPED);
-					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);
-				}
+		/* relaxed capture mode: loading a module while this thread
+		 * captures a stream is allowed then, and breaks nothing */
+		CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+		int swapped = 0;
+		if (!agent_gpu.tried)
+			agent_gpu.capture_mode =
+				(capture_mode_fn)agent_real_driver("cuThreadExchangeStreamCaptureMode");
+		if (agent_gpu.capture_mode)
+			swapped = agent_gpu.capture_mode(&mode) == CUDA_SUCCESS;
+		CUcontext ctx = NULL;
+		struct agent_timing tm = {0};
+		struct timespec t1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		int ready = !agent_gpu_init(&e);
+		tm.init = agent_ms_since(&t1);
+		if (ready) {
+			agent_gpu.ctx_get_current(&ctx);
+			struct agent_cached *hit = NULL;
+			k->inst = agent_instrument(k, ctx, &hit, &tm, &e);
+			if (hit && hit->ahead) {
+				agent_claim_ahead(k, hit, agent_ms_since(&t0));
+			} else if (k->inst && !hit) {
+				session_count(agent_session, SESSION_INSTRUMENTED);
+				if (getenv("GPUEXT_AGENT_VERBOSE"))
+					agent_tell_first_launch(k, &tm, &t0);
+			} else if (!k->inst && agent_first_failure(k->name)) {
+				session_count(agent_session, SESSION_SKIPPED);
+				agent_notice("kernel %s runs unchanged: %s", k->name,
+					     hit && hit->msg ? hit->msg : e.msg);
 			}
-			if (swapped)
-				agent_gpu.capture_mode(&mode);
 		}
+		if (swapped)
+			agent_gpu.capture_mode(&mode);
 		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&agent_gpu_lock);
 	return k->inst ? k->inst : f;
+}
+
+/* Is ctx GPU 0's primary context (the one the device maps live in)? */
+static int agent_is_primary(CUcontext ctx)
+{
+	if (agent_gpu.tried)
+		return agent_gpu.rt && ctx == agent_gpu.rt->ctx;
+	const struct cu_driver *cu;
+	CUdevice dev;
+	CUcontext primary = NULL;
+	if (!ctx || cu_driver_load(&cu, NULL) || cu->device_get(&dev, 0) != CUDA_SUCCESS ||
+	    cu->primary_ctx_retain(&primary, dev) != CUDA_SUCCESS)
+		return 0;
+	cu->primary_ctx_release(dev);
+	return ctx == primary;
+}
+
+/* Instrument kernel name of ptx ahead: 1 if a compile was done. */
+static int agent_ahead_one(const char *ptx, const char *name, CUcontext ctx)
+{
+	struct err e = {{0}};
+	struct agent_timing tm = {0};
+	struct agent_cached *hit = NULL;
+	struct timespec t0;
+	int done = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_mutex_lock(&agent_gpu_lock);
+	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
+	const struct agent_cached *before = agent_cache;
+	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &tm, &e);
+	if (!hit && agent_cache != before) { /* the entry just made: for the first launch */
+		agent_cache->ahead = 1;
+		done = 1;
+		if (fn && getenv("GPUEXT_AGENT_VERBOSE"))
+			agent_notice("kernel %s instrumented ahead of its first launch (parse+inject "
+				     "%.1f, JIT %.1f, load %.1f, %s, %s; %.1f ms)", name, tm.inject,
+				     tm.jit, tm.load, tm.runtime, tm.cache, agent_ms_since(&t0));
+	}
+	pthread_mutex_unlock(&agent_gpu_lock);
+	return done;
+}
+
+int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
+{
+	struct err e = {{0}};
+	char name[512];
+	int done = 0;
+
+	pthread_mutex_lock(&agent_gpu_lock);
+	int ready = agent_is_primary(ctx) && !agent_gpu_init(&e);
+	/* one module's PTX, or each PTX input of a link */
+	const char *ptx = ready && m->kind != AGENT_IMAGE_LINKED ? agent_module_ptx(m, "", &e) : NULL;
+	pthread_mutex_unlock(&agent_gpu_lock);
+	for (size_t i = 0; ready && i < (m->kind == AGENT_IMAGE_LINKED ? m->input_cnt : 1); i++) {
+		const char *text = m->kind == AGENT_IMAGE_LINKED ? m->inputs[i] : ptx;
+		for (const char *at = text; text && done < budget &&
+					    agent_next_entry(&at, name, sizeof(name));)
+			if (agent_kernel_targeted(name))
+				done += agent_ahead_one(text, name, ctx);
+	}
+	return done;
 }
 
 void agent_launch_refused(CUfunction f, CUresult r)

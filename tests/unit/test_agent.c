@@ -300,14 +300,61 @@ static void test_untargeted_untouched(void **state)
 	assert_int_equal(l.targeted_inst, 0);
 	assert_int_equal(l.inst_mod, 0);
 	free(out);
-	/* a session whose programs target neither kernel */
+	/* a session whose programs target neither launched kernel: launches
+	 * not redirected; nothing compiled at all when nothing is done ahead
+	 * (with it, the module's targeted vec_add is, unused) */
 	snprintf(cmd, sizeof(cmd), "%s run %s -- %s %s early_ret reduce_atomic", test_cli_path(),
 		 PROG, APP, PTX);
-	out = run("", cmd, &status, &l);
-	assert_int_equal(status, 0);
-	assert_int_equal(l.inst_mod, 0);
-	assert_int_equal(count_lines(out, "gpuext: "), 0);
-	free(out);
+	static const char *const ahead[] = {"GPUEXT_AGENT_AHEAD=0", "GPUEXT_AGENT_AHEAD=1"};
+	for (int i = 0; i < 2; i++) {
+		out = run(ahead[i], cmd, &status, &l);
+		assert_int_equal(status, 0);
+		assert_int_equal(l.other, 10);
+		assert_int_equal(l.other_inst, 0);
+		if (i == 0)
+			assert_int_equal(l.inst_mod, 0);
+		assert_int_equal(count_lines(out, "gpuext: "), 0);
+		free(out);
+	}
+}
+
+/*
+ * Instrumentation ahead of the first launch (agent_ahead.c): with time
+ * between the module load and the launch, the kernel is compiled in the
+ * background and the launch only picks it up; a failure there is told by
+ * the first launch, once, and the kernel runs unchanged; off, the launch
+ * compiles as before.  Either way one compile, every launch redirected.
+ */
+static void test_instrument_ahead(void **state)
+{
+	static const struct {
+		const char *env, *want;
+		int inst;
+	} cases[] = {
+		{"APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD=1", "instrumented (ahead of its first launch, JIT ", 8},
+		{"APP_DELAY_MS=0 GPUEXT_AGENT_AHEAD=1", "instrumented (", 8}, /* a race: either way */
+		{"APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD=0", "no runtime, cache off; ", 8},
+		/* the driver refuses vec_add's module, ahead (its first load) */
+		{"APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD=1 FAKECUDA_FAIL=cuModuleLoadDataEx:1",
+		 "gpuext: kernel vec_add runs unchanged: the driver rejected the PTX: ", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct launches l;
+		int status;
+		char env[256], cmd[512];
+		snprintf(env, sizeof(env), "GPUEXT_AGENT_VERBOSE=1 %s", cases[i].env);
+		snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_empty.bpf.o -- %s %s "
+			 "vec_add reduce_atomic", test_cli_path(), APP, PTX);
+		char *out = run(env, cmd, &status, &l);
+		if (status || !strstr(out, "app ok") || !strstr(out, cases[i].want))
+			fail_msg("case %zu: expected '%s' in:\n%s", i, cases[i].want, out);
+		assert_int_equal(l.targeted, 8);
+		assert_int_equal(l.targeted_inst, cases[i].inst);
+		/* one compile, told once: by the launch or ahead of it */
+		assert_int_equal(count_lines(out, "gpuext: kernel vec_add instrumented ("), !!cases[i].inst);
+		assert_int_equal(count_lines(out, "gpuext: kernel vec_add runs unchanged"), !cases[i].inst);
+		free(out);
+	}
 }
 
 /* One injected failure: app runs to the end unchanged, one message. */
@@ -424,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_no_probes_baseline),
 		cmocka_unit_test(test_module_cache),
 		cmocka_unit_test(test_numba_module),
+		cmocka_unit_test(test_instrument_ahead),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),
