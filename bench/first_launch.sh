@@ -20,8 +20,9 @@
 #         first launch (src/agent/agent_ahead.c): the first run ever as a
 #         user sees it; "first ms" is then what the launch waited
 #   warm  the cold run's folder again: the application's next run
-# and, for OPT_LEVELS, cold with GPUEXT_AGENT_JIT_OPT=N (the driver's JIT
-# optimization level; 4 is its default).  Kernel time: the median of the
+# and, for each of OPT_LEVELS, cold with GPUEXT_AGENT_JIT_OPT=N (the
+# driver's JIT optimization level; 4 is its default), or for "split" with
+# GPUEXT_AGENT_JIT_THREADS=0 (the compiler's optimizations on every CPU).  Kernel time: the median of the
 # example's own CUDA-event times, the first launch left out, and its ratio
 # to the plain run, so a faster compile that makes slower code shows.
 # CUDA_CACHE_DISABLE=1 throughout (the driver's own cache off).
@@ -128,7 +129,11 @@ for o in $OPT_LEVELS; do
 			in_budget || continue
 			dir=$OUT/cache/$name.$p.O$o
 			rm -rf "$dir"
-			run_one "$c" "$p" "cold-O$o" "$dir" GPUEXT_AGENT_JIT_OPT="$o"
+			if [ "$o" = split ]; then
+				run_one "$c" "$p" "cold-split" "$dir" GPUEXT_AGENT_JIT_THREADS=0
+			else
+				run_one "$c" "$p" "cold-O$o" "$dir" GPUEXT_AGENT_JIT_OPT="$o"
+			fi
 		done
 	done
 done

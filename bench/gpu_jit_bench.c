@@ -11,7 +11,9 @@
  *   load   cuModuleLoadDataEx on the PTX (the path without the module cache)
  *   link   the JIT linker with the PTX alone, the cubin loaded (the path of
  *          the module cache: ptx_rt_compile + ptx_rt_module_load_image),
- *          at the driver's default optimization level and at -O0..-O3
+ *          at the driver's default optimization level, at -O0..-O3, and
+ *          with the compiler's optimizations on every CPU (split:
+ *          CU_JIT_SPLIT_COMPILE 0)
  *   rt     the JIT linker with the prebuilt device runtime too (when the PTX
  *          declares runtime functions: .extern .func)
  *   image  loading the cubin link made (a module cache hit)
@@ -39,9 +41,9 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-enum way { WAY_LOAD, WAY_LINK, WAY_O0, WAY_O1, WAY_O2, WAY_O3, WAY_RT, WAY_IMAGE, WAY_N };
+enum way { WAY_LOAD, WAY_LINK, WAY_O0, WAY_O1, WAY_O2, WAY_O3, WAY_SPLIT, WAY_RT, WAY_IMAGE, WAY_N };
 static const char *const way_name[WAY_N] = {"load", "link", "link -O0", "link -O1",
-					    "link -O2", "link -O3", "rt", "image"};
+					    "link -O2", "link -O3", "link split", "rt", "image"};
 
 /* One turn of way on ptx: its wall ms, or -1 (e says why). */
 static double turn(struct ptx_rt *rt, const char *ptx, enum way w, struct err *e)
@@ -57,17 +59,19 @@ static double turn(struct ptx_rt *rt, const char *ptx, enum way w, struct err *e
 		err = ptx_rt_module_load(rt, ptx, &mod, e);
 		break;
 	case WAY_IMAGE: /* the compile is not timed, only the load */
-		if ((err = ptx_rt_compile(rt, ptx, 0, -1, &cubin, &len, NULL, e)))
+		if ((err = ptx_rt_compile(rt, ptx, 0, NULL, &cubin, &len, NULL, e)))
 			break;
 		t0 = now_ms();
 		err = ptx_rt_module_load_image(rt, cubin, &mod, e);
 		break;
-	default:
-		err = ptx_rt_compile(rt, ptx, w == WAY_RT, w >= WAY_O0 && w <= WAY_O3 ? (int)w - WAY_O0 : -1,
-				     &cubin, &len, NULL, e);
+	default: {
+		struct ptx_rt_jit jit = {w >= WAY_O0 && w <= WAY_O3 ? (int)w - WAY_O0 : -1,
+					 w == WAY_SPLIT ? 0 : -1};
+		err = ptx_rt_compile(rt, ptx, w == WAY_RT, &jit, &cubin, &len, NULL, e);
 		if (!err)
 			err = ptx_rt_module_load_image(rt, cubin, &mod, e);
 		break;
+	}
 	}
 	ms = now_ms() - t0;
 	free(cubin);

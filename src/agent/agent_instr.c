@@ -499,25 +499,32 @@ static int agent_no_probes(void)
 	return getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
 }
 
-/* GPUEXT_AGENT_JIT_OPT=0..4: the driver's JIT optimization level
- * (CU_JIT_OPTIMIZATION_LEVEL; -1, its default 4, when unset or invalid). */
-static int agent_jit_opt(void)
+/* The JIT options of instrumented modules: GPUEXT_AGENT_JIT_OPT=0..4 (the
+ * driver's optimization level, CU_JIT_OPTIMIZATION_LEVEL, default 4) and
+ * GPUEXT_AGENT_JIT_THREADS=N (CU_JIT_SPLIT_COMPILE: N threads, 0 all CPUs);
+ * unset or invalid: the driver's defaults. */
+static struct ptx_rt_jit agent_jit_opts(void)
 {
-	const char *v = getenv("GPUEXT_AGENT_JIT_OPT");
-	return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : -1;
+	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS");
+	struct ptx_rt_jit j = {-1, -1};
+	if (o && o[0] >= '0' && o[0] <= '4' && !o[1])
+		j.opt_level = o[0] - '0';
+	if (t && *t && strspn(t, "0123456789") == strlen(t) && strlen(t) < 4)
+		j.threads = atoi(t);
+	return j;
 }
 
 /* What a cubin depends on besides its PTX (the cache entry's tag). */
-static void agent_cache_tag(int linked, int opt, char *tag, size_t len)
+static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag, size_t len)
 {
 	size_t fb_len = 0;
 	const void *fb = linked ? ptx_rt_fatbin(&fb_len) : NULL;
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (size_t i = 0; i < fb_len; i++) /* the prebuilt runtime linked in */
 		h = (h ^ ((const unsigned char *)fb)[i]) * 0x100000001b3ull;
-	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, runtime %s %016llx",
-		 agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor, agent_gpu.rt->cu->version, opt,
-		 linked ? "linked" : "none", (unsigned long long)h);
+	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, runtime %s "
+		 "%016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor, agent_gpu.rt->cu->version,
+		 jit->opt_level, jit->threads, linked ? "linked" : "none", (unsigned long long)h);
 }
 
 /*
@@ -533,7 +540,8 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 {
 	struct ptx_rt *rt = agent_gpu.rt;
 	char dir[3800], tag[200];
-	int opt = agent_jit_opt(), err;
+	struct ptx_rt_jit jit = agent_jit_opts();
+	int err;
 	float jit_ms = 0;
 
 	if (ptx_cache_dir(dir, sizeof(dir))) {
@@ -543,7 +551,7 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 		tm->jit += jit_ms;
 		return err;
 	}
-	agent_cache_tag(linked, opt, tag, sizeof(tag));
+	agent_cache_tag(linked, &jit, tag, sizeof(tag));
 	size_t len = 0;
 	const char *why;
 	void *cubin = ptx_cache_get(dir, tag, text, &len, &why);
@@ -561,7 +569,7 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 		ptx_cache_path(dir, tag, text, path, sizeof(path));
 		agent_notice("module cache entry %s ignored (%s): compiled again", path, why);
 	}
-	if ((err = ptx_rt_compile(rt, text, linked, opt, &cubin, &len, &jit_ms, e)))
+	if ((err = ptx_rt_compile(rt, text, linked, &jit, &cubin, &len, &jit_ms, e)))
 		return err;
 	tm->jit += jit_ms;
 	err = ptx_rt_module_load_image(rt, cubin, mod, e);

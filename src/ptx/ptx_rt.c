@@ -671,15 +671,23 @@ int ptx_rt_module_load(struct ptx_rt *rt, const char *ptx, CUmodule *mod, struct
 	return ptx_rt_module_load_timed(rt, ptx, mod, NULL, e);
 }
 
-int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, int opt_level,
+int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, const struct ptx_rt_jit *jit,
 		   void **cubin, size_t *len, float *jit_ms, struct err *e)
 {
 	const struct cu_driver *cu = rt->cu;
 	static char log[8192];
-	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-			       CU_JIT_WALL_TIME, CU_JIT_OPTIMIZATION_LEVEL};
-	void *vals[] = {log, (void *)(uintptr_t)sizeof(log), NULL,
-			(void *)(uintptr_t)(opt_level < 0 ? 0 : opt_level)};
+	CUjit_option opts[5] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+				CU_JIT_WALL_TIME};
+	void *vals[5] = {log, (void *)(uintptr_t)sizeof(log), NULL};
+	unsigned n = 3;
+	if (jit && jit->opt_level >= 0) {
+		opts[n] = CU_JIT_OPTIMIZATION_LEVEL;
+		vals[n++] = (void *)(uintptr_t)jit->opt_level;
+	}
+	if (jit && jit->threads >= 0) {
+		opts[n] = CU_JIT_SPLIT_COMPILE;
+		vals[n++] = (void *)(uintptr_t)jit->threads;
+	}
 	CUlinkState st;
 	void *out;
 	size_t fb_len, out_len;
@@ -689,7 +697,7 @@ int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, int opt_leve
 	int code = ENOEXEC; /* the linking steps: the caller may compile instead */
 
 	log[0] = '\0';
-	CUresult r = cu->link_create(opt_level < 0 ? 3 : 4, opts, vals, &st);
+	CUresult r = cu->link_create(n, opts, vals, &st);
 	if (r != CUDA_SUCCESS)
 		goto fail;
 	if (runtime) {
@@ -739,7 +747,7 @@ int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float 
 {
 	void *cubin;
 	size_t len;
-	int err = ptx_rt_compile(rt, ptx, 1, -1, &cubin, &len, jit_ms, e);
+	int err = ptx_rt_compile(rt, ptx, 1, NULL, &cubin, &len, jit_ms, e);
 	if (err)
 		return err;
 	err = ptx_rt_module_load_image(rt, cubin, mod, e);

@@ -125,15 +125,20 @@ int ptx_rt_module_load_timed(struct ptx_rt *rt, const char *ptx, CUmodule *mod,
 int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float *jit_ms,
 		       struct err *e);
 
+/* JIT options of a compile (NULL: the driver's defaults). */
+struct ptx_rt_jit {
+	int opt_level; /* CU_JIT_OPTIMIZATION_LEVEL 0..4; -1: the default (4) */
+	int threads;   /* CU_JIT_SPLIT_COMPILE: 0 all CPUs, N threads; -1: not asked (1) */
+};
+
 /*
  * Compile ptx with the driver's JIT linker into a cubin (*cubin malloc'd,
  * *len bytes), linked with the prebuilt runtime when runtime is set (PTX
- * that declares runtime functions, as for ptx_rt_module_link).  opt_level:
- * CU_JIT_OPTIMIZATION_LEVEL 0..4, -1 the driver's default.  Errors as
- * ptx_rt_module_link's.  The cubin can be kept (ptx_cache.h) and loaded
- * with ptx_rt_module_load_image.
+ * that declares runtime functions, as for ptx_rt_module_link), with the JIT
+ * options jit.  Errors as ptx_rt_module_link's.  The cubin can be kept
+ * (ptx_cache.h) and loaded with ptx_rt_module_load_image.
  */
-int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, int opt_level,
+int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, const struct ptx_rt_jit *jit,
 		   void **cubin, size_t *len, float *jit_ms, struct err *e);
 /* Load a cubin (ELF image); -EINVAL when the driver refuses it. */
 int ptx_rt_module_load_image(struct ptx_rt *rt, const void *cubin, CUmodule *mod,
