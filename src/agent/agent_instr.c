@@ -803,15 +803,21 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 	return k->inst ? k->inst : f;
 }
 
-/* Is ctx GPU 0's primary context (the one the device maps live in)? */
+/* Is ctx GPU 0's primary context (the one the device maps live in)?  An
+ * inactive primary context is not made active to find out. */
 static int agent_is_primary(CUcontext ctx)
 {
 	if (agent_gpu.tried)
 		return agent_gpu.rt && ctx == agent_gpu.rt->ctx;
+	typedef CUresult (*state_fn)(CUdevice, unsigned *, int *);
+	state_fn state = (state_fn)agent_real_driver("cuDevicePrimaryCtxGetState");
 	const struct cu_driver *cu;
 	CUdevice dev;
 	CUcontext primary = NULL;
-	if (!ctx || cu_driver_load(&cu, NULL) || cu->device_get(&dev, 0) != CUDA_SUCCESS ||
+	unsigned flags;
+	int active = 0;
+	if (!ctx || !state || cu_driver_load(&cu, NULL) || cu->device_get(&dev, 0) != CUDA_SUCCESS ||
+	    state(dev, &flags, &active) != CUDA_SUCCESS || !active ||
 	    cu->primary_ctx_retain(&primary, dev) != CUDA_SUCCESS)
 		return 0;
 	cu->primary_ctx_release(dev);

@@ -164,8 +164,15 @@ FAKE_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 	     : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT    ? 2 : 1;
 	return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)&fake_ctx_storage; return CUDA_SUCCESS; }
-FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
+static int fake_primary_refs; /* retains not released: the primary context is active */
+FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)&fake_ctx_storage; __atomic_add_fetch(&fake_primary_refs, 1, __ATOMIC_RELAXED); return CUDA_SUCCESS; }
+FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { __atomic_sub_fetch(&fake_primary_refs, 1, __ATOMIC_RELAXED); return CUDA_SUCCESS; }
+FAKE_API CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned *flags, int *active)
+{
+	*flags = 0;
+	*active = __atomic_load_n(&fake_primary_refs, __ATOMIC_RELAXED) > 0;
+	return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuCtxSetCurrent(CUcontext c) { fake_current = c; return CUDA_SUCCESS; }
 FAKE_API CUresult cuCtxGetCurrent(CUcontext *c) { *c = fake_current; return CUDA_SUCCESS; }
 FAKE_API CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
