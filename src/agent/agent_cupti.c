@@ -186,8 +186,8 @@ static void uvm_driver_report(void)
 			     "entries was full): raise GPUEXT_UVM_QUEUE",
 			     (unsigned long long)st.dropped_total, st.queue_entries);
 	if (getenv("GPUEXT_AGENT_VERBOSE"))
-		agent_notice("UVM driver: %llu records (%llu migrations, %llu GPU faults, %llu CPU "
-			     "faults), %llu dropped; driver counters: htod_bytes %llu dtoh_bytes %llu "
+		agent_notice("UVM driver: %llu records (%llu migrations, %llu GPU fault entries, %llu "
+			     "CPU faults), %llu dropped; driver counters: htod_bytes %llu dtoh_bytes %llu "
 			     "gpu_faults %llu cpu_faults %llu%s",
 			     (unsigned long long)st.records,
 			     (unsigned long long)st.by_type[UVMT_EV_MIGRATION],

@@ -211,18 +211,18 @@ int uvmt_running(void)
 void uvmt_gather_add(struct uvmt_gather *g, const struct gpuext_cupti_uvm *r, uvmt_sink_fn emit,
 		     void *arg)
 {
-	if (r->kind == GPUEXT_CUPTI_UVM_GPU_FAULT && g->have && g->pend.start == r->start &&
-	    g->pend.address == r->address && g->pend.dst == r->dst) {
+	if (r->kind != GPUEXT_CUPTI_UVM_GPU_FAULT) {
+		emit(arg, r); /* may come between a fault's entries: passes */
+		return;
+	}
+	if (g->have && g->pend.start == r->start && g->pend.address == r->address &&
+	    g->pend.dst == r->dst) {
 		g->pend.count++;
 		return;
 	}
 	uvmt_gather_flush(g, emit, arg);
-	if (r->kind == GPUEXT_CUPTI_UVM_GPU_FAULT) {
-		g->pend = *r;
-		g->have = 1;
-	} else {
-		emit(arg, r);
-	}
+	g->pend = *r;
+	g->have = 1;
 }
 
 void uvmt_gather_flush(struct uvmt_gather *g, uvmt_sink_fn emit, void *arg)
@@ -253,14 +253,33 @@ static void deliver(void *arg, const uint8_t *entry)
 		uvmt_gather_add(&gather, &r, emit, NULL);
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Read what the queue holds; `quiet`: also hand over the fault being
- * gathered (no more of it can come once the queue was found empty). */
+ * gathered once the queue was found empty and the fault is older than
+ * UVMT_GATHER_QUIET_NS (the driver writes a fault's entries within
+ * microseconds; a drain between two of them must not split it). */
+enum { UVMT_GATHER_QUIET_NS = 20 * 1000 * 1000 };
 static void drain(int quiet)
 {
 	pthread_mutex_lock(&drain_lock);
 	size_t n = t.ctl ? uvmt_ring_drain(t.queue, t.ctl, t.count, deliver, NULL) : 0;
-	if (quiet && !n)
+	if (quiet && !n && gather.have && monotonic_ns() - gather.pend.start > UVMT_GATHER_QUIET_NS)
 		uvmt_gather_flush(&gather, emit, NULL);
+	pthread_mutex_unlock(&drain_lock);
+}
+
+/* Every entry is read and no more can come: hand over the last fault. */
+static void drain_final(void)
+{
+	drain(0);
+	pthread_mutex_lock(&drain_lock);
+	uvmt_gather_flush(&gather, emit, NULL);
 	pthread_mutex_unlock(&drain_lock);
 }
 
@@ -467,8 +486,7 @@ void uvmt_flush(void)
 	struct uvmt_status_params p = {0};
 	if (is_uvm_fd(t.uvm_fd))
 		ioctl_status(t.uvm_fd, UVMT_IOC_FLUSH_EVENTS, &p, &p.rm_status);
-	drain(0);
-	drain(1);
+	drain_final();
 }
 
 void uvmt_stop(void)
@@ -481,8 +499,7 @@ void uvmt_stop(void)
 	if (t.thread_started)
 		pthread_join(t.thread, NULL);
 	t.thread_started = 0;
-	drain(0);
-	drain(1);
+	drain_final();
 	/* the pages stay mapped for uvmt_stats_get; the trackers close */
 	if (t.queue_fd >= 0)
 		close(t.queue_fd);

@@ -118,10 +118,13 @@ int uvmt_decode(const void *entry, int64_t raw_ns_offset, struct gpuext_cupti_uv
 /*
  * Gathering GPU faults: the driver writes one event per fault-buffer entry
  * it serviced and one per duplicate it merged into it, all with the same
- * CPU timestamp, GPU and page, one after the other; they become one record
- * whose count is the entries (so records = the driver's fault counter).
- * uvmt_gather_add passes every other record through (after the gathered
- * one); uvmt_gather_flush hands over the gathered one.
+ * CPU timestamp, GPU and page, one after the other (other kinds of events,
+ * written by other threads, may come between them); they become one
+ * record whose count is the entries (so records = the driver's fault
+ * counter).  uvmt_gather_add passes every other kind through at once;
+ * uvmt_gather_flush hands over the gathered fault.  One GPU's faults at a
+ * time (a second GPU's fault between the entries of a first's would split
+ * it).
  */
 struct uvmt_gather {
 	struct gpuext_cupti_uvm pend;
