@@ -29,6 +29,7 @@
 
 #include "agent.h"
 #include "agent_impl.h"
+#include "agent_mem_signal.h"
 #include "cuda/fatbin.h"
 #include "ptx/ptx_buf.h"
 #include "ptx/ptx_inject.h"
@@ -106,9 +107,12 @@ static void agent_mirror_some(enum agent_mirror_what what)
 	}
 }
 
+/* Every map; the memory runtime's device signal is read around it. */
 static void agent_mirror(void)
 {
+	agent_mem_signal_before();
 	agent_mirror_some(AGENT_ALL);
+	agent_mem_signal_after();
 }
 
 static void *agent_mirror_main(void *arg)
@@ -247,6 +251,8 @@ static int agent_gpu_init(struct err *e)
 		if (om->init) /* global data: the session's current value */
 			err = ptx_rt_map_array_set(agent_gpu.maps[i], 0, map_array_base(om->map), e);
 	}
+	if (!err) /* while the primary context is current */
+		agent_mem_signal_bind(agent_gpu.maps);
 	if (!app)
 		rt->cu->ctx_set_current(NULL);
 	if (err) {
