@@ -251,8 +251,9 @@ static int agent_gpu_init(struct err *e)
 		if (om->init) /* global data: the session's current value */
 			err = ptx_rt_map_array_set(agent_gpu.maps[i], 0, map_array_base(om->map), e);
 	}
+	long signal_map = -1;
 	if (!err) /* while the primary context is current */
-		agent_mem_signal_bind(agent_gpu.maps);
+		signal_map = agent_mem_signal_bind(agent_gpu.maps);
 	if (!app)
 		rt->cu->ctx_set_current(NULL);
 	if (err) {
@@ -264,6 +265,8 @@ static int agent_gpu_init(struct err *e)
 	}
 	for (size_t i = 0; i < agent_gpu_prog_cnt; i++)
 		agent_mark_mirrored(agent_gpu_progs[i]);
+	if (signal_map >= 0) /* the memory runtime reads its part itself */
+		agent_gpu.mirrored[signal_map] = 0;
 	agent_gpu.rt = rt;
 	agent_gpu.mirror_pid = getpid();
 	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,

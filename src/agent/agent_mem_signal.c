@@ -12,9 +12,12 @@
  * kernel, and at each snapshot of the device maps (after redirected
  * launches, on the mirror thread, and at teardown: agent_instr.c) this file
  *   before the copy: advances the epoch and writes the window (ms_ctl),
- *   after it:        hands the pages whose epoch is the previous one, in
- *                    address order, to agent_mem_touched.
- * The copy is a synchronous one on the application's context, so it waits
+ *   after it:        copies the window's part of ms_page itself (the
+ *                    generic mirror leaves that map alone: it would copy
+ *                    all of it, element by element) and hands the pages
+ *                    whose epoch is the previous one, in address order, to
+ *                    agent_mem_touched.
+ * The copies are synchronous ones on the application's context, so they wait
  * for the kernels queued before it: a snapshot holds every touch of the
  * kernels that completed before it (and some of those that ran during it,
  * which the next snapshot sees again: a touch is never lost, at worst
@@ -34,9 +37,10 @@
 static struct {
 	pthread_mutex_t lock;
 	int bound;                /* the session has the program and its device maps exist */
-	size_t ctl_idx, page_idx; /* session map indices */
-	struct ptx_rt_map *ctl;   /* device maps (owned by agent_instr.c) */
+	struct ptx_rt_map *ctl, *page; /* device maps (owned by agent_instr.c) */
 	struct ms_ctl cur;        /* what the device has */
+	uint64_t *vals;           /* scratch: the window's part of ms_page */
+	size_t val_cap;
 	uint64_t *addrs;          /* scratch: touched pages of a snapshot */
 	size_t addr_cap;
 	uint32_t snapshot;
@@ -72,16 +76,15 @@ static void agent_mem_signal_write_ctl(uint32_t epoch)
 	sig.cur = c;
 }
 
-void agent_mem_signal_bind(struct ptx_rt_map **maps)
+long agent_mem_signal_bind(struct ptx_rt_map **maps)
 {
 	long ctl = agent_mem_signal_map("ms_ctl"), page = agent_mem_signal_map("ms_page");
 
 	if (ctl < 0 || page < 0 || !agent_mem_active() || !maps[ctl] || !maps[page])
-		return;
+		return -1;
 	pthread_mutex_lock(&sig.lock);
-	sig.ctl_idx = (size_t)ctl;
-	sig.page_idx = (size_t)page;
 	sig.ctl = maps[ctl];
+	sig.page = maps[page];
 	sig.bound = 1;
 	memset(&sig.cur, 0, sizeof(sig.cur));
 	agent_mem_signal_write_ctl(1);
@@ -90,6 +93,7 @@ void agent_mem_signal_bind(struct ptx_rt_map **maps)
 		agent_mem_use_device_signal(trace && *trace);
 	}
 	pthread_mutex_unlock(&sig.lock);
+	return page;
 }
 
 void agent_mem_signal_window_changed(void)
@@ -114,29 +118,42 @@ void agent_mem_signal_before(void)
 
 void agent_mem_signal_after(void)
 {
+	struct err e = {{0}};
+
 	pthread_mutex_lock(&sig.lock);
-	if (!sig.bound || !agent_session)
+	size_t nvals = (size_t)sig.cur.blocks * MS_PAGES / MS_PAGES_PER_VALUE, n = 0;
+	if (!sig.bound || !nvals)
 		goto out;
+	if (nvals > sig.val_cap) {
+		uint64_t *v = realloc(sig.vals, nvals * sizeof(*v));
+		if (!v)
+			goto out; /* the next snapshot tries again */
+		sig.vals = v;
+		sig.val_cap = nvals;
+	}
+	if (ptx_rt_map_array_get(sig.page, 0, (uint32_t)nvals, sig.vals, &e)) {
+		agent_notice("memory policy: device signal stopped: %s", e.msg);
+		sig.bound = 0;
+		goto out;
+	}
 	/* the epoch the kernels before the snapshot wrote */
 	uint32_t prev = sig.cur.epoch - 1;
 	if (!(prev & 0xffff))
 		prev--;
 	uint16_t ep = (uint16_t)prev;
-	const uint64_t *vals = map_array_base(agent_session->obj->maps[sig.page_idx].map);
-	size_t n = 0, pages = (size_t)sig.cur.blocks * MS_PAGES;
-	for (size_t v = 0; v < pages / MS_PAGES_PER_VALUE; v++) {
-		if (!vals[v])
+	for (size_t v = 0; v < nvals; v++) {
+		if (!sig.vals[v])
 			continue;
 		for (unsigned k = 0; k < MS_PAGES_PER_VALUE; k++) {
 			uint16_t got;
-			memcpy(&got, (const uint16_t *)&vals[v] + k, 2);
+			memcpy(&got, (const uint16_t *)&sig.vals[v] + k, 2);
 			if (got != ep)
 				continue;
 			if (n == sig.addr_cap) {
 				size_t cap = sig.addr_cap ? sig.addr_cap * 2 : 4096;
 				uint64_t *a = realloc(sig.addrs, cap * sizeof(*a));
 				if (!a)
-					goto feed; /* the rest comes with the next snapshot's misses */
+					goto feed; /* the rest: seen again when touched again */
 				sig.addrs = a;
 				sig.addr_cap = cap;
 			}

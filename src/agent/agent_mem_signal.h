@@ -10,8 +10,9 @@
 
 /* The device maps exist (maps: by session map index): when the session
  * holds policies/mem-signal.bpf.c's, the signal starts (until then, and
- * when it cannot, CUPTI's records drive the runtime). */
-void agent_mem_signal_bind(struct ptx_rt_map **maps);
+ * when it cannot, CUPTI's records drive the runtime).  Returns the index
+ * of the map this file copies itself (not to be mirrored), or -1. */
+long agent_mem_signal_bind(struct ptx_rt_map **maps);
 /* Around each copy of the device maps into the session. */
 void agent_mem_signal_before(void);
 void agent_mem_signal_after(void);
