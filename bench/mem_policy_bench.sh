@@ -21,7 +21,8 @@
 # the whole process (start, instrumentation, host init, check); HtoD/DtoH
 # = what CUPTI saw the driver migrate; model in/out = what the runtime's
 # model moved (faulted + prefetched pages in, evicted pages out); sim =
-# `gpuext sim` on the run's trace.
+# `gpuext sim` on the run's trace; sim / CUPTI = its bytes both ways over
+# CUPTI's (Must show 3: within 0.8 .. 1.2).
 set -u
 OUT=${OUT:-build/mem-bench-out}
 mkdir -p "$OUT/logs" && OUT=$(cd "$OUT" && pwd)
@@ -49,8 +50,8 @@ TABLE="$OUT/mem-policy-bench.md"
 	echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(date -u '+%F %H:%M UTC')"
 	echo "Commit: $(git log -1 --oneline 2>/dev/null || cat COMMIT 2>/dev/null)"
 	echo
-	echo "| pattern | footprint | policy | kernels s | wall s | vs none | HtoD MiB | DtoH MiB | model in MiB | model out MiB | evictions | sim in MiB | sim out MiB | checksum |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| pattern | footprint | policy | kernels s | wall s | vs none | HtoD MiB | DtoH MiB | model in MiB | model out MiB | evictions | sim in MiB | sim out MiB | sim / CUPTI | checksum |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } > "$TABLE"
 bad=0
 BEST=()
@@ -79,11 +80,14 @@ M = 2**20
 faulted = mem.get("signal_faults", 0) or mem.get("faults", 0)
 model_in = faulted * 4096 + mem.get("bytes_to_gpu", 0)
 f = lambda v: "%.0f" % (v / M)
-print("%s %.2f %s %s %s %s %d %s %s %s %s" % (
+meas = mem.get("htod_bytes", 0) + mem.get("dtoh_bytes", 0)
+simb = sim["bytes_htod"] + sim["bytes_dtoh"] if sim else 0
+print("%s %.2f %s %s %s %s %d %s %s %s %s %s" % (
     "%.3f" % (float(ms[-1]) / 1000) if ms else "-", t1 - t0,
     f(mem.get("htod_bytes", 0)), f(mem.get("dtoh_bytes", 0)), f(model_in),
     f(mem.get("bytes_to_cpu", 0)), mem.get("evictions", -1),
     f(sim["bytes_htod"]) if sim else "-", f(sim["bytes_dtoh"]) if sim else "-",
+    "%.2f" % (simb / meas) if sim and meas else "-",
     ck[-1] if ck else "none", "ok" if ok else "BAD"))
 PY
 }
@@ -96,10 +100,10 @@ for pat in $PATTERNS; do
 		t0=$(date +%s.%N)
 		"$W" -pattern "$pat" -n "$size" -iters "$ITERS" > "$log" 2>&1
 		rc=$? t1=$(date +%s.%N)
-		read -r kern wall _ _ _ _ _ _ _ ck ok <<< "$(row "$log" "$rc" "$t0" "$t1")"
+		read -r kern wall _ _ _ _ _ _ _ _ ck ok <<< "$(row "$log" "$rc" "$t0" "$t1")"
 		ref=$ck
 		[ "$ok" = ok ] || { bad=1; echo "FAIL $pat $mult plain: see $log"; }
-		echo "| $pat | ${mult}x ($size MiB) | no budget, no agent | $kern | $wall | | | | | | | | | $ck |" >> "$TABLE"
+		echo "| $pat | ${mult}x ($size MiB) | no budget, no agent | $kern | $wall | | | | | | | | | | $ck |" >> "$TABLE"
 		for entry in $POLICIES; do
 			name=${entry%%=*} objs=${entry#*=}
 			args=(--mem-signal "$SIGNAL")
@@ -119,14 +123,14 @@ for pat in $PATTERNS; do
 					> "$log.sim.json" 2> "$log.sim.err" && simjson=("$log.sim.json")
 				rm -f "$trace"
 			fi
-			read -r kern wall htod dtoh min mout ev sin sout ck ok <<< \
+			read -r kern wall htod dtoh min mout ev sin sout sratio ck ok <<< \
 				"$(row "$log" "$rc" "$t0" "$t1" "${simjson[@]}")"
 			[ "$name" = none ] && none_k=$kern
 			same=same
 			if [ "$ok" != ok ] || [ "$ck" != "$ref" ]; then same="DIFFERENT ($ok)"; bad=1; fi
 			ratio=$(awk -v a="$none_k" -v b="$kern" \
 				'BEGIN { if (a == "" || a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }')
-			echo "| $pat | ${mult}x ($size MiB) | $name | $kern | $wall | $ratio | $htod | $dtoh | $min | $mout | $ev | $sin | $sout | $same |" >> "$TABLE"
+			echo "| $pat | ${mult}x ($size MiB) | $name | $kern | $wall | $ratio | $htod | $dtoh | $min | $mout | $ev | $sin | $sout | $sratio | $same |" >> "$TABLE"
 			if [ "$kern" != - ] && { [ -z "$best_k" ] || awk -v a="$kern" -v b="$best_k" 'BEGIN { exit !(a < b) }'; }; then
 				best=$name best_k=$kern
 			fi
