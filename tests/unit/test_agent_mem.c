@@ -447,6 +447,26 @@ static void test_run_fail_open(void **state)
 	free(out);
 }
 
+static void test_run_signal_options(void **state)
+{
+	char cmd[1024];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s run --mem-budget 8M --mem-signal gpu -- true 2>&1",
+		 test_cli_path());
+	char *out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 2);
+	assert_non_null(strstr(out, "--mem-signal gpu: device or cupti"));
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "%s run --mem-budget 8M --mem-signal cupti --mem-trace t.trace -- true 2>&1",
+		 test_cli_path());
+	out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 2);
+	assert_non_null(strstr(out, "--mem-trace records the device signal"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_device_signal),
 		cmocka_unit_test(test_run_end_to_end),
 		cmocka_unit_test(test_run_fail_open),
+		cmocka_unit_test(test_run_signal_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
