@@ -64,7 +64,7 @@ static struct {
 	CUstream stream;
 	CUdevice dev;
 	int have_stream;
-	int device_signal;          /* accesses come from the device: CUPTI only counted */
+	int device_signal;          /* the device reported touches: CUPTI only counted */
 	uint64_t win_base;          /* first block of the device signal's window (0: unset) */
 	int tracing;                /* record what the device signal saw (trace) */
 	struct uvm_trace trace;
@@ -370,11 +370,10 @@ void agent_mem_stats_get(struct agent_mem_stats *st)
 
 /* ---- the device access signal (agent_mem_signal.c) ------------------- */
 
-void agent_mem_use_device_signal(int trace)
+void agent_mem_trace(int on)
 {
 	pthread_mutex_lock(&am.lock);
-	am.device_signal = 1;
-	am.tracing = trace;
+	am.tracing = on;
 	pthread_mutex_unlock(&am.lock);
 }
 
@@ -417,9 +416,18 @@ void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint6
 	pthread_mutex_lock(&am.lock);
 	if (!agent_mem_active())
 		goto out;
+	/* the device reports touches: from now on it, not CUPTI, drives the
+	 * model (an application whose kernels cannot be instrumented, as
+	 * PyTorch's SASS-only ones, never gets here and keeps CUPTI) */
+	am.device_signal = 1;
 	am.st.signal_snapshots++;
 	am.st.signal_pages += n;
 	for (size_t i = 0; i < n && agent_mem_active(); i++) {
+		/* the window may hold other memory between managed ranges */
+		if (!agent_mem_range_of(addrs[i])) {
+			am.st.untracked++;
+			continue;
+		}
 		/* every touch is recorded: the simulator decides its own faults */
 		if (am.tracing) {
 			struct uvm_rec r = {.addr = addrs[i], .ts_ns = ts_ns, .launch = snapshot,

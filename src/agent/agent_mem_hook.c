@@ -113,5 +113,7 @@ __attribute__((constructor(103))) static void agent_mem_init(void)
 		agent_mem_teardown();
 		return;
 	}
+	const char *trace = getenv(AGENT_MEM_TRACE_ENV);
+	agent_mem_trace(trace && *trace);
 	atexit(agent_mem_atexit);
 }

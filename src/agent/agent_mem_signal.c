@@ -88,10 +88,6 @@ long agent_mem_signal_bind(struct ptx_rt_map **maps)
 	sig.bound = 1;
 	memset(&sig.cur, 0, sizeof(sig.cur));
 	agent_mem_signal_write_ctl(1);
-	if (sig.bound) { /* from now on the device says what was touched */
-		const char *trace = getenv(AGENT_MEM_TRACE_ENV);
-		agent_mem_use_device_signal(trace && *trace);
-	}
 	pthread_mutex_unlock(&sig.lock);
 	return page;
 }

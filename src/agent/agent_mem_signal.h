@@ -9,9 +9,9 @@
 #include "ptx/ptx_rt.h"
 
 /* The device maps exist (maps: by session map index): when the session
- * holds policies/mem-signal.bpf.c's, the signal starts (until then, and
- * when it cannot, CUPTI's records drive the runtime).  Returns the index
- * of the map this file copies itself (not to be mirrored), or -1. */
+ * holds policies/mem-signal.bpf.c's, the signal starts (the runtime takes
+ * it over from CUPTI at the first touch it reports).  Returns the index of
+ * the map this file copies itself (not to be mirrored), or -1. */
 long agent_mem_signal_bind(struct ptx_rt_map **maps);
 /* Around each copy of the device maps into the session. */
 void agent_mem_signal_before(void);

@@ -60,8 +60,9 @@ static const char run_usage[] =
 	"replaces the default, the driver's LRU and density-tree prefetch.  With\n"
 	"--mem-budget the object FILE (or --tool) may be left out: then the device\n"
 	"access signal (policies/mem-signal.bpf.c, injected into every kernel) tells\n"
-	"the policy which pages the kernels touched; CUPTI's records are then only\n"
-	"counted.  --mem-signal cupti takes the signal from CUPTI alone (also what\n"
+	"the policy which pages the kernels touched (CUPTI's records are only counted\n"
+	"once it reports; kernels that cannot be instrumented leave CUPTI in charge).\n"
+	"--mem-signal cupti takes the signal from CUPTI alone (also what\n"
 	"happens with an object of your own).  --mem-trace FILE writes what the device\n"
 	"signal saw as a trace for `gpuext sim --trace` (docs/formats.md).\n";
 

@@ -320,7 +320,7 @@ static void test_device_signal(void **state)
 
 	setup(4 * BLK, NULL);
 	agent_mem_alloc(BASE, NBLK * BLK);
-	agent_mem_use_device_signal(1);
+	agent_mem_trace(1);
 	for (int b = 0; b < 6; b++) { /* whole blocks, one snapshot each */
 		touched((uint32_t)b, b, 0, 512);
 		assert_true(model_resident() <= 4);
