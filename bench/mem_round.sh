@@ -7,9 +7,10 @@
 #   OUT=DIR bash bench/mem_round.sh PART...
 #
 # PART: baseline (CUPTI signal, as main had it), device (the device signal
-# with the simulator replay of every run), overhead (the signal's cost
-# where nothing is evicted), full (every pattern and policy at 1.5x and 2x
-# with the simulator).  Each part has its own time limit; every step's
+# with the simulator replay of every run), cupy (bench/python/cupy_layers.py:
+# CuPy on managed memory), overhead (the signal's cost where nothing is
+# evicted), full (every pattern and policy at 1.5x and 2x with the
+# simulator).  Each part has its own time limit; every step's
 # failure is logged and the next one runs.  Prints a short summary.
 set -u
 OUT=${OUT:-build/mem-round-out}
@@ -36,19 +37,22 @@ for part in "$@"; do
 	step "$part"
 	case $part in
 	baseline)
-		bench baseline 45 SIGNAL=cupti BUDGET=256M ITERS=2 MULTS=1.5 PATTERNS="seq random dnn" \
+		bench baseline 30 SIGNAL=cupti BUDGET=256M ITERS=2 MULTS=1.5 PATTERNS="seq dnn" \
 			POLICIES="none= mru=$P/mru.bpf.o" ;;
 	device)
-		bench device 75 SIGNAL=device SIM=1 BUDGET=256M ITERS=2 MULTS=1.5 \
+		bench device 70 SIGNAL=device SIM=1 BUDGET=256M ITERS=2 MULTS=1.5 \
 			PATTERNS="seq random moe decode dnn" POLICIES="none= mru=$P/mru.bpf.o" ;;
+	cupy)
+		bench cupy 35 W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 SIGNAL=device SIM=1 \
+			BUDGET=256M ITERS=2 MULTS=1.5 PATTERNS=layers POLICIES="none= mru=$P/mru.bpf.o" ;;
 	overhead)
 		# budget above the footprint: the signal runs, nothing is evicted
 		f="$OUT/overhead.txt"
 		for pat in seq random; do
-			for k in 1 2; do
-				timeout 20 build/examples/uvm_workload -pattern "$pat" -n 384 -iters 2 2>&1 |
+			for k in 1; do
+				timeout 8 build/examples/uvm_workload -pattern "$pat" -n 384 -iters 2 2>&1 |
 					grep time_ms | sed "s/^/$pat plain: /" >> "$f"
-				timeout 20 build/gpuext run --mem-budget 8G -- build/examples/uvm_workload \
+				timeout 8 build/gpuext run --mem-budget 8G -- build/examples/uvm_workload \
 					-pattern "$pat" -n 384 -iters 2 2>&1 |
 					grep -E "time_ms|device signal|evictions" | sed "s/^/$pat signal: /" >> "$f"
 			done

@@ -397,13 +397,12 @@ int do_run(int argc, char **argv)
 		return run_sched_plain(&rs, agent, argv + i);
 	if (!tool && !file && run_mem_wants_signal(&mem)) {
 		static const char *const rel[] = {"bpf/policies/", "../share/gpuext/policies/", NULL};
-		if (run_find(path, sizeof(path), dir, rel, RUN_MEM_SIGNAL_OBJ)) {
-			cli_error("run: --mem-budget: no %s in %sbpf/policies or "
-				  "%s../share/gpuext/policies (--mem-signal cupti runs without it)",
-				  RUN_MEM_SIGNAL_OBJ, dir, dir);
-			return 1;
-		}
-		file = path;
+		if (run_find(path, sizeof(path), dir, rel, RUN_MEM_SIGNAL_OBJ))
+			fprintf(stderr, "gpuext: run: --mem-budget: no %s in %sbpf/policies or "
+				"%s../share/gpuext/policies: no device access signal, CUPTI's "
+				"records drive the policy\n", RUN_MEM_SIGNAL_OBJ, dir, dir);
+		else
+			file = path;
 	} else if (mem.budget && mem.trace_path[0]) {
 		cli_error("run: --mem-trace records the device signal, which needs no other "
 			  "object and no --mem-signal cupti");
