@@ -138,6 +138,17 @@ for pat in $PATTERNS; do
 		BEST+=("- $pat at ${mult}x: $best ($best_k s; none $none_k s)")
 	done
 done
+if [ "$SIM" = 1 ]; then
+	# Must show 3: the simulator's bytes within 20% of the measured (CUPTI) ones
+	python3 - "$TABLE" >> "$TABLE" <<'PY'
+import sys
+rows = [l.split("|")[1:-1] for l in open(sys.argv[1]) if l.startswith("| ") and "sim / CUPTI" not in l]
+r = [float(c[13]) for c in rows if len(c) > 13 and c[13].strip().replace(".", "", 1).isdigit()]
+ok = [x for x in r if 0.8 <= x <= 1.2]
+print("\nSimulator vs measured: sim / CUPTI bytes within 0.8..1.2 in %d of %d runs%s" % (
+    len(ok), len(r), " (range %.2f .. %.2f)" % (min(r), max(r)) if r else ""))
+PY
+fi
 {
 	echo
 	echo "Best policy per workload (kernel-loop time):"
