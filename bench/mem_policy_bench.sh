@@ -19,7 +19,8 @@
 # build/mem-bench-out) and the raw runs under $OUT/logs; prints the table.
 # Columns: kernels s = the workload's launch loop (its time_ms), wall s =
 # the whole process (start, instrumentation, host init, check); HtoD/DtoH
-# = what CUPTI saw the driver migrate; model in/out = what the runtime's
+# = what CUPTI saw the driver migrate (DtoH: less the host's own reads at
+# the end, dtoh_cpu_bytes); model in/out = what the runtime's
 # model moved (faulted + prefetched pages in, evicted pages out); sim =
 # `gpuext sim` on the run's trace; sim / CUPTI = its bytes both ways over
 # CUPTI's (Must show 3: within 0.8 .. 1.2).
@@ -80,11 +81,13 @@ M = 2**20
 faulted = mem.get("signal_faults", 0) or mem.get("faults", 0)
 model_in = faulted * 4096 + mem.get("bytes_to_gpu", 0)
 f = lambda v: "%.0f" % (v / M)
-meas = mem.get("htod_bytes", 0) + mem.get("dtoh_bytes", 0)
+# measured: what the driver moved for the GPU (the host's own reads of
+# GPU-resident pages at the end, dtoh_cpu_bytes, are in no GPU-side trace)
+meas = mem.get("htod_bytes", 0) + mem.get("dtoh_bytes", 0) - mem.get("dtoh_cpu_bytes", 0)
 simb = sim["bytes_htod"] + sim["bytes_dtoh"] if sim else 0
 print("%s %.2f %s %s %s %s %d %s %s %s %s %s" % (
     "%.3f" % (float(ms[-1]) / 1000) if ms else "-", t1 - t0,
-    f(mem.get("htod_bytes", 0)), f(mem.get("dtoh_bytes", 0)), f(model_in),
+    f(mem.get("htod_bytes", 0)), f(mem.get("dtoh_bytes", 0) - mem.get("dtoh_cpu_bytes", 0)), f(model_in),
     f(mem.get("bytes_to_cpu", 0)), mem.get("evictions", -1),
     f(sim["bytes_htod"]) if sim else "-", f(sim["bytes_dtoh"]) if sim else "-",
     "%.2f" % (simb / meas) if sim and meas else "-",

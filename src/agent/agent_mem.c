@@ -40,6 +40,9 @@
 #include "policy/uvm_sim.h"
 
 enum { MEM_BATCH = 256 }; /* the driver's fault batch */
+/* CUPTI's migration cause (a record's flags) for a migration on access:
+ * CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE */
+enum { AGENT_MEM_CAUSE_COHERENCE = 2 };
 #define MEM_BATCH_GAP_NS 1000000ull
 
 struct agent_mem_range {
@@ -353,6 +356,10 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 	case GPUEXT_CUPTI_UVM_DTOH:
 		am.st.dtoh_records++;
 		am.st.dtoh_bytes += r->bytes;
+		/* the host touched GPU-resident pages (the application's own
+		 * reads), not an eviction: what no GPU-side trace holds */
+		if (r->flags == AGENT_MEM_CAUSE_COHERENCE)
+			am.st.dtoh_cpu_bytes += r->bytes;
 		break;
 	default:
 		break;

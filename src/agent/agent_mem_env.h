@@ -30,6 +30,7 @@
 	X(fault_records) X(faults)           /* GPU page-fault records, faults */ \
 	X(htod_records) X(dtoh_records)                                        \
 	X(htod_bytes) X(dtoh_bytes)          /* what CUPTI saw migrate */      \
+	X(dtoh_cpu_bytes)                    /* of which for the CPU's accesses */ \
 	X(untracked)                         /* records outside managed memory */ \
 	X(batches) X(evictions) X(activations)                                 \
 	X(prefetch_calls_gpu) X(prefetch_calls_cpu)                            \

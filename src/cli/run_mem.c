@@ -190,7 +190,8 @@ void run_mem_report(struct run_mem *m, FILE *out, int json)
 		"memory policy %s: budget %.0f MiB (%llu blocks), peak resident %llu blocks\n"
 		"  managed: %llu allocations, %.1f MiB\n"
 		"  faults seen %llu (%llu records); migrated to GPU %.1f MiB (%llu records), "
-		"to CPU %.1f MiB (%llu); outside managed memory %llu\n"
+		"to CPU %.1f MiB (%llu; %.1f MiB of it for the CPU's accesses); outside managed "
+		"memory %llu\n"
 		"  batches %llu, evictions %llu blocks, activations %llu\n"
 		"  prefetches to GPU %llu (%.1f MiB), to CPU %llu (%.1f MiB)\n"
 		"  clamped %llu, policy errors %llu, driver errors %llu\n",
@@ -199,7 +200,8 @@ void run_mem_report(struct run_mem *m, FILE *out, int json)
 		(double)st.alloc_bytes * mib, (unsigned long long)st.faults,
 		(unsigned long long)st.fault_records, (double)st.htod_bytes * mib,
 		(unsigned long long)st.htod_records, (double)st.dtoh_bytes * mib,
-		(unsigned long long)st.dtoh_records, (unsigned long long)st.untracked,
+		(unsigned long long)st.dtoh_records, (double)st.dtoh_cpu_bytes * mib,
+		(unsigned long long)st.untracked,
 		(unsigned long long)st.batches, (unsigned long long)st.evictions,
 		(unsigned long long)st.activations, (unsigned long long)st.prefetch_calls_gpu,
 		(double)st.bytes_to_gpu * mib, (unsigned long long)st.prefetch_calls_cpu,

@@ -230,7 +230,17 @@ static void test_htod_and_free(void **state)
 	assert_int_equal(ncalls, 0); /* room was made by the free, not by eviction */
 	fault(0, 0);                 /* freed: untracked */
 	on_gpu[0] = 0;
+	/* migrations to the host: an eviction (cause 1, a prefetch) and the
+	 * CPU's access (cause 2, coherence) */
+	struct gpuext_cupti_uvm d = {.kind = GPUEXT_CUPTI_UVM_DTOH, .address = BASE + 2 * BLK,
+				     .bytes = 4096, .flags = 1, .pid = 7};
+	agent_mem_uvm(&d);
+	d.flags = 2;
+	d.bytes = 8192;
+	agent_mem_uvm(&d);
 	agent_mem_stats_get(&st);
+	assert_int_equal(st.dtoh_bytes, 4096 + 8192);
+	assert_int_equal(st.dtoh_cpu_bytes, 8192);
 	assert_int_equal(st.htod_records, 1);
 	assert_int_equal(st.htod_bytes, 65536);
 	assert_int_equal(st.untracked, 1);
