@@ -122,7 +122,7 @@ for pat in $PATTERNS; do
 			simjson=()
 			if [ "$SIM" = 1 ] && [ -s "$trace" ]; then
 				sp=${objs:-none}
-				"$GPUEXT" sim --trace "$trace" --budget "$BUDGET" --policy "$sp" --json \
+				"$GPUEXT" sim --trace "$trace" --hits --budget "$BUDGET" --policy "$sp" --json \
 					> "$log.sim.json" 2> "$log.sim.err" && simjson=("$log.sim.json")
 				rm -f "$trace"
 			fi

@@ -427,6 +427,7 @@ void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint6
 	 * model (an application whose kernels cannot be instrumented, as
 	 * PyTorch's SASS-only ones, never gets here and keeps CUPTI) */
 	am.device_signal = 1;
+	am.rt.hits = 1; /* the signal is complete: hits are accesses too */
 	am.st.signal_snapshots++;
 	am.st.signal_pages += n;
 	for (size_t i = 0; i < n && agent_mem_active(); i++) {
@@ -444,8 +445,13 @@ void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint6
 				am.tracing = 0;
 			}
 		}
-		if (mem_rt_resident(&am.rt, addrs[i]))
+		if (mem_rt_resident(&am.rt, addrs[i])) {
+			if (mem_rt_hit(&am.rt, addrs[i], snapshot, &e)) {
+				am.drv.notice("memory policy stopped: %s", e.msg);
+				agent_mem_set_active(0);
+			}
 			continue;
+		}
 		am.st.signal_faults++;
 		agent_mem_queue(addrs[i], pid);
 	}

@@ -377,6 +377,46 @@ static void test_device_signal(void **state)
 	agent_mem_teardown();
 }
 
+/* With a policy that sets gpu_block_access (lru), the device signal's hits
+ * reach it: a block touched without faulting moves to the tail, which the
+ * driver (faults only) would not do; the simulator with hits agrees. */
+static void test_device_signal_hits(void **state)
+{
+	struct agent_mem_stats st;
+	char path[] = "/tmp/gpuext-hits-XXXXXX";
+	struct err e = {""};
+
+	setup(4 * BLK, POLICIES "/lru.bpf.o");
+	agent_mem_alloc(BASE, NBLK * BLK);
+	agent_mem_trace(1);
+	for (int b = 0; b < 4; b++)
+		touched((uint32_t)b, b, 0, 512);
+	touched(4, 0, 0, 512); /* a hit on block 0: to the tail */
+	touched(5, 4, 0, 512);
+	assert_int_equal(evicted(0), 1); /* not 0, the oldest migration */
+	agent_mem_stats_get(&st);
+	assert_int_equal(st.signal_faults, 5 * 512);
+
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(agent_mem_trace_write(path, &e), 0);
+	struct uvm_trace t = {0};
+	struct mem_policy *pol = NULL;
+	assert_int_equal(uvm_trace_read(path, &t, &e), 0);
+	assert_int_equal(mem_policy_open(POLICIES "/lru.bpf.o", &pol, &e), 0);
+	struct uvm_sim_opts o = {.budget = 4 * BLK, .link = UVM_LINK_DEFAULT, .hits = 1};
+	struct uvm_sim_result res;
+	assert_int_equal(uvm_sim_run(&t, &o, pol, &res, &e), 0);
+	assert_int_equal(res.st.hit_calls, 1);
+	assert_int_equal(res.st.evictions, st.evictions);
+	assert_int_equal(res.bytes_dtoh, st.bytes_to_cpu);
+	mem_policy_free(pol);
+	uvm_trace_free(&t);
+	unlink(path);
+	agent_mem_teardown();
+}
+
 /* ---- end to end: gpuext run, the agent, the fake driver and libcupti ---- */
 
 /* The number after "name": in out's {"mem":{...}} line, or -1. */
@@ -487,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_fail_open),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_device_signal),
+		cmocka_unit_test(test_device_signal_hits),
 		cmocka_unit_test(test_run_end_to_end),
 		cmocka_unit_test(test_run_fail_open),
 		cmocka_unit_test(test_run_signal_options),
