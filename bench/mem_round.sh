@@ -41,7 +41,8 @@ for part in "$@"; do
 			POLICIES="none= mru=$P/mru.bpf.o" ;;
 	device)
 		bench device 70 SIGNAL=device SIM=1 BUDGET=256M ITERS=2 MULTS=1.5 \
-			PATTERNS="seq random moe decode dnn" POLICIES="none= mru=$P/mru.bpf.o" ;;
+			PATTERNS="seq dnn moe decode random" \
+			POLICIES="none= mru=$P/mru.bpf.o lru=$P/lru.bpf.o" ;;
 	cupy)
 		bench cupy 35 W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 SIGNAL=device SIM=1 \
 			BUDGET=256M ITERS=2 MULTS=1.5 PATTERNS=layers POLICIES="none= mru=$P/mru.bpf.o" ;;
