@@ -29,6 +29,7 @@
 
 #include "agent.h"
 #include "agent_impl.h"
+#include "agent_mem_signal.h"
 #include "cuda/fatbin.h"
 #include "ptx/ptx_buf.h"
 #include "ptx/ptx_cache.h"
@@ -114,9 +115,12 @@ static void agent_mirror_some(enum agent_mirror_what what)
 	}
 }
 
+/* Every map; the memory runtime's device signal is read around it. */
 static void agent_mirror(void)
 {
+	agent_mem_signal_before();
 	agent_mirror_some(AGENT_ALL);
+	agent_mem_signal_after();
 }
 
 static void *agent_mirror_main(void *arg)
@@ -287,6 +291,9 @@ static int agent_gpu_init(struct err *e)
 		if (om->init) /* global data: the session's current value */
 			err = ptx_rt_map_array_set(agent_gpu.maps[i], 0, map_array_base(om->map), e);
 	}
+	long signal_map = -1;
+	if (!err) /* while the primary context is current */
+		signal_map = agent_mem_signal_bind(agent_gpu.maps);
 	if (!app)
 		rt->cu->ctx_set_current(NULL);
 	if (err) {
@@ -298,6 +305,8 @@ static int agent_gpu_init(struct err *e)
 	}
 	for (size_t i = 0; i < agent_gpu_prog_cnt; i++)
 		agent_mark_mirrored(agent_gpu_progs[i]);
+	if (signal_map >= 0) /* the memory runtime reads its part itself */
+		agent_gpu.mirrored[signal_map] = 0;
 	agent_gpu.rt = rt;
 	agent_gpu.mirror_pid = getpid();
 	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,

@@ -328,6 +328,21 @@ int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value, 
 	return 0;
 }
 
+int ptx_rt_map_array_get(struct ptx_rt_map *m, uint32_t first, uint32_t n, void *out,
+			 struct err *e)
+{
+	const struct ptx_devmap *h = &m->hdr;
+
+	if (h->type != MAP_TYPE_ARRAY)
+		return err_set(e, EINVAL, "map '%s' is not a plain array", m->def.name);
+	if (first > h->max_entries || n > h->max_entries - first)
+		return err_set(e, E2BIG, "map '%s': keys %u..%u past %u entries", m->def.name, first,
+			       first + n, h->max_entries);
+	CUresult r = m->rt->cu->memcpy_dtoh(out, h->data + (uint64_t)first * h->value_stride,
+					     (size_t)n * h->value_stride);
+	return r == CUDA_SUCCESS ? 0 : cu_err(m->rt->cu, e, r, "reading a device map");
+}
+
 /* The device's current header and data. */
 static int ptx_rt_map_fetch(struct ptx_rt_map *m, struct ptx_devmap *h, void **data,
 			    struct err *e)
