@@ -11,13 +11,16 @@
 #include "agent.h"
 #include "agent_impl.h"
 #include "agent_mem.h"
+#include "agent_mem_signal.h"
 #include "agent_wrap.h"
 
 /* The wrappers are agent_wrap.h's MEM rows (pass-through without a policy). */
 void agent_mem_hook_alloc(CUdeviceptr va, size_t len)
 {
-	if (agent_mem_active())
+	if (agent_mem_active()) {
 		agent_mem_alloc((uint64_t)va, len);
+		agent_mem_signal_window_changed();
+	}
 }
 
 void agent_mem_hook_free(CUdeviceptr va)
@@ -54,9 +57,14 @@ static void agent_mem_atexit(void)
 	struct agent_mem_stats st;
 	const char *path = getenv(AGENT_MEM_STATS_ENV);
 
+	const char *trace = getenv(AGENT_MEM_TRACE_ENV);
+	struct err e = {{0}};
+
 	agent_cupti_flush();
 	agent_mem_flush();
 	agent_mem_stats_get(&st);
+	if (trace && *trace && agent_mem_trace_write(trace, &e))
+		agent_notice("memory policy: trace not written: %s", e.msg);
 	FILE *f = path && *path ? fopen(path, "w") : NULL;
 	if (!f)
 		return;
@@ -88,5 +96,7 @@ __attribute__((constructor(103))) static void agent_mem_init(void)
 		agent_mem_teardown();
 		return;
 	}
+	const char *trace = getenv(AGENT_MEM_TRACE_ENV);
+	agent_mem_trace(trace && *trace);
 	atexit(agent_mem_atexit);
 }
