@@ -15,9 +15,12 @@
  */
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/agent.h"
+
+#define AGENT_SO "build/libgpuext-agent.so"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TEST_ASAN 1
@@ -53,7 +56,8 @@ int main(void)
 	X(cuGraphKernelNodeSetParams) X(cuGraphKernelNodeSetParams_v2)                     \
 	X(cuGraphExecKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams_v2)             \
 	X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuInit) X(cuMemAllocManaged)     \
-	X(cuMemFree_v2) X(cuGetProcAddress) X(cuGetProcAddress_v2)
+	X(cuMemFree_v2) X(cuGetProcAddress) X(cuGetProcAddress_v2) X(cuDevicePrimaryCtxRetain)  \
+	X(cuCtxCreate_v2) X(cuCtxCreate_v4)
 
 #define DECLARE(sym) extern char exported_##sym[] __asm__(#sym);
 AGENT_EXPORTED(DECLARE)
@@ -70,7 +74,9 @@ static void *lookup(const char *name)
 static void test_every_export_handed_out(void **state)
 {
 	/* handed out only under a memory policy, or with CUPTI programs */
-	static const char *const gated_names[] = {"cuMemAllocManaged", "cuMemFree_v2", "cuInit"};
+	static const char *const gated_names[] = {"cuMemAllocManaged", "cuMemFree_v2", "cuInit",
+						  "cuDevicePrimaryCtxRetain", "cuCtxCreate_v2",
+						  "cuCtxCreate_v4"};
 #define CHECK(sym)                                                                     \
 	do {                                                                           \
 		int gated = 0;                                                         \
@@ -84,6 +90,34 @@ static void test_every_export_handed_out(void **state)
 	} while (0);
 	AGENT_EXPORTED(CHECK)
 #undef CHECK
+}
+
+/* The preloaded library exports exactly the names above, dlsym and ioctl:
+ * a wrapper added without a row here fails. */
+static void test_exports_listed(void **state)
+{
+	static const char *const listed[] = {
+#define NAME(sym) #sym,
+		AGENT_EXPORTED(NAME)
+#undef NAME
+		"dlsym", "ioctl",
+	};
+	int st;
+	char *out = test_run_cmd("nm -D --defined-only " AGENT_SO " | awk '{print $3}'", &st);
+	assert_non_null(out);
+	if (st)
+		skip(); /* no nm, or the library is not built */
+	size_t n = 0;
+	for (char *save = NULL, *sym = strtok_r(out, "\n", &save); sym;
+	     sym = strtok_r(NULL, "\n", &save), n++) {
+		size_t i = 0;
+		while (i < sizeof(listed) / sizeof(listed[0]) && strcmp(sym, listed[i]))
+			i++;
+		if (i == sizeof(listed) / sizeof(listed[0]))
+			fail_msg("%s exports %s, which this test does not list", AGENT_SO, sym);
+	}
+	free(out);
+	assert_int_equal(n, sizeof(listed) / sizeof(listed[0]));
 }
 
 /* Names the driver hands out for a function exported under another name. */
@@ -110,6 +144,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_export_handed_out),
+		cmocka_unit_test(test_exports_listed),
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_unwrapped_names_pass),
 	};
