@@ -25,6 +25,8 @@ const struct run_fmt run_fmts[] = {
 	TOOL_ROW(threadhist, "threads and warps executed per block, per SM and in total"),
 	TOOL_ROW(uvmtrace, "unified-memory faults and migrations (CUPTI) over time and per 2 MiB block"),
 	TOOL_ROW(warpretsnoop, "a record per warp of every launch (start, exit, duration); costly on short kernels"),
+	/* not a tool: the memory runtime's device signal (run --mem-budget) */
+	{.tool = "mem-signal", .summary = run_mem_signal_summary},
 	{.tool = NULL}, /* terminator (C has no empty arrays) */
 };
 const size_t run_fmt_cnt = sizeof(run_fmts) / sizeof(run_fmts[0]) - 1;

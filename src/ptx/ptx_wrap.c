@@ -132,7 +132,7 @@ void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym)
  */
 static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
 				 const struct ptx_emit_opts *o, enum ptx_probe_kind kind,
-				 const char *r1, char *sym, struct err *e)
+				 const char *r1, int *ctx_mem, char *sym, struct err *e)
 {
 	struct ptx_emit_opts io = *o;
 	size_t start = site->len;
@@ -141,6 +141,10 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 	io.inline_out = site;
 	io.inline_r1 = "%gxp_x1";
 	io.inline_warp = "%gxp_w";
+	if (ctx_mem) {
+		io.inline_ctx = "%gxp_c";
+		io.inline_ctx_mem = ctx_mem;
+	}
 	ptx_buf_printf(site, "\t{ // %s probe, inline, once per %s\n"
 			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
 			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n\tactivemask.b32 %%gxp_m;\n",
@@ -179,33 +183,40 @@ int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct 
 	if (kind == PTX_PROBE_MEM)
 		return err_set(e, EINVAL, "mem probes are functions (ptx_emit_mem_probe)");
 	return ptx_wrap_inline_block(b, site, p, o, kind,
-				     ptx_probe_is_block(kind) ? PTX_BLOCK_CTX_REG : "0", NULL, e);
+				     ptx_probe_is_block(kind) ? PTX_BLOCK_CTX_REG : "0", NULL, NULL, e);
 }
 
 int ptx_emit_mem_probe(struct ptx_buf *b, const struct prog *p, const struct ptx_emit_opts *o,
 		       char *sym, struct err *e)
 {
 	struct ptx_buf body = {0};
-	int err;
+	int ctx_mem = 1, err;
 
-	err = ptx_wrap_inline_block(b, &body, p, o, PTX_PROBE_MEM, "%gxp_ctx", sym, e);
+	err = ptx_wrap_inline_block(b, &body, p, o, PTX_PROBE_MEM, "%gxp_ctx", &ctx_mem, sym, e);
 	if (err) {
 		ptx_buf_free(&body);
 		return err;
 	}
 	/* Accesses through generic addresses reach the probe too: only global
-	 * memory counts.  r1 = struct gpuext_mem_ctx {u64 addr; u32 size; u32 kind;} */
+	 * memory counts.  r1 = struct gpuext_mem_ctx {u64 addr; u32 size; u32 kind;}:
+	 * in registers %gxp_c0 (addr) and %gxp_c1 (size | kind << 32), and in
+	 * local memory only when the program does more than load its fields
+	 * (ptx_emit.h, inline_ctx) */
 	ptx_buf_printf(b, "// mem probe of program '%s', its body inline\n"
 			  ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
-			  "{\n\t.reg .b64 %%gxp_a, %%gxp_ctx;\n\t.reg .b32 %%gxp_y;\n"
-			  "\t.reg .pred %%gxp_g;\n\t.local .align 8 .b8 gxp_c[16];\n"
+			  "{\n\t.reg .b64 %%gxp_a, %%gxp_ctx, %%gxp_c<2>;\n\t.reg .b32 %%gxp_y, %%gxp_z;\n"
+			  "\t.reg .pred %%gxp_g;\n"
 			  "\tld.param.b64 %%gxp_a, [addr];\n\tisspacep.global %%gxp_g, %%gxp_a;\n"
 			  "\t@!%%gxp_g bra GXP_RET;\n"
-			  "\tmov.u64 %%gxp_ctx, gxp_c;\n\tcvta.local.u64 %%gxp_ctx, %%gxp_ctx;\n"
-			  "\tst.u64 [%%gxp_ctx], %%gxp_a;\n"
-			  "\tld.param.b32 %%gxp_y, [size];\n\tst.u32 [%%gxp_ctx+8], %%gxp_y;\n"
-			  "\tld.param.b32 %%gxp_y, [kind];\n\tst.u32 [%%gxp_ctx+12], %%gxp_y;\n",
+			  "\tld.param.b32 %%gxp_y, [size];\n\tld.param.b32 %%gxp_z, [kind];\n"
+			  "\tmov.b64 %%gxp_c0, %%gxp_a;\n\tmov.b64 %%gxp_c1, {%%gxp_y, %%gxp_z};\n",
 		       p->name ? p->name : "?", sym);
+	if (ctx_mem)
+		ptx_buf_printf(b, "\t.local .align 8 .b8 gxp_c[16];\n"
+				  "\tmov.u64 %%gxp_ctx, gxp_c;\n\tcvta.local.u64 %%gxp_ctx, %%gxp_ctx;\n"
+				  "\tst.u64 [%%gxp_ctx], %%gxp_c0;\n\tst.u64 [%%gxp_ctx+8], %%gxp_c1;\n");
+	else
+		ptx_buf_printf(b, "\tmov.b64 %%gxp_ctx, 0;\n");
 	if (body.len)
 		ptx_buf_append(b, body.text, body.len);
 	ptx_buf_printf(b, "GXP_RET:\n\tret;\n}\n\n");

@@ -435,6 +435,33 @@ static void test_memtrace(void **state)
 	object_free(obj);
 }
 
+/* Every size class, whole and partial warps, and a size outside the
+ * classes (memtrace.h): bytes, accesses and instructions stay exact. */
+static void test_memtrace_sizes(void **state)
+{
+	struct object *obj = tool_open("memtrace");
+	static const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 12};
+	static const uint64_t lanes[] = {32, 7};
+	uint64_t bytes = 0, accesses = 0, instrs = 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (size_t l = 0; l < 2; l++) {
+			set_warp(0, 0, (unsigned)(i + l), lanes[l], 1);
+			struct mem_ctx a = {0x7f0000000000 + i * 4096, sizes[i], MEM_STORE};
+			run_prog(obj, "mt_access", &a);
+			bytes += sizes[i] * lanes[l];
+			accesses += lanes[l];
+			instrs++;
+		}
+	char *text = summary(tool_memtrace_summary, obj, 1), want[160];
+	snprintf(want, sizeof(want), "\"store\":{\"bytes\":%llu,\"accesses\":%llu,"
+		 "\"instructions\":%llu}", (unsigned long long)bytes,
+		 (unsigned long long)accesses, (unsigned long long)instrs);
+	if (!strstr(text, want))
+		fail_msg("want %s in %s", want, text);
+	free(text);
+	object_free(obj);
+}
+
 /*
  * Regions whose home slots collide: region R (slot 0) and R+1, R+2 take
  * slots 0..2; R + MT_MAX_REGIONS probes on to slot 3; R + 2 x MT_MAX_REGIONS
@@ -845,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_threadhist),
 		cmocka_unit_test(test_memtrace),
 		cmocka_unit_test(test_memtrace_collisions),
+		cmocka_unit_test(test_memtrace_sizes),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
 		cmocka_unit_test(test_kernelretsnoop_buckets),
