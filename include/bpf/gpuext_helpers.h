@@ -70,7 +70,7 @@ struct gpuext_block_ctx {
 	__u32 sm;           /* SM the block runs on (%smid) */
 	__u32 threads;      /* threads of the block (blockDim.x * y * z) */
 	__u32 warps;        /* warps of the block ((threads + 31) / 32) */
-	__u32 pad;
+	__u32 reserved;     /* the exits' counter, while the block runs */
 	__u32 exit_threads; /* block_exit: threads counted at the exits (= threads); entry: 0 */
 	__u32 exit_warps;   /* block_exit: warp exits counted (a warp whose lanes leave
 			     * by different exits counts once per exit); entry: 0 */

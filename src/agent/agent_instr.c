@@ -525,6 +525,14 @@ static int agent_no_probes(void)
 	return getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
 }
 
+/* GPUEXT_BLOCK_ENTRY_AT_EXIT: block_entry programs run at the block's first
+ * warp exit instead of after the entry barrier (ptx_inject_opts), to compare
+ * the two in one build (bench/gpu_tools_overhead.sh). */
+static int agent_block_entry_at_exit(void)
+{
+	return getenv("GPUEXT_BLOCK_ENTRY_AT_EXIT") != NULL;
+}
+
 /* The JIT options of instrumented modules: GPUEXT_AGENT_JIT_OPT=0..4 (the
  * driver's optimization level, CU_JIT_OPTIMIZATION_LEVEL, default 4) and
  * GPUEXT_AGENT_JIT_THREADS=N (CU_JIT_SPLIT_COMPILE: N threads, 0 all CPUs);
@@ -626,6 +634,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
 				    .block_entry_code = bare ? NULL : pr->site[AGENT_BLOCK_ENTRY],
 				    .block_exit_code = bare ? NULL : pr->site[AGENT_BLOCK_EXIT],
+				    .block_entry_at_exit = agent_block_entry_at_exit(),
 				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
 				    .extra = bare ? NULL : pr->extra,
 				    .min_version_major = 7, .min_version_minor = 8,
@@ -669,6 +678,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	for (int i = 0; i < AGENT_SITES; i++)
 		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
+	hash = agent_hash(hash, agent_block_entry_at_exit() ? "entry-at-exit" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);

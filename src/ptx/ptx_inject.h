@@ -89,6 +89,9 @@ struct ptx_inject_opts {
 	 */
 	const char *block_entry_code;
 	const char *block_exit_code;
+	/* Run block_entry_code at the block's first warp exit instead of
+	 * after the entry barrier: off the path of warp 0's first accesses. */
+	int block_entry_at_exit;
 	const char *extra;      /* PTX appended to the module (no header) */
 	unsigned min_version_major, min_version_minor;
 	/* Leave out the module's other kernels (those no statement refers to

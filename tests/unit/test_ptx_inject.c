@@ -585,10 +585,11 @@ static void test_block_probes(void **state)
 		assert_non_null(text);
 		if (ptx_parse(text, strlen(text), &m, &e))
 			fail_msg("%s: %s", what, e.msg);
-		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
+		for (size_t k = 0; k < 2 * ptx_module_kernel_count(m); k++) {
 			char *out;
 			size_t len;
-			o.kernel = ptx_module_kernel_name(m, k);
+			o.kernel = ptx_module_kernel_name(m, k / 2);
+			o.block_entry_at_exit = k % 2;
 			if (ptx_inject(m, &o, &out, &len, &e))
 				fail_msg("%s %s: %s", what, o.kernel, e.msg);
 			/* the kernel: from its header to the brace that closes it */
@@ -598,14 +599,17 @@ static void test_block_probes(void **state)
 			assert_int_equal(count_str(out, ".shared .align 8 .b8 gxi"), 1);
 			assert_int_equal(count_str(out, "_blk[48];\n.visible .entry"), 1);
 			assert_int_equal(count_str(body, "GXB_MEET:\n\tbar.sync 0;\n"), 1);
-			assert_int_equal(count_str(body, "atom.shared.add.u64"), 1);
+			/* 32 bits: a 64-bit shared add is a compare-and-swap loop */
+			assert_int_equal(count_str(body, "atom.shared.add.u32"), 1);
 			assert_int_equal(count_str(body, "\tret;"), 1);
 			const char *meet = strstr(body, "GXB_MEET:"), *ent = strstr(body, "entry probe");
 			const char *ex = strstr(body, "_exit:\n\t{ // block probes");
-			assert_true(meet && ent && ex && meet < ent && ent < ex);
+			const char *bent = strstr(body, "block_entry probe");
+			assert_true(meet && ent && ex && bent && meet < ent && ent < ex);
+			assert_true(o.block_entry_at_exit ? bent > ex : bent < ent);
 			end[1] = '}';
 			ptxas_ok(out, len, "sm_90a", what);
-			if (i == npaths) { /* shared memory: 64 static + 48 for the record */
+			if (i == npaths && !o.block_entry_at_exit) { /* smem: 64 static + 48 */
 				FILE *f = fopen("build/ptx-block-small.ptx", "w");
 				assert_non_null(f);
 				fputs(out, f);
@@ -627,7 +631,7 @@ static void test_block_probes(void **state)
 		ptx_module_free(m);
 		free(text);
 	}
-	assert_true(kernels >= 20);
+	assert_true(kernels >= 40);
 	free(extra);
 	ptx_buf_free(&code);
 	for (int k = 0; k < 5; k++)
