@@ -356,13 +356,18 @@ static int uvm_fds(int *fds, int max)
 	return n;
 }
 
-static void release(void)
+static void trackers_close(void)
 {
 	if (t.queue_fd >= 0)
 		close(t.queue_fd);
 	if (t.counter_fd >= 0)
 		close(t.counter_fd);
 	t.queue_fd = t.counter_fd = -1;
+}
+
+static void release(void)
+{
+	trackers_close();
 	if (t.queue)
 		munmap(t.queue, t.queue_bytes);
 	if (t.ctl)
@@ -446,20 +451,16 @@ int uvmt_start(const struct uvmt_opts *o, uvmt_sink_fn sink, void *arg, struct e
 			       "(the CUDA driver is not initialised yet)");
 	}
 	/* The driver opens /dev/nvidia-uvm more than once (the address space,
-	 * a helper for its mm): the first fd that takes a tracker is it. */
+	 * a helper for its mm): the first fd that takes a tracker is it.  A
+	 * refused one leaves the buffers as they were (closing the tracker
+	 * unmaps them from the driver). */
 	for (int i = 0; i < nfds; i++) {
+		memset(t.ctl, 0, sizeof(*t.ctl));
 		if (!(ret = attach(fds[i], e))) {
 			t.uvm_fd = fds[i];
 			break;
 		}
-		release();
-		t.queue = page_alloc(t.queue_bytes);
-		t.ctl = page_alloc(sizeof(*t.ctl));
-		t.counters = page_alloc(4096);
-		if (!t.queue || !t.ctl || !t.counters) {
-			ret = err_set(e, ENOMEM, "UVM tools: no memory");
-			break;
-		}
+		trackers_close();
 	}
 	if (ret) {
 		release();
@@ -501,11 +502,7 @@ void uvmt_stop(void)
 	t.thread_started = 0;
 	drain_final();
 	/* the pages stay mapped for uvmt_stats_get; the trackers close */
-	if (t.queue_fd >= 0)
-		close(t.queue_fd);
-	if (t.counter_fd >= 0)
-		close(t.counter_fd);
-	t.queue_fd = t.counter_fd = -1;
+	trackers_close();
 }
 
 void uvmt_stats_get(struct uvmt_stats *out)
