@@ -572,6 +572,7 @@ static int agent_first_failure(const char *name)
 
 CUfunction agent_launch_target(CUfunction f, CUstream s)
 {
+	agent_mem_signal_launch();
 	struct agent_kernel *k = agent_kernel_find(f);
 	if (!k)
 		return f;
