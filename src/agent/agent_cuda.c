@@ -65,6 +65,7 @@ static void agent_module_add(void *handle, const void *image)
 	if (!m)
 		return;
 	m->handle = handle;
+	clock_gettime(CLOCK_MONOTONIC, &m->loaded);
 	uint32_t magic = 0;
 	if (image)
 		memcpy(&magic, image, 4);
@@ -92,6 +93,13 @@ static void agent_module_add(void *handle, const void *image)
 	m->next = agent_modules;
 	agent_modules = m;
 	pthread_mutex_unlock(&agent_lock);
+	/* its kernels instrumented in the background, before they are launched */
+	static CUresult (*ctx_get_current)(CUcontext *);
+	CUcontext ctx = NULL;
+	if (!ctx_get_current)
+		*(void **)&ctx_get_current = agent_real_driver("cuCtxGetCurrent");
+	if (ctx_get_current && ctx_get_current(&ctx) == CUDA_SUCCESS)
+		agent_ahead_module(m, ctx);
 }
 
 static struct agent_module *agent_module_find_locked(const void *handle)
@@ -116,6 +124,7 @@ static void agent_kernel_add(const void *handle, const void *module, const char 
 	if (!k && m && (k = calloc(1, sizeof(*k)))) {
 		k->handle = handle;
 		k->module = m;
+		clock_gettime(CLOCK_MONOTONIC, &k->made);
 		k->name = strdup(name);
 		k->next = *b;
 		*b = k;

@@ -251,6 +251,14 @@ bool vfy_states_equal(const struct vfy_env *env, const struct vfy_state *old,
 uint64_t vfy_state_hash(const struct vfy_env *env, const struct vfy_state *s);
 const char *vfy_reg_type_name(enum vfy_reg_type t);
 
+/* The definition of the program's map number map, or NULL if there is none. */
+static inline const struct map_def *vfy_map_def(const struct vfy_env *env, uint32_t map)
+{
+	if (map >= env->p->map_cnt || !env->p->maps || !env->p->maps[map])
+		return NULL;
+	return map_get_def(env->p->maps[map]);
+}
+
 /* vfy_mem.c */
 enum vfy_access { ACCESS_READ, ACCESS_WRITE, ACCESS_ATOMIC };
 /*
@@ -282,7 +290,6 @@ int check_ctx_access(struct vfy_env *env, uint32_t regno, int64_t lo, int64_t hi
 /* vfy_helper.c */
 int check_helper_call(struct vfy_env *env, const struct isa_insn *insn);
 int mark_ref_release(struct vfy_env *env, uint32_t ref_id);
-const struct map_def *vfy_map_def(const struct vfy_env *env, uint32_t map);
 
 /* vfy_log.c */
 __attribute__((format(printf, 2, 3))) void vfy_log(struct vfy_env *env, const char *fmt, ...);

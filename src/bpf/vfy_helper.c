@@ -12,13 +12,6 @@
 
 #include "vfy.h"
 
-const struct map_def *vfy_map_def(const struct vfy_env *env, uint32_t map)
-{
-	if (map >= env->p->map_cnt || !env->p->maps || !env->p->maps[map])
-		return NULL;
-	return map_get_def(env->p->maps[map]);
-}
-
 static bool is_ringbuf_helper(uint32_t id)
 {
 	return id == HELPER_RINGBUF_OUTPUT || id == HELPER_RINGBUF_RESERVE ||
