@@ -106,37 +106,37 @@ void agent_mem_signal_window_changed(void)
 	pthread_mutex_unlock(&sig.lock);
 }
 
-void agent_mem_signal_before(void)
+/* Advance the epoch (lock held). */
+static void agent_mem_signal_advance(void)
 {
-	pthread_mutex_lock(&sig.lock);
-	if (sig.bound) {
-		uint32_t next = sig.cur.epoch + 1;
-		if (!(next & 0xffff)) /* 0 is what an untouched page holds */
-			next++;
-		agent_mem_signal_write_ctl(next);
-	}
-	pthread_mutex_unlock(&sig.lock);
+	uint32_t next = sig.cur.epoch + 1;
+	if (!(next & 0xffff)) /* 0 is what an untouched page holds */
+		next++;
+	agent_mem_signal_write_ctl(next);
 }
 
-void agent_mem_signal_after(void)
+/* Read the window and hand the pages of the previous epoch over (lock
+ * held, right after agent_mem_signal_advance: a snapshot is one critical
+ * section, or a second one between would advance the epoch past the one
+ * the kernels wrote). */
+static void agent_mem_signal_collect(void)
 {
 	struct err e = {{0}};
 
-	pthread_mutex_lock(&sig.lock);
 	size_t pages = (size_t)sig.cur.blocks * MS_PAGES, n = 0;
 	if (!sig.bound || !pages)
-		goto out;
+		return;
 	if (pages > sig.epoch_cap) {
 		uint16_t *p = realloc(sig.epochs, pages * sizeof(*p));
 		if (!p)
-			goto out; /* the next snapshot tries again */
+			return; /* the next snapshot tries again */
 		sig.epochs = p;
 		sig.epoch_cap = pages;
 	}
 	if (ptx_rt_map_value_read(sig.page, 0, 0, sig.epochs, pages * sizeof(*sig.epochs), &e)) {
 		agent_notice("memory policy: device signal stopped: %s", e.msg);
 		sig.bound = 0;
-		goto out;
+		return;
 	}
 	/* the epoch the kernels before the snapshot wrote */
 	uint32_t prev = sig.cur.epoch - 1;
@@ -161,14 +161,16 @@ void agent_mem_signal_after(void)
 	if (n)
 		agent_mem_touched(sig.addrs, n, sig.snapshot++,
 				  (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
-out:
-	pthread_mutex_unlock(&sig.lock);
 }
 
-void agent_mem_signal_launch(void)
+void agent_mem_signal_snapshot(void)
 {
 	if (!__atomic_load_n(&sig.bound, __ATOMIC_RELAXED))
 		return;
-	agent_mem_signal_before();
-	agent_mem_signal_after();
+	pthread_mutex_lock(&sig.lock);
+	if (sig.bound) {
+		agent_mem_signal_advance();
+		agent_mem_signal_collect();
+	}
+	pthread_mutex_unlock(&sig.lock);
 }
