@@ -49,7 +49,7 @@ TABLE="$OUT/mem-policy-bench.md"
 	echo "# Memory policies on managed memory: uvm_workload, budget $BUDGET, $ITERS passes, signal $SIGNAL"
 	echo
 	echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(date -u '+%F %H:%M UTC')"
-	echo "Commit: $(git log -1 --oneline 2>/dev/null || cat COMMIT 2>/dev/null)"
+	echo "Commit: $(cat COMMIT 2>/dev/null || git log -1 --oneline 2>/dev/null)"
 	echo
 	echo "| pattern | footprint | policy | kernels s | wall s | vs none | HtoD MiB | DtoH MiB | model in MiB | model out MiB | evictions | sim in MiB | sim out MiB | sim / CUPTI | checksum |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"

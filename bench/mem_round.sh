@@ -9,8 +9,9 @@
 # PART: baseline (CUPTI signal, as main had it), device (the device signal
 # with the simulator replay of every run), cupy (bench/python/cupy_layers.py:
 # CuPy on managed memory), overhead (the signal's cost where nothing is
-# evicted), full (every pattern and policy at 1.5x and 2x with the
-# simulator).  Each part has its own time limit; every step's
+# evicted), full (every pattern, the policies that differ, at 1.5x and 2x
+# with the simulator), records (the driver's unified-memory records as the
+# only signal), cupy2 (cupy_layers with three policies).  Each part has its own time limit; every step's
 # failure is logged and the next one runs.  Prints a short summary.
 set -u
 OUT=${OUT:-build/mem-round-out}
@@ -60,7 +61,20 @@ for part in "$@"; do
 		done
 		cat "$f" ;;
 	full)
-		bench full 140 SIGNAL=device SIM=1 BUDGET=${FULL_BUDGET:-256M} ITERS=2 ;;
+		# Must show 1 and 3: every pattern at 1.5x and 2x, the policies that
+		# differ, each run replayed by the simulator
+		bench full "${FULL_LIMIT:-100}" SIGNAL=device SIM=1 BUDGET=${FULL_BUDGET:-256M} \
+			ITERS=${FULL_ITERS:-3} MULTS="1.5 2" PATTERNS="seq dnn moe decode random" \
+			POLICIES="none= mru=$P/mru.bpf.o lru=$P/lru.bpf.o lfu=$P/lfu.bpf.o" ;;
+	records)
+		# the same without the device signal: the driver's unified-memory
+		# records alone (the UVM tools queue; CUPTI where it cannot be opened)
+		bench records 25 SIGNAL=cupti SIM=0 BUDGET=${FULL_BUDGET:-256M} ITERS=${FULL_ITERS:-3} \
+			MULTS=1.5 PATTERNS="seq dnn" POLICIES="none= mru=$P/mru.bpf.o" ;;
+	cupy2)
+		bench cupy2 25 W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 SIGNAL=device SIM=1 \
+			BUDGET=${FULL_BUDGET:-256M} ITERS=${FULL_ITERS:-3} MULTS=1.5 PATTERNS=layers \
+			POLICIES="none= mru=$P/mru.bpf.o lru=$P/lru.bpf.o" ;;
 	*) echo "unknown part $part" ;;
 	esac
 done

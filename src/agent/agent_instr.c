@@ -118,9 +118,8 @@ static void agent_mirror_some(enum agent_mirror_what what)
 /* Every map; the memory runtime's device signal is read around it. */
 static void agent_mirror(void)
 {
-	agent_mem_signal_before();
+	agent_mem_signal_snapshot();
 	agent_mirror_some(AGENT_ALL);
-	agent_mem_signal_after();
 }
 
 static void *agent_mirror_main(void *arg)
@@ -788,6 +787,7 @@ static void agent_claim_ahead(const struct agent_kernel *k, struct agent_cached 
 
 CUfunction agent_launch_target(CUfunction f, CUstream s)
 {
+	agent_mem_signal_snapshot();
 	struct agent_kernel *k = agent_kernel_find(f);
 	if (!k)
 		return f;

@@ -11,12 +11,17 @@
  * mem-signal.bpf.o into the session, the agent injects it into every
  * kernel, and at each snapshot of the device maps (after redirected
  * launches, on the mirror thread, and at teardown: agent_instr.c) this file
- *   before the copy: advances the epoch and writes the window (ms_ctl),
- *   after it:        copies the window's part of ms_page itself (the
- *                    generic mirror leaves that map alone: it would copy
- *                    all of it, element by element) and hands the pages
- *                    whose epoch is the previous one, in address order, to
- *                    agent_mem_touched.
+ *   before the copy: advances the epoch and writes the window (ms_ctl,
+ *                    the program's .data),
+ *   after it:        copies the window's part of ms_page (its .bss) itself
+ *                    (the generic mirror leaves that map alone: it would
+ *                    copy all of it) and hands the pages whose epoch is the
+ *                    previous one, in address order, to agent_mem_touched.
+ * A snapshot is also taken before every launch (agent_mem_signal_launch,
+ * on the launching thread), so that the runtime's evictions for what the
+ * last kernels touched are queued before the next kernel runs: the budget
+ * holds between kernels, as a driver would hold it, instead of trailing
+ * the application by a mirror period.
  * The copies are synchronous ones on the application's context, so they wait
  * for the kernels queued before it: a snapshot holds every touch of the
  * kernels that completed before it (and some of those that ran during it,
@@ -39,19 +44,19 @@ static struct {
 	int bound;                /* the session has the program and its device maps exist */
 	struct ptx_rt_map *ctl, *page; /* device maps (owned by agent_instr.c) */
 	struct ms_ctl cur;        /* what the device has */
-	uint64_t *vals;           /* scratch: the window's part of ms_page */
-	size_t val_cap;
+	uint16_t *epochs;         /* scratch: the window's part of ms_page */
+	size_t epoch_cap;
 	uint64_t *addrs;          /* scratch: touched pages of a snapshot */
 	size_t addr_cap;
 	uint32_t snapshot;
 } sig = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* The session map called name, or -1. */
-static long agent_mem_signal_map(const char *name)
+/* The session map called name with values of value_size bytes, or -1. */
+static long agent_mem_signal_map(const char *name, uint32_t value_size)
 {
 	const struct object *o = agent_session ? agent_session->obj : NULL;
 	for (size_t i = 0; o && i < o->map_cnt; i++)
-		if (!strcmp(o->maps[i].def.name, name))
+		if (!strcmp(o->maps[i].def.name, name) && o->maps[i].def.value_size == value_size)
 			return (long)i;
 	return -1;
 }
@@ -78,7 +83,8 @@ static void agent_mem_signal_write_ctl(uint32_t epoch)
 
 long agent_mem_signal_bind(struct ptx_rt_map **maps)
 {
-	long ctl = agent_mem_signal_map("ms_ctl"), page = agent_mem_signal_map("ms_page");
+	long ctl = agent_mem_signal_map(".data", sizeof(struct ms_ctl));
+	long page = agent_mem_signal_map(".bss", MS_WINDOW_PAGES * sizeof(uint16_t));
 
 	if (ctl < 0 || page < 0 || !agent_mem_active() || !maps[ctl] || !maps[page])
 		return -1;
@@ -100,70 +106,71 @@ void agent_mem_signal_window_changed(void)
 	pthread_mutex_unlock(&sig.lock);
 }
 
-void agent_mem_signal_before(void)
+/* Advance the epoch (lock held). */
+static void agent_mem_signal_advance(void)
 {
-	pthread_mutex_lock(&sig.lock);
-	if (sig.bound) {
-		uint32_t next = sig.cur.epoch + 1;
-		if (!(next & 0xffff)) /* 0 is what an untouched page holds */
-			next++;
-		agent_mem_signal_write_ctl(next);
-	}
-	pthread_mutex_unlock(&sig.lock);
+	uint32_t next = sig.cur.epoch + 1;
+	if (!(next & 0xffff)) /* 0 is what an untouched page holds */
+		next++;
+	agent_mem_signal_write_ctl(next);
 }
 
-void agent_mem_signal_after(void)
+/* Read the window and hand the pages of the previous epoch over (lock
+ * held, right after agent_mem_signal_advance: a snapshot is one critical
+ * section, or a second one between would advance the epoch past the one
+ * the kernels wrote). */
+static void agent_mem_signal_collect(void)
 {
 	struct err e = {{0}};
 
-	pthread_mutex_lock(&sig.lock);
-	size_t nvals = (size_t)sig.cur.blocks * MS_PAGES / MS_PAGES_PER_VALUE, n = 0;
-	if (!sig.bound || !nvals)
-		goto out;
-	if (nvals > sig.val_cap) {
-		uint64_t *v = realloc(sig.vals, nvals * sizeof(*v));
-		if (!v)
-			goto out; /* the next snapshot tries again */
-		sig.vals = v;
-		sig.val_cap = nvals;
+	size_t pages = (size_t)sig.cur.blocks * MS_PAGES, n = 0;
+	if (!sig.bound || !pages)
+		return;
+	if (pages > sig.epoch_cap) {
+		uint16_t *p = realloc(sig.epochs, pages * sizeof(*p));
+		if (!p)
+			return; /* the next snapshot tries again */
+		sig.epochs = p;
+		sig.epoch_cap = pages;
 	}
-	if (ptx_rt_map_array_get(sig.page, 0, (uint32_t)nvals, sig.vals, &e)) {
+	if (ptx_rt_map_value_read(sig.page, 0, 0, sig.epochs, pages * sizeof(*sig.epochs), &e)) {
 		agent_notice("memory policy: device signal stopped: %s", e.msg);
 		sig.bound = 0;
-		goto out;
+		return;
 	}
 	/* the epoch the kernels before the snapshot wrote */
 	uint32_t prev = sig.cur.epoch - 1;
 	if (!(prev & 0xffff))
 		prev--;
 	uint16_t ep = (uint16_t)prev;
-	for (size_t v = 0; v < nvals; v++) {
-		if (!sig.vals[v])
+	for (size_t page = 0; page < pages; page++) {
+		if (sig.epochs[page] != ep)
 			continue;
-		for (unsigned k = 0; k < MS_PAGES_PER_VALUE; k++) {
-			uint16_t got;
-			memcpy(&got, (const uint16_t *)&sig.vals[v] + k, 2);
-			if (got != ep)
-				continue;
-			if (n == sig.addr_cap) {
-				size_t cap = sig.addr_cap ? sig.addr_cap * 2 : 4096;
-				uint64_t *a = realloc(sig.addrs, cap * sizeof(*a));
-				if (!a)
-					goto feed; /* the rest: seen again when touched again */
-				sig.addrs = a;
-				sig.addr_cap = cap;
-			}
-			size_t page = v * MS_PAGES_PER_VALUE + k;
-			sig.addrs[n++] = (sig.cur.base << MS_BLOCK_SHIFT) +
-					 ((uint64_t)page << MS_PAGE_SHIFT);
+		if (n == sig.addr_cap) {
+			size_t cap = sig.addr_cap ? sig.addr_cap * 2 : 4096;
+			uint64_t *a = realloc(sig.addrs, cap * sizeof(*a));
+			if (!a)
+				break; /* the rest: seen again when touched again */
+			sig.addrs = a;
+			sig.addr_cap = cap;
 		}
+		sig.addrs[n++] = (sig.cur.base << MS_BLOCK_SHIFT) + ((uint64_t)page << MS_PAGE_SHIFT);
 	}
-feed:;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (n)
 		agent_mem_touched(sig.addrs, n, sig.snapshot++,
 				  (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
-out:
+}
+
+void agent_mem_signal_snapshot(void)
+{
+	if (!__atomic_load_n(&sig.bound, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&sig.lock);
+	if (sig.bound) {
+		agent_mem_signal_advance();
+		agent_mem_signal_collect();
+	}
 	pthread_mutex_unlock(&sig.lock);
 }

@@ -13,9 +13,9 @@
  * it over from CUPTI at the first touch it reports).  Returns the index of
  * the map this file copies itself (not to be mirrored), or -1. */
 long agent_mem_signal_bind(struct ptx_rt_map **maps);
-/* Around each copy of the device maps into the session. */
-void agent_mem_signal_before(void);
-void agent_mem_signal_after(void);
+/* A snapshot: before every launch (the launching thread, so that the
+ * budget holds between kernels) and with each copy of the device maps. */
+void agent_mem_signal_snapshot(void);
 /* A managed allocation came or went: the window follows. */
 void agent_mem_signal_window_changed(void);
 

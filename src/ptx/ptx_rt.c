@@ -328,18 +328,19 @@ int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value, 
 	return 0;
 }
 
-int ptx_rt_map_array_get(struct ptx_rt_map *m, uint32_t first, uint32_t n, void *out,
-			 struct err *e)
+int ptx_rt_map_value_read(struct ptx_rt_map *m, uint32_t key, uint64_t off, void *out,
+			  size_t len, struct err *e)
 {
 	const struct ptx_devmap *h = &m->hdr;
 
 	if (h->type != MAP_TYPE_ARRAY)
 		return err_set(e, EINVAL, "map '%s' is not a plain array", m->def.name);
-	if (first > h->max_entries || n > h->max_entries - first)
-		return err_set(e, E2BIG, "map '%s': keys %u..%u past %u entries", m->def.name, first,
-			       first + n, h->max_entries);
-	CUresult r = m->rt->cu->memcpy_dtoh(out, h->data + (uint64_t)first * h->value_stride,
-					     (size_t)n * h->value_stride);
+	if (key >= h->max_entries || off > h->value_size || len > h->value_size - off)
+		return err_set(e, E2BIG, "map '%s': bytes %llu..%llu of key %u are past its values",
+			       m->def.name, (unsigned long long)off,
+			       (unsigned long long)(off + len), key);
+	CUresult r = m->rt->cu->memcpy_dtoh(out, h->data + (uint64_t)key * h->value_stride + off,
+					     len);
 	return r == CUDA_SUCCESS ? 0 : cu_err(m->rt->cu, e, r, "reading a device map");
 }
 
