@@ -45,10 +45,8 @@ else
 	echo "gpu-helpers: FAIL (want 0xf000100111; see gpu-helpers.log)" | tee -a "$SUMMARY"
 fi
 
-# 2. the tools' cost, main vs this branch (and main's memtrace object run
-#    by this branch: the translator's part alone), memtrace's halves
-step cost 80 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" \
-	EXTRA="branch, main's memtrace.bpf.o|build|base/bpf/tools/memtrace.bpf.o|" \
+# 2. the tools' cost, main vs this branch, with the agent's recompile
+step cost 80 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" VARIANTS= \
 	TIMEOUT=15 bash bench/memtrace_cost.sh
 cp "$OUT/cost/memtrace_cost.md" "$OUT/" 2>/dev/null
 for c in vecadd gemm reduce; do
@@ -68,8 +66,9 @@ for f in branch frame; do
 	grep -E '^\| (empty program|array counter|per-SM array counter) ' "$OUT/bench-$f.log" >> "$SUMMARY"
 done
 
-# 4. the tools' checks (exact bytes, threads) and the conformance cases
-[ "$SECONDS" -lt 120 ] && step tools 30 env OUT="$OUT/tools" TOOLS="threadhist memtrace smload" bash tests/gpu/tools.sh
+# 4. every tool's checks (exact bytes, threads, records) and the
+#    conformance cases
+[ "$SECONDS" -lt 100 ] && step tools 45 env OUT="$OUT/tools" bash tests/gpu/tools.sh
 grep -E '^(PASS|FAIL)' "$OUT/tools/tools-summary.txt" > "$OUT/tools.txt" 2>/dev/null
 rm -rf "$OUT/tools"
 [ "$SECONDS" -lt 150 ] && step conformance 10 build/gpu/gpu_conformance gpu-cases
