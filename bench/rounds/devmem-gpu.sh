@@ -68,7 +68,7 @@ done
 
 # 4. every tool's checks (exact bytes, threads, records) and the
 #    conformance cases
-[ "$SECONDS" -lt 100 ] && step tools 45 env OUT="$OUT/tools" bash tests/gpu/tools.sh
+[ "$SECONDS" -lt 95 ] && step tools 60 env OUT="$OUT/tools" bash tests/gpu/tools.sh
 grep -E '^(PASS|FAIL)' "$OUT/tools/tools-summary.txt" > "$OUT/tools.txt" 2>/dev/null
 rm -rf "$OUT/tools"
 [ "$SECONDS" -lt 150 ] && step conformance 10 build/gpu/gpu_conformance gpu-cases
