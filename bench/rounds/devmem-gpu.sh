@@ -26,24 +26,9 @@ step() { # step NAME LIMIT CMD...: run, log to $OUT/NAME.log, one summary line
 	echo "$name: exit $rc ($((SECONDS - start)) s)" | tee -a "$SUMMARY"
 }
 
-# 1. correctness of slots in registers and inline updates (quick): the
-#    tests/ptx_stack cases on the GPU, run-gpu = test-run for array_update
-step stack-cases 10 build/gpu/gpu_conformance tests/ptx_stack
-want=$(build/gpuext test-run build/bpf/tests/progs/array_update.bpf.o update 2>&1 | sed -n 's/^update: r0 = \([0-9]*\) .*/\1/p')
-step array-update 10 build/gpuext run-gpu build/bpf/tests/progs/array_update.bpf.o update
-if [ -n "$want" ] && grep -q "^r0 = $want " "$OUT/array-update.log" 2>/dev/null; then
-	echo "array-update: PASS r0 = $want as on the host" | tee -a "$SUMMARY"
-else
-	echo "array-update: FAIL (host r0 '$want'; see array-update.log)" | tee -a "$SUMMARY"
-fi
-
-# the GPU helpers written inline (ptx_intrin.c), packed into r0
-step gpu-helpers 10 build/gpuext run-gpu build/bpf/examples/gpu_helpers.bpf.o helpers
-if grep -qi "^r0 = .*0xf000100111" "$OUT/gpu-helpers.log" 2>/dev/null; then
-	echo "gpu-helpers: PASS r0 = 0xf000100111" | tee -a "$SUMMARY"
-else
-	echo "gpu-helpers: FAIL (want 0xf000100111; see gpu-helpers.log)" | tee -a "$SUMMARY"
-fi
+# 1. correctness of slots in registers, inline updates and helpers
+step translator 40 bash tests/gpu/translator.sh
+grep -E '^(PASS|FAIL)' "$OUT/translator.log" | tee -a "$SUMMARY"
 
 # 2. the tools' cost, main vs this branch, with the agent's recompile
 step cost 80 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" VARIANTS= \
