@@ -7,6 +7,7 @@
 #define GPUEXT_AGENT_IMPL_H
 
 #include <cuda.h>
+#include <time.h>
 
 #include "bpf/prog.h"
 #include "bpf/session.h"
@@ -81,6 +82,7 @@ struct agent_module {
 	char **inputs;            /* AGENT_IMAGE_LINKED: the link's PTX inputs */
 	size_t input_cnt;
 	int ptx_failed;           /* extraction failed (noticed once) */
+	struct timespec loaded;   /* CLOCK_MONOTONIC at the load call */
 };
 
 /* A kernel handle (CUfunction, or CUkernel that may be launched as one). */
@@ -91,6 +93,7 @@ struct agent_kernel {
 	char *name;               /* mangled */
 	int decided;              /* instrumented, or decided to run unchanged */
 	CUfunction inst;          /* the instrumented function, or NULL */
+	struct timespec made;     /* CLOCK_MONOTONIC when the handle was made */
 };
 
 struct agent_kernel *agent_kernel_find(const void *handle);
@@ -102,6 +105,14 @@ int agent_link_take(const void *cubin, char ***ptx, size_t *cnt);
 /* Launch path (agent_instr.c): the function to launch for f on stream s
  * (f itself when untargeted or on any failure). */
 CUfunction agent_launch_target(CUfunction f, CUstream s);
+/* Instrument the targeted kernels of m (a private copy of a module loaded in
+ * ctx), at most budget of them, now, ahead of their first launch, when ctx is
+ * GPU 0's primary context: the results wait in the instrumented-module cache
+ * for those launches.  The number of compiles done. */
+int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget);
+/* agent_ahead.c: module m was loaded in ctx: instrument its targeted
+ * kernels ahead of their first launch, in the background. */
+void agent_ahead_module(const struct agent_module *m, CUcontext ctx);
 /* The driver refused the redirected launch of f: fall back for good. */
 void agent_launch_refused(CUfunction f, CUresult r);
 /* A redirected launch was queued on s: mirror maps when it completes. */

@@ -29,8 +29,10 @@
 
 #include "agent.h"
 #include "agent_impl.h"
+#include "agent_mem_signal.h"
 #include "cuda/fatbin.h"
 #include "ptx/ptx_buf.h"
+#include "ptx/ptx_cache.h"
 #include "ptx/ptx_inject.h"
 #include "ptx/ptx_rt.h"
 #include "ptx/ptx_wrap.h"
@@ -61,6 +63,13 @@ struct agent_cached {
 	uint64_t hash;
 	CUcontext ctx;
 	CUfunction fn;
+	/* made ahead of the first launch (agent_ahead.c) and not yet claimed by
+	 * a launch: what the launch says then (the JIT time, what the module
+	 * cache did, or why it failed) */
+	int ahead;
+	double jit;
+	const char *cache;
+	char *msg;
 };
 static struct agent_cached *agent_cache;
 
@@ -106,9 +115,12 @@ static void agent_mirror_some(enum agent_mirror_what what)
 	}
 }
 
+/* Every map; the memory runtime's device signal is read around it. */
 static void agent_mirror(void)
 {
+	agent_mem_signal_before();
 	agent_mirror_some(AGENT_ALL);
+	agent_mem_signal_after();
 }
 
 static void *agent_mirror_main(void *arg)
@@ -207,6 +219,37 @@ static void agent_mark_mirrored(const struct prog *p)
 	}
 }
 
+/*
+ * The device maps at one fixed address (GPUEXT_AGENT_MAPS_AT, hex; default
+ * AGENT_MAPS_AT; 0: wherever cuMemAlloc puts them): the programs' PTX holds
+ * the maps' addresses, so maps at the same place in every run make the same
+ * PTX and the module cache serves the next run.  Any failure: the maps are
+ * allocated as before (the cache then misses across runs), said under
+ * GPUEXT_AGENT_VERBOSE.
+ */
+#define AGENT_MAPS_AT 0x200000000000ull /* 32 TiB: above PIE and heap, below mmap */
+
+static void agent_maps_at(struct ptx_rt *rt)
+{
+	const char *v = getenv("GPUEXT_AGENT_MAPS_AT");
+	CUdeviceptr hint = v ? strtoull(v, NULL, 16) : AGENT_MAPS_AT, at = 0;
+	size_t bytes = 0;
+	const struct session *s = agent_session;
+	for (size_t i = 0; i < s->obj->map_cnt; i++)
+		bytes += ptx_rt_map_bytes(rt, &s->obj->maps[i].def);
+	if (!hint || !bytes)
+		return;
+	struct err e = {{0}};
+	int err = ptx_rt_arena_open(rt, hint, bytes, &at, &e);
+	if (getenv("GPUEXT_AGENT_VERBOSE")) {
+		if (err)
+			agent_notice("device maps not at a fixed address: %s", e.msg);
+		else if (at != hint)
+			agent_notice("device maps at 0x%llx, not 0x%llx (taken)",
+				     (unsigned long long)at, (unsigned long long)hint);
+	}
+}
+
 /* Called with agent_gpu_lock held: 0 when the device side is ready. */
 static int agent_gpu_init(struct err *e)
 {
@@ -233,6 +276,7 @@ static int agent_gpu_init(struct err *e)
 		return err_set(e, ENOTSUP, "not the primary context");
 	}
 	struct session *s = agent_session;
+	agent_maps_at(rt);
 	for (size_t i = 0; i < s->obj->map_cnt && !err; i++) {
 		const struct object_map *om = &s->obj->maps[i];
 		if (i >= AGENT_MAX_MAPS) {
@@ -247,6 +291,9 @@ static int agent_gpu_init(struct err *e)
 		if (om->init) /* global data: the session's current value */
 			err = ptx_rt_map_array_set(agent_gpu.maps[i], 0, map_array_base(om->map), e);
 	}
+	long signal_map = -1;
+	if (!err) /* while the primary context is current */
+		signal_map = agent_mem_signal_bind(agent_gpu.maps);
 	if (!app)
 		rt->cu->ctx_set_current(NULL);
 	if (err) {
@@ -258,6 +305,8 @@ static int agent_gpu_init(struct err *e)
 	}
 	for (size_t i = 0; i < agent_gpu_prog_cnt; i++)
 		agent_mark_mirrored(agent_gpu_progs[i]);
+	if (signal_map >= 0) /* the memory runtime reads its part itself */
+		agent_gpu.mirrored[signal_map] = 0;
 	agent_gpu.rt = rt;
 	agent_gpu.mirror_pid = getpid();
 	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,
@@ -274,18 +323,32 @@ static int agent_gpu_init(struct err *e)
 
 /* ---- building the instrumented module ---------------------------------- */
 
-/* Does ptx define kernel name (".entry NAME(" or ".entry NAME" + space)? */
-static int agent_defines(const char *ptx, const char *name)
+/* The next kernel ptx defines from *at on (".entry NAME(" or ".entry NAME"
+ * and a space), into name; advances *at past it.  0 when there is none. */
+static int agent_next_entry(const char **at, char *name, size_t len)
 {
-	size_t n = strlen(name);
-	for (const char *p = ptx; (p = strstr(p, ".entry ")); p += 7) {
+	for (const char *p; (p = strstr(*at, ".entry ")); *at = p + 7) {
 		const char *q = p + 7;
 		while (*q == ' ' || *q == '\t')
 			q++;
-		if (!strncmp(q, name, n) && (q[n] == '(' || q[n] == ' ' || q[n] == '\n' ||
-					     q[n] == '\r' || q[n] == '\t'))
-			return 1;
+		size_t n = strcspn(q, "( \t\r\n");
+		if (!n || !q[n] || n >= len)
+			continue;
+		memcpy(name, q, n);
+		name[n] = '\0';
+		*at = q + n;
+		return 1;
 	}
+	return 0;
+}
+
+/* Does ptx define kernel name? */
+static int agent_defines(const char *ptx, const char *name)
+{
+	char found[512];
+	for (const char *at = ptx; agent_next_entry(&at, found, sizeof(found));)
+		if (!strcmp(found, name))
+			return 1;
 	return 0;
 }
 
@@ -325,29 +388,42 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 /*
  * What the programs targeting kernel (warp mode) add to its module: entry
  * and exit programs inline (ptx_emit_probe_inline: no call per warp), one
- * block per program in *entry / *exit; mem programs as probe functions
+ * block per program in *entry / *exit, block_entry and block_exit programs
+ * likewise in *block_entry / *block_exit; mem programs as probe functions
  * with the body inline (ptx_emit_mem_probe), called at each access (through
  * gxa_mem when there are several); the device runtime functions they use,
  * and the callees, in *extra.  NULL / "" for a kind no program has.
  */
+/* Where inline probe code goes (ptx_inject_opts' *_code). */
+enum { AGENT_ENTRY, AGENT_EXIT, AGENT_BLOCK_ENTRY, AGENT_BLOCK_EXIT, AGENT_SITES };
+
 struct agent_probes {
-	char *extra, *entry, *exit;
+	char *extra, *site[AGENT_SITES]; /* inline code per site; NULL: none */
 	char mem_sym[160]; /* the function every access calls; "": no mem probe */
 	int linked; /* extra declares runtime functions, to be linked (ptx_rt_module_link) */
 };
 
+/* The site of an inline probe kind (not mem). */
+static int agent_site_of(enum ptx_probe_kind kind)
+{
+	return kind == PTX_PROBE_EXIT          ? AGENT_EXIT
+	       : kind == PTX_PROBE_BLOCK_ENTRY ? AGENT_BLOCK_ENTRY
+	       : kind == PTX_PROBE_BLOCK_EXIT  ? AGENT_BLOCK_EXIT
+					       : AGENT_ENTRY;
+}
+
 static void agent_probes_free(struct agent_probes *pr)
 {
 	free(pr->extra);
-	free(pr->entry);
-	free(pr->exit);
+	for (int i = 0; i < AGENT_SITES; i++)
+		free(pr->site[i]);
 	*pr = (struct agent_probes){0};
 }
 
 static int agent_build_probes(const char *kernel, int link, struct agent_probes *pr,
 			      struct err *e)
 {
-	struct ptx_buf code = {0}, site[2] = {{0}, {0}}, b = {0};
+	struct ptx_buf code = {0}, site[AGENT_SITES] = {{0}}, b = {0};
 	char mem_syms[16][128], base[256];
 	int n_mem = 0, err = 0;
 
@@ -358,10 +434,9 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
 		struct ptx_emit_opts o = {.maps = agent_gpu.refs};
-		if (p->type == PROG_TYPE_GPU_ENTRY || p->type == PROG_TYPE_GPU_EXIT) {
-			int exit = p->type == PROG_TYPE_GPU_EXIT;
-			err = ptx_emit_probe_inline(&code, &site[exit], p, &o,
-						    exit ? PTX_PROBE_EXIT : PTX_PROBE_ENTRY, e);
+		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
+		if (kind != PTX_PROBE_MEM) {
+			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
 		} else if (n_mem < 16) {
 			err = ptx_emit_mem_probe(&code, p, &o, mem_syms[n_mem], e);
 			n_mem += !err;
@@ -385,30 +460,35 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "%s_probe", mem_syms[0]);
 	else if (n_mem)
 		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "gxa_mem");
-	if (!err && (code.failed || site[0].failed || site[1].failed))
+	for (int i = 0; i < AGENT_SITES; i++)
+		if (!err && site[i].failed)
+			err = err_set(e, ENOMEM, "out of memory");
+	if (!err && code.failed)
 		err = err_set(e, ENOMEM, "out of memory");
 	if (!err) {
 		/* before them, the runtime functions that the programs, the probes
 		 * and the inline blocks name: declared, to be linked from the
 		 * prebuilt runtime, or their text, to be compiled with them */
-		const char *texts[3] = {code.text ? code.text : "", site[0].text, site[1].text};
-		int declared = link ? ptx_emit_runtime_decls(&b, texts, 3) : -1;
+		const char *texts[1 + AGENT_SITES] = {code.text ? code.text : ""};
+		for (int i = 0; i < AGENT_SITES; i++)
+			texts[1 + i] = site[i].text;
+		int declared = link ? ptx_emit_runtime_decls(&b, texts, 1 + AGENT_SITES) : -1;
 		pr->linked = declared > 0;
 		if (declared < 0) {
 			ptx_buf_free(&b);
-			ptx_emit_runtime_used(&b, texts, 3);
+			ptx_emit_runtime_used(&b, texts, 1 + AGENT_SITES);
 		}
 		if (code.len)
 			ptx_buf_append(&b, code.text, code.len);
 		/* the sites did not fail (above): taking them gives their text */
-		pr->entry = site[0].len ? ptx_buf_take(&site[0], NULL) : NULL;
-		pr->exit = site[1].len ? ptx_buf_take(&site[1], NULL) : NULL;
+		for (int i = 0; i < AGENT_SITES; i++)
+			pr->site[i] = site[i].len ? ptx_buf_take(&site[i], NULL) : NULL;
 		if (!(pr->extra = ptx_buf_take(&b, NULL)))
 			err = err_set(e, ENOMEM, "out of memory");
 	}
 	ptx_buf_free(&code);
-	ptx_buf_free(&site[0]);
-	ptx_buf_free(&site[1]);
+	for (int i = 0; i < AGENT_SITES; i++)
+		ptx_buf_free(&site[i]);
 	ptx_buf_free(&b);
 	if (err)
 		agent_probes_free(pr);
@@ -422,13 +502,19 @@ struct agent_timing {
 	double jit;    /* the driver's JIT compile (CU_JIT_WALL_TIME) */
 	double load;   /* the rest of cuModuleLoadDataEx */
 	const char *runtime; /* how the device runtime got in */
+	const char *cache;   /* what the module cache did (ptx_cache.h) */
 };
+
+static double agent_ms_between(const struct timespec *t0, const struct timespec *t1)
+{
+	return (double)(t1->tv_sec - t0->tv_sec) * 1e3 + (double)(t1->tv_nsec - t0->tv_nsec) / 1e6;
+}
 
 static double agent_ms_since(const struct timespec *t0)
 {
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+	return agent_ms_between(t0, &t1);
 }
 
 /* GPUEXT_AGENT_NO_PROBES: the kernel goes through all of this with no probe
@@ -439,6 +525,95 @@ static int agent_no_probes(void)
 	return getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
 }
 
+/* The JIT options of instrumented modules: GPUEXT_AGENT_JIT_OPT=0..4 (the
+ * driver's optimization level, CU_JIT_OPTIMIZATION_LEVEL, default 4) and
+ * GPUEXT_AGENT_JIT_THREADS=N (CU_JIT_SPLIT_COMPILE: N threads, 0 all CPUs);
+ * unset or invalid: the driver's defaults. */
+static struct ptx_rt_jit agent_jit_opts(void)
+{
+	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS");
+	struct ptx_rt_jit j = {-1, -1};
+	if (o && o[0] >= '0' && o[0] <= '4' && !o[1])
+		j.opt_level = o[0] - '0';
+	if (t && *t && strspn(t, "0123456789") == strlen(t) && strlen(t) < 4)
+		j.threads = atoi(t);
+	return j;
+}
+
+/* What a cubin depends on besides its PTX (the cache entry's tag). */
+static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag, size_t len)
+{
+	size_t fb_len = 0;
+	const void *fb = linked ? ptx_rt_fatbin(&fb_len) : NULL;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < fb_len; i++) /* the prebuilt runtime linked in */
+		h = (h ^ ((const unsigned char *)fb)[i]) * 0x100000001b3ull;
+	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, runtime %s "
+		 "%016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor, agent_gpu.rt->cu->version,
+		 jit->opt_level, jit->threads, linked ? "linked" : "none", (unsigned long long)h);
+}
+
+/*
+ * Turn instrumented PTX into a loaded module (linked with the prebuilt
+ * runtime when linked): the cubin from the module cache when it has one
+ * for exactly this PTX, GPU and driver; else compiled by the driver's JIT
+ * and stored there.  With the cache off (GPUEXT_CACHE_DISABLE=1) the PTX
+ * goes to cuModuleLoadDataEx as it is.  A cache entry that is not valid, or
+ * that the driver refuses, is named once and compiled over.
+ */
+static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct agent_timing *tm,
+			  struct err *e)
+{
+	struct ptx_rt *rt = agent_gpu.rt;
+	char dir[3800], tag[200];
+	struct ptx_rt_jit jit = agent_jit_opts();
+	int err;
+	float jit_ms = 0;
+
+	if (ptx_cache_dir(dir, sizeof(dir))) {
+		tm->cache = "cache off";
+		err = linked ? ptx_rt_module_link(rt, text, mod, &jit_ms, e)
+			     : ptx_rt_module_load_timed(rt, text, mod, &jit_ms, e);
+		tm->jit += jit_ms;
+		return err;
+	}
+	agent_cache_tag(linked, &jit, tag, sizeof(tag));
+	size_t len = 0;
+	const char *why;
+	void *cubin = ptx_cache_get(dir, tag, text, &len, &why);
+	if (cubin) {
+		err = ptx_rt_module_load_image(rt, cubin, mod, NULL);
+		free(cubin);
+		if (!err) {
+			tm->cache = "cache hit";
+			return 0;
+		}
+		why = "the driver refused it";
+	}
+	if (why) {
+		char path[4096];
+		ptx_cache_path(dir, tag, text, path, sizeof(path));
+		agent_notice("module cache entry %s ignored (%s): compiled again", path, why);
+	}
+	if ((err = ptx_rt_compile(rt, text, linked, &jit, &cubin, &len, &jit_ms, e)))
+		return err;
+	tm->jit += jit_ms;
+	err = ptx_rt_module_load_image(rt, cubin, mod, e);
+	struct err pe = {{0}};
+	if (err) {
+		tm->cache = "cache miss";
+	} else if (ptx_cache_put(dir, tag, text, cubin, len, &pe)) {
+		tm->cache = "cache miss, not stored";
+		static int told;
+		if (!told++)
+			agent_notice("module cache: %s", pe.msg);
+	} else {
+		tm->cache = "cache miss, stored";
+	}
+	free(cubin);
+	return err;
+}
+
 /* Inject pr into kernel's module pm and load the result (linked with the
  * prebuilt runtime when pr says so). */
 static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
@@ -447,8 +622,10 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 {
 	int bare = agent_no_probes();
 	struct ptx_inject_opts o = {.kernel = kernel,
-				    .entry_code = bare ? NULL : pr->entry,
-				    .exit_code = bare ? NULL : pr->exit,
+				    .entry_code = bare ? NULL : pr->site[AGENT_ENTRY],
+				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
+				    .block_entry_code = bare ? NULL : pr->site[AGENT_BLOCK_ENTRY],
+				    .block_exit_code = bare ? NULL : pr->site[AGENT_BLOCK_EXIT],
 				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
 				    .extra = bare ? NULL : pr->extra,
 				    .min_version_major = 7, .min_version_minor = 8,
@@ -460,62 +637,57 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	struct timespec t0;
 	char *text = NULL;
 	size_t len;
-	float jit_ms = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int err = ptx_inject(pm, &o, &text, &len, e);
 	tm->inject += agent_ms_since(&t0);
 	if (err)
 		return err;
+	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pr->linked && !bare)
-		err = ptx_rt_module_link(agent_gpu.rt, text, mod, &jit_ms, e);
-	else
-		err = ptx_rt_module_load_timed(agent_gpu.rt, text, mod, &jit_ms, e);
-	tm->jit += jit_ms;
-	tm->load += agent_ms_since(&t0) - jit_ms;
+	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
+	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
 	free(text);
 	return err;
 }
 
-/* Instrument k in the current context: the new function or NULL (e set);
- * *cached set when an earlier handle of the same kernel did it already. */
-static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *cached,
-				   struct agent_timing *tm, struct err *e)
+/* Instrument kernel name of ptx in context ctx (current): the new function
+ * or NULL (e set); *hit set to the cache entry when it was there already. */
+static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcontext ctx,
+				       struct agent_cached **hit, struct agent_timing *tm,
+				       struct err *e)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	const char *ptx = agent_module_ptx(k->module, k->name, e);
-	if (!ptx)
-		return NULL;
 	struct agent_probes pr;
 	CUfunction fn = NULL;
 	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
 	 * (what linking saves, measured by bench/gpu_overhead.sh's callers) */
-	if (agent_build_probes(k->name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
+	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
 		return NULL;
-	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), k->name);
-	hash = agent_hash(agent_hash(agent_hash(hash, pr.extra), pr.entry ? pr.entry : "-"),
-			  pr.exit ? pr.exit : "-");
+	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), name);
+	hash = agent_hash(hash, pr.extra);
+	for (int i = 0; i < AGENT_SITES; i++)
+		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);
-			*cached = 1;
+			*hit = c;
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
 	CUmodule mod;
 	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
-	if (!err && (err = agent_inject_load(pm, k->name, &pr, &mod, tm, e)) && pr.linked &&
+	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, tm, e)) && pr.linked &&
 	    !agent_no_probes()) {
 		/* the prebuilt runtime has no code for this GPU, or anything
 		 * else on the linked path failed: once more with the runtime
 		 * functions' text compiled with the kernel */
 		agent_probes_free(&pr);
-		err = agent_build_probes(k->name, 0, &pr, e);
+		err = agent_build_probes(name, 0, &pr, e);
 		if (!err)
-			err = agent_inject_load(pm, k->name, &pr, &mod, tm, e);
+			err = agent_inject_load(pm, name, &pr, &mod, tm, e);
 		tm->runtime = "runtime compiled, linking failed";
 	} else if (!err) {
 		/* runtime functions compiled in: the small ones when linked, all
@@ -528,7 +700,7 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 					    : "no runtime";
 	}
 	if (!err) {
-		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, k->name);
+		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, name);
 		if (r != CUDA_SUCCESS) {
 			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
 			agent_gpu.rt->cu->module_unload(mod);
@@ -538,12 +710,24 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, int *c
 	/* failures are cached too: the kernel's other handles run unchanged */
 	struct agent_cached *c = malloc(sizeof(*c));
 	if (c) {
-		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn};
+		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn,
+					   .jit = tm->jit, .cache = tm->cache,
+					   .msg = fn ? NULL : strdup(e->msg)};
 		agent_cache = c;
 	}
 	ptx_module_free(pm);
 	agent_probes_free(&pr);
 	return fn;
+}
+
+/* Instrument k in the current context: the new function or NULL (e set);
+ * *hit set to the cache entry when an earlier handle of the same kernel, or
+ * the work ahead of the launch, did it already. */
+static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, struct agent_cached **hit,
+				   struct agent_timing *tm, struct err *e)
+{
+	const char *ptx = agent_module_ptx(k->module, k->name, e);
+	return ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, tm, e) : NULL;
 }
 
 /* Is this the first failure for a kernel of this name?  (One notice per
@@ -561,6 +745,37 @@ static int agent_first_failure(const char *name)
 	return 1;
 }
 
+/* GPUEXT_AGENT_VERBOSE: where k's first launch's time went (t0: its start),
+ * and how long before it the module and the handle were there (the time
+ * there was to instrument ahead of the launch). */
+static void agent_tell_first_launch(const struct agent_kernel *k, const struct agent_timing *tm,
+				    const struct timespec *t0)
+{
+	agent_notice("kernel %s instrumented (device side %.1f, parse+inject %.1f, JIT %.1f, "
+		     "load %.1f, %s, %s; %.1f ms)", k->name, tm->init, tm->inject, tm->jit,
+		     tm->load, tm->runtime, tm->cache, agent_ms_since(t0));
+	agent_notice("kernel %s: module loaded %.1f ms, handle made %.1f ms before its first "
+		     "launch", k->name, agent_ms_between(&k->module->loaded, t0),
+		     agent_ms_between(&k->made, t0));
+}
+
+/* The first launch of k found it instrumented ahead (c): say so, as its own
+ * instrumentation would have (waited: how long the launch waited). */
+static void agent_claim_ahead(const struct agent_kernel *k, struct agent_cached *c, double waited)
+{
+	c->ahead = 0;
+	if (c->fn) {
+		session_count(agent_session, SESSION_INSTRUMENTED);
+		if (getenv("GPUEXT_AGENT_VERBOSE"))
+			agent_notice("kernel %s instrumented (ahead of its first launch, JIT %.1f, "
+				     "%s; %.1f ms)", k->name, c->jit, c->cache ? c->cache : "-",
+				     waited);
+	} else if (agent_first_failure(k->name)) {
+		session_count(agent_session, SESSION_SKIPPED);
+		agent_notice("kernel %s runs unchanged: %s", k->name, c->msg ? c->msg : "?");
+	}
+}
+
 CUfunction agent_launch_target(CUfunction f, CUstream s)
 {
 	struct agent_kernel *k = agent_kernel_find(f);
@@ -568,49 +783,120 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 		return f;
 	if (__atomic_load_n(&k->decided, __ATOMIC_ACQUIRE))
 		return k->inst ? k->inst : f;
+	if (!agent_kernel_targeted(k->name)) {
+		/* decided without the lock: never behind work in progress */
+		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
+		return f;
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_lock(&agent_gpu_lock);
 	if (!k->decided) {
 		struct err e = {{0}};
-		if (agent_kernel_targeted(k->name)) {
-			/* relaxed capture mode: loading a module while this thread
-			 * captures a stream is allowed then, and breaks nothing */
-			CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-			int swapped = 0;
-			if (!agent_gpu.tried)
-				agent_gpu.capture_mode = (capture_mode_fn)agent_real_driver(
-					"cuThreadExchangeStreamCaptureMode");
-			if (agent_gpu.capture_mode)
-				swapped = agent_gpu.capture_mode(&mode) == CUDA_SUCCESS;
-			CUcontext ctx = NULL;
-			struct agent_timing tm = {0};
-			struct timespec t0;
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-			int ready = !agent_gpu_init(&e);
-			tm.init = agent_ms_since(&t0);
-			if (ready) {
-				agent_gpu.ctx_get_current(&ctx);
-				int cached = 0;
-				k->inst = agent_instrument(k, ctx, &cached, &tm, &e);
-				if (k->inst && !cached) {
-					session_count(agent_session, SESSION_INSTRUMENTED);
-					if (getenv("GPUEXT_AGENT_VERBOSE"))
-						agent_notice("kernel %s instrumented (device side "
-							     "%.1f, parse+inject %.1f, JIT %.1f, load "
-							     "%.1f, %s; %.1f ms)", k->name, tm.init,
-							     tm.inject, tm.jit, tm.load, tm.runtime,
-							     agent_ms_since(&t0));
-				} else if (!k->inst && agent_first_failure(k->name)) {
-					session_count(agent_session, SESSION_SKIPPED);
-					agent_notice("kernel %s runs unchanged: %s", k->name, e.msg);
-				}
+		/* relaxed capture mode: loading a module while this thread
+		 * captures a stream is allowed then, and breaks nothing */
+		CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+		int swapped = 0;
+		if (!agent_gpu.tried)
+			agent_gpu.capture_mode =
+				(capture_mode_fn)agent_real_driver("cuThreadExchangeStreamCaptureMode");
+		if (agent_gpu.capture_mode)
+			swapped = agent_gpu.capture_mode(&mode) == CUDA_SUCCESS;
+		CUcontext ctx = NULL;
+		struct agent_timing tm = {0};
+		struct timespec t1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		int ready = !agent_gpu_init(&e);
+		tm.init = agent_ms_since(&t1);
+		if (ready) {
+			agent_gpu.ctx_get_current(&ctx);
+			struct agent_cached *hit = NULL;
+			k->inst = agent_instrument(k, ctx, &hit, &tm, &e);
+			if (hit && hit->ahead) {
+				agent_claim_ahead(k, hit, agent_ms_since(&t0));
+			} else if (k->inst && !hit) {
+				session_count(agent_session, SESSION_INSTRUMENTED);
+				if (getenv("GPUEXT_AGENT_VERBOSE"))
+					agent_tell_first_launch(k, &tm, &t0);
+			} else if (!k->inst && agent_first_failure(k->name)) {
+				session_count(agent_session, SESSION_SKIPPED);
+				agent_notice("kernel %s runs unchanged: %s", k->name,
+					     hit && hit->msg ? hit->msg : e.msg);
 			}
-			if (swapped)
-				agent_gpu.capture_mode(&mode);
 		}
+		if (swapped)
+			agent_gpu.capture_mode(&mode);
 		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&agent_gpu_lock);
 	return k->inst ? k->inst : f;
+}
+
+/* Is ctx GPU 0's primary context (the one the device maps live in)?  An
+ * inactive primary context is not made active to find out. */
+static int agent_is_primary(CUcontext ctx)
+{
+	if (agent_gpu.tried)
+		return agent_gpu.rt && ctx == agent_gpu.rt->ctx;
+	typedef CUresult (*state_fn)(CUdevice, unsigned *, int *);
+	state_fn state = (state_fn)agent_real_driver("cuDevicePrimaryCtxGetState");
+	const struct cu_driver *cu;
+	CUdevice dev;
+	CUcontext primary = NULL;
+	unsigned flags;
+	int active = 0;
+	if (!ctx || !state || cu_driver_load(&cu, NULL) || cu->device_get(&dev, 0) != CUDA_SUCCESS ||
+	    state(dev, &flags, &active) != CUDA_SUCCESS || !active ||
+	    cu->primary_ctx_retain(&primary, dev) != CUDA_SUCCESS)
+		return 0;
+	cu->primary_ctx_release(dev);
+	return ctx == primary;
+}
+
+/* Instrument kernel name of ptx ahead: 1 if a compile was done. */
+static int agent_ahead_one(const char *ptx, const char *name, CUcontext ctx)
+{
+	struct err e = {{0}};
+	struct agent_timing tm = {0};
+	struct agent_cached *hit = NULL;
+	struct timespec t0;
+	int done = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_mutex_lock(&agent_gpu_lock);
+	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
+	const struct agent_cached *before = agent_cache;
+	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &tm, &e);
+	if (!hit && agent_cache != before) { /* the entry just made: for the first launch */
+		agent_cache->ahead = 1;
+		done = 1;
+		if (fn && getenv("GPUEXT_AGENT_VERBOSE"))
+			agent_notice("kernel %s instrumented ahead of its first launch (parse+inject "
+				     "%.1f, JIT %.1f, load %.1f, %s, %s; %.1f ms)", name, tm.inject,
+				     tm.jit, tm.load, tm.runtime, tm.cache, agent_ms_since(&t0));
+	}
+	pthread_mutex_unlock(&agent_gpu_lock);
+	return done;
+}
+
+int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
+{
+	struct err e = {{0}};
+	char name[512];
+	int done = 0;
+
+	pthread_mutex_lock(&agent_gpu_lock);
+	int ready = agent_is_primary(ctx) && !agent_gpu_init(&e);
+	/* one module's PTX, or each PTX input of a link */
+	const char *ptx = ready && m->kind != AGENT_IMAGE_LINKED ? agent_module_ptx(m, "", &e) : NULL;
+	pthread_mutex_unlock(&agent_gpu_lock);
+	for (size_t i = 0; ready && i < (m->kind == AGENT_IMAGE_LINKED ? m->input_cnt : 1); i++) {
+		const char *text = m->kind == AGENT_IMAGE_LINKED ? m->inputs[i] : ptx;
+		for (const char *at = text; text && done < budget &&
+					    agent_next_entry(&at, name, sizeof(name));)
+			if (agent_kernel_targeted(name))
+				done += agent_ahead_one(text, name, ctx);
+	}
+	return done;
 }
 
 void agent_launch_refused(CUfunction f, CUresult r)

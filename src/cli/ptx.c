@@ -19,15 +19,10 @@ static const char ptx_usage[] =
 	"target (default sm_75), the device runtime when the program calls helpers,\n"
 	"the program's functions, and its entry point: for gpu/entry, gpu/exit and\n"
 	"gpu/mem programs the probe function (--mode: once per warp, the default, or\n"
-	"every thread), for others the standalone kernel `run-gpu` launches.  Map\n"
+	"every thread), for gpu/block_entry and gpu/block_exit the probe function the\n"
+	"kernel's block code calls once per block (r1 = the block's record), for\n"
+	"others the standalone kernel `run-gpu` launches.  Map\n"
 	"addresses are left 0: they are filled in when the program is loaded.\n";
-
-static enum ptx_probe_kind ptx_probe_kind_of(enum prog_type t)
-{
-	return t == PROG_TYPE_GPU_MEM ? PTX_PROBE_MEM
-	       : t == PROG_TYPE_GPU_EXIT ? PTX_PROBE_EXIT
-					 : PTX_PROBE_ENTRY;
-}
 
 int do_ptx(int argc, char **argv)
 {
@@ -40,20 +35,26 @@ int do_ptx(int argc, char **argv)
 	char sym[128];
 	int ret = 1;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	enum { OPT_TARGET = CLI_OPT_LONG, OPT_MODE };
+	static const struct option longs[] = {
+		{"target", required_argument, NULL, OPT_TARGET},
+		{"mode", required_argument, NULL, OPT_MODE},
+		{0},
+	};
+	struct cli_opts args = {.cmd = "ptx", .longs = longs};
+	int c;
+	while ((c = cli_opts_next(&args, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
 			fputs(ptx_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
-			target = argv[++i];
-		} else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
-			const char *m = argv[++i];
-			if (strcmp(m, "warp") && strcmp(m, "thread")) {
-				cli_error("ptx: --mode is warp or thread, not '%s'", m);
-				return 2;
-			}
-			mode = !strcmp(m, "warp") ? PTX_MODE_WARP : PTX_MODE_THREAD;
-		} else if (cli_take_file_section("ptx", argv[i], &path, &section)) {
+		} else if (c == OPT_TARGET) {
+			target = args.arg;
+		} else if (c == OPT_MODE && strcmp(args.arg, "warp") && strcmp(args.arg, "thread")) {
+			cli_error("ptx: --mode is warp or thread, not '%s'", args.arg);
+			return 2;
+		} else if (c == OPT_MODE) {
+			mode = !strcmp(args.arg, "warp") ? PTX_MODE_WARP : PTX_MODE_THREAD;
+		} else if (c != CLI_OPT_ARG || cli_take_file_section("ptx", args.arg, &path, &section)) {
 			return 2;
 		}
 	}

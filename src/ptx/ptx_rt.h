@@ -30,11 +30,30 @@ struct ptx_rt {
 	int nr_sms;
 	int cc_major, cc_minor;
 	char name[128];
+	/* ptx_rt_arena_open: device maps bump-allocated from one range */
+	CUdeviceptr arena;
+	size_t arena_size, arena_used;
+	CUmemGenericAllocationHandle arena_mem;
 };
 
 /* Open GPU `ordinal` (0 = first) and make its primary context current. */
 int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e);
 void ptx_rt_close(struct ptx_rt *rt);
+
+/*
+ * Device maps at a chosen address: reserve bytes of device address space at
+ * hint (the driver takes it when it is free, else picks another range),
+ * back it with device memory, and create the maps made after this in it.
+ * Translated programs carry their maps' addresses as constants, so maps
+ * that land at the same addresses in every run make the same PTX, which is
+ * what lets the module cache (ptx_cache.h) serve the next run; the
+ * default allocator's addresses change from run to run.  *at gets where the
+ * range is.  Maps that do not fit are allocated as before.
+ */
+int ptx_rt_arena_open(struct ptx_rt *rt, CUdeviceptr hint, size_t bytes, CUdeviceptr *at,
+		      struct err *e);
+/* Device memory a map of def takes (in the arena or not); 0 if invalid. */
+size_t ptx_rt_map_bytes(const struct ptx_rt *rt, const struct map_def *def);
 
 struct ptx_rt_map {
 	struct ptx_rt *rt;
@@ -58,6 +77,11 @@ struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m);
 
 /* Set element key of an array map (all SM slots of a per-SM array). */
 int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value,
+			 struct err *e);
+
+/* Values [first, first + n) of a plain array map (not per-SM), value_stride
+ * bytes apart, into out: a part of a large map, without a whole copy. */
+int ptx_rt_map_array_get(struct ptx_rt_map *m, uint32_t first, uint32_t n, void *out,
 			 struct err *e);
 
 /* Every element of an array or hash map: nr values (per-SM arrays: one per
@@ -105,6 +129,25 @@ int ptx_rt_module_load_timed(struct ptx_rt *rt, const char *ptx, CUmodule *mod,
  */
 int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float *jit_ms,
 		       struct err *e);
+
+/* JIT options of a compile (NULL: the driver's defaults). */
+struct ptx_rt_jit {
+	int opt_level; /* CU_JIT_OPTIMIZATION_LEVEL 0..4; -1: the default (4) */
+	int threads;   /* CU_JIT_SPLIT_COMPILE: 0 all CPUs, N threads; -1: not asked (1) */
+};
+
+/*
+ * Compile ptx with the driver's JIT linker into a cubin (*cubin malloc'd,
+ * *len bytes), linked with the prebuilt runtime when runtime is set (PTX
+ * that declares runtime functions, as for ptx_rt_module_link), with the JIT
+ * options jit.  Errors as ptx_rt_module_link's.  The cubin can be kept
+ * (ptx_cache.h) and loaded with ptx_rt_module_load_image.
+ */
+int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, const struct ptx_rt_jit *jit,
+		   void **cubin, size_t *len, float *jit_ms, struct err *e);
+/* Load a cubin (ELF image); -EINVAL when the driver refuses it. */
+int ptx_rt_module_load_image(struct ptx_rt *rt, const void *cubin, CUmodule *mod,
+			     struct err *e);
 
 /*
  * Run p once as a standalone kernel (one thread, warp mode): r1 = a device

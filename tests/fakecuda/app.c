@@ -10,12 +10,14 @@
  *   cuLibraryLoadData + cuLibraryGetKernel, the CUkernel launched as a CUfunction
  *   the JIT linker (cuLinkAddData PTX), its cubin loaded with cuModuleLoadData
  *   graph kernel nodes (cuGraphAddKernelNode) with a CUfunction and a CUkernel
- * Prints "app ok" and exits 0 when every call succeeded.
+ * Prints "app ok" and exits 0 when every call succeeded.  APP_DELAY_MS=N:
+ * N ms between the first module load and the first launch.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda.h>
 
@@ -71,10 +73,13 @@ int main(int argc, char **argv)
 	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
 	CHECK(cuCtxSetCurrent(ctx));
 
-	/* exported symbols */
+	/* exported symbols; $APP_DELAY_MS: a pause between loading the module
+	 * and launching from it, as an application's setup makes */
 	CHECK(cuModuleLoadData(&mod, ptx));
 	CHECK(cuModuleGetFunction(&k1, mod, argv[2]));
 	CHECK(cuModuleGetFunction(&k2, mod, argv[3]));
+	if (getenv("APP_DELAY_MS"))
+		usleep((useconds_t)atoi(getenv("APP_DELAY_MS")) * 1000);
 	CHECK(cuLaunchKernel(k1, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
 	CHECK(cuLaunchKernel(k2, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
 

@@ -85,19 +85,37 @@ static int fake_ctx_storage;
 static CUcontext fake_current;
 static int fake_next_mod = 1;
 
-/* The JIT linker's outputs and the PTX that went into each (a module
- * loaded from one is logged and dumped as that PTX). */
-static struct {
-	const void *cubin;
-	char *ptx;
-} fake_linked[64];
+/*
+ * The JIT linker's "cubin": FAKE_CUBIN_MAGIC, its total length (u64), then
+ * each input as {u32 type, u64 size, bytes}.  Self-describing, so that a
+ * copy of it (the agent's module cache keeps cubins on disk) loads like the
+ * original: as the last PTX that went into the link.
+ */
+#define FAKE_CUBIN_MAGIC "\177ELFFAKELINK"
+enum { FAKE_CUBIN_HDR = 12 + 8, FAKE_INPUT_HDR = 4 + 8 };
 
-static const char *fake_linked_ptx(const void *image)
+/* The last PTX input of a fake cubin (a copy), or NULL for other images. */
+static char *fake_linked_ptx(const void *image)
 {
-	for (size_t i = 0; i < sizeof(fake_linked) / sizeof(fake_linked[0]); i++)
-		if (fake_linked[i].cubin == image)
-			return fake_linked[i].ptx;
-	return NULL;
+	const unsigned char *c = image;
+	uint64_t total, size;
+	uint32_t type;
+	char *ptx = NULL;
+	if (strncmp((const char *)c, FAKE_CUBIN_MAGIC, 12)) /* stops at a short text's NUL */
+		return NULL;
+	memcpy(&total, c + 12, 8);
+	for (uint64_t at = FAKE_CUBIN_HDR; at + FAKE_INPUT_HDR <= total;
+	     at += FAKE_INPUT_HDR + size) {
+		memcpy(&type, c + at, 4);
+		memcpy(&size, c + at + 4, 8);
+		if (size > total - at - FAKE_INPUT_HDR)
+			break;
+		if (type == CU_JIT_INPUT_PTX) {
+			free(ptx);
+			ptx = strndup((const char *)c + at + FAKE_INPUT_HDR, size);
+		}
+	}
+	return ptx;
 }
 
 static CUresult fake_load(CUmodule *m, const void *image, const char *api)
@@ -109,8 +127,8 @@ static CUresult fake_load(CUmodule *m, const void *image, const char *api)
 	memcpy(&magic, image, 4);
 	pthread_mutex_lock(&fake_lock);
 	mod->id = fake_next_mod++;
-	const char *linked = fake_linked_ptx(image);
 	pthread_mutex_unlock(&fake_lock);
+	char *linked = fake_linked_ptx(image);
 	if (linked)
 		image = linked;
 	if (!linked && (magic == 0x464c457fu || magic == 0x466243b1u || magic == 0xba55ed50u)) {
@@ -129,6 +147,7 @@ static CUresult fake_load(CUmodule *m, const void *image, const char *api)
 		}
 		fake_log("load %d ptx %zu %s", mod->id, strlen(mod->ptx), path);
 	}
+	free(linked);
 	*m = (CUmodule)mod;
 	return CUDA_SUCCESS;
 }
@@ -145,8 +164,15 @@ FAKE_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 	     : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT    ? 2 : 1;
 	return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)&fake_ctx_storage; return CUDA_SUCCESS; }
-FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
+static int fake_primary_refs; /* retains not released: the primary context is active */
+FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)&fake_ctx_storage; __atomic_add_fetch(&fake_primary_refs, 1, __ATOMIC_RELAXED); return CUDA_SUCCESS; }
+FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { __atomic_sub_fetch(&fake_primary_refs, 1, __ATOMIC_RELAXED); return CUDA_SUCCESS; }
+FAKE_API CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned *flags, int *active)
+{
+	*flags = 0;
+	*active = __atomic_load_n(&fake_primary_refs, __ATOMIC_RELAXED) > 0;
+	return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuCtxSetCurrent(CUcontext c) { fake_current = c; return CUDA_SUCCESS; }
 FAKE_API CUresult cuCtxGetCurrent(CUcontext *c) { *c = fake_current; return CUDA_SUCCESS; }
 FAKE_API CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
@@ -187,19 +213,19 @@ FAKE_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 	return CUDA_SUCCESS;
 }
 
-/* The JIT linker: the "cubin" is an ELF header and the inputs' bytes. */
+/* The JIT linker: the cubin (FAKE_CUBIN_MAGIC above) holds the inputs.
+ * Each cuLinkComplete is logged as "link". */
 struct fake_link {
-	char *cubin;
-	size_t len;
-	char *ptx; /* the last PTX input */
+	unsigned char *cubin;
+	uint64_t len;
 };
 FAKE_API CUresult fake_link_create(unsigned n, CUjit_option *o, void **v, CUlinkState *st) __asm__("cuLinkCreate_v2");
 CUresult fake_link_create(unsigned n, CUjit_option *o, void **v, CUlinkState *st)
 {
 	struct fake_link *l = calloc(1, sizeof(*l));
-	l->cubin = malloc(4);
-	memcpy(l->cubin, "\177ELF", 4);
-	l->len = 4;
+	l->len = FAKE_CUBIN_HDR;
+	l->cubin = calloc(1, l->len);
+	memcpy(l->cubin, FAKE_CUBIN_MAGIC, 12);
 	*st = (CUlinkState)l;
 	return CUDA_SUCCESS;
 }
@@ -209,45 +235,31 @@ CUresult fake_link_add_data(CUlinkState st, CUjitInputType type, void *data, siz
 	struct fake_link *l = (struct fake_link *)st;
 	if (fake_fail("cuLinkAddData_v2"))
 		return CUDA_ERROR_NO_BINARY_FOR_GPU;
-	l->cubin = realloc(l->cubin, l->len + size);
-	memcpy(l->cubin + l->len, data, size);
-	l->len += size;
-	if (type == CU_JIT_INPUT_PTX) {
-		free(l->ptx);
-		l->ptx = strndup(data, size);
-	}
+	uint32_t t = (uint32_t)type;
+	uint64_t sz = size;
+	l->cubin = realloc(l->cubin, l->len + FAKE_INPUT_HDR + size);
+	memcpy(l->cubin + l->len, &t, 4);
+	memcpy(l->cubin + l->len + 4, &sz, 8);
+	memcpy(l->cubin + l->len + FAKE_INPUT_HDR, data, size);
+	l->len += FAKE_INPUT_HDR + size;
+	memcpy(l->cubin + 12, &l->len, 8);
 	return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
 {
 	struct fake_link *l = (struct fake_link *)st;
+	if (fake_fail("cuLinkComplete"))
+		return CUDA_ERROR_INVALID_PTX;
 	*cubin = l->cubin;
 	*size = l->len;
-	pthread_mutex_lock(&fake_lock);
-	for (size_t i = 0; l->ptx && i < sizeof(fake_linked) / sizeof(fake_linked[0]); i++)
-		if (!fake_linked[i].cubin) {
-			fake_linked[i].cubin = l->cubin;
-			fake_linked[i].ptx = l->ptx;
-			l->ptx = NULL;
-			break;
-		}
-	pthread_mutex_unlock(&fake_lock);
+	fake_log("link");
 	return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuLinkDestroy(CUlinkState st)
 {
-	struct fake_link *l = (struct fake_link *)st;
-	/* the cubin lives on as a registry key (never compared after reuse:
-	 * this fixture's processes are short) */
-	pthread_mutex_lock(&fake_lock);
-	int registered = 0;
-	for (size_t i = 0; i < sizeof(fake_linked) / sizeof(fake_linked[0]); i++)
-		registered |= fake_linked[i].cubin == l->cubin;
-	pthread_mutex_unlock(&fake_lock);
-	if (!registered)
-		free(l->cubin);
-	free(l->ptx);
-	free(l);
+	/* the cubin stays: applications load it after destroying the link
+	 * (the real driver frees it; this fixture's processes are short) */
+	free(st);
 	return CUDA_SUCCESS;
 }
 
@@ -271,6 +283,46 @@ FAKE_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgra
 {
 	*n = (CUgraphNode)p;
 	return fake_launch(p->func ? p->func : (CUfunction)p->kern, "cuGraphAddKernelNode_v2");
+}
+
+/* Virtual memory management: address ranges are host mappings (PROT_NONE
+ * until mapped), at the asked address when it is free; a handle is only
+ * its size. */
+FAKE_API CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *p, CUmemAllocationGranularity_flags f)
+{
+	*g = 2 << 20;
+	return fake_fail("cuMemGetAllocationGranularity") ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags)
+{
+	if (fake_fail("cuMemAddressReserve"))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+	void *m = addr ? mmap((void *)addr, size, PROT_NONE, fl | MAP_FIXED_NOREPLACE, -1, 0) : MAP_FAILED;
+	if (m == MAP_FAILED)
+		m = mmap(NULL, size, PROT_NONE, fl, -1, 0);
+	if (m == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*p = (CUdeviceptr)m;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemAddressFree(CUdeviceptr p, size_t size) { munmap((void *)p, size); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *p, unsigned long long flags)
+{
+	*h = size;
+	return fake_fail("cuMemCreate") ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemRelease(CUmemGenericAllocationHandle h) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemMap(CUdeviceptr p, size_t size, size_t off, CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+	if (fake_fail("cuMemMap") || size > h)
+		return CUDA_ERROR_INVALID_VALUE;
+	return mprotect((void *)p, size, PROT_READ | PROT_WRITE) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemUnmap(CUdeviceptr p, size_t size) { mprotect((void *)p, size, PROT_NONE); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc *d, size_t n)
+{
+	return fake_fail("cuMemSetAccess") ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)

@@ -22,6 +22,10 @@ OUT=${OUT:-build/probe-cost-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
 export CUDA_CACHE_DISABLE=1
+# first launches here are compiles: gpuext's module cache off too, and
+# nothing instrumented ahead of the launch
+# (bench/first_launch.sh measures it, cold and warm)
+export GPUEXT_CACHE_DISABLE=${GPUEXT_CACHE_DISABLE:-1} GPUEXT_AGENT_AHEAD=${GPUEXT_AGENT_AHEAD:-0}
 SUMMARY="$OUT/probe-cost-summary.txt"
 : > "$SUMMARY"
 

@@ -142,11 +142,126 @@ static void test_no_probes_baseline(void **state)
 			&status, &l);
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(out, "app ok"));
-	if (!strstr(out, "gpuext: kernel vec_add instrumented (") || !strstr(out, "no probes;"))
+	if (!strstr(out, "gpuext: kernel vec_add instrumented (") || !strstr(out, "no probes, cache off;"))
 		fail_msg("no recompile notice in:\n%s", out);
 	assert_int_equal(l.targeted, 8);
 	assert_int_equal(l.targeted_inst, 0);
 	assert_int_equal(l.inst_mod, 0);
+	free(out);
+}
+
+/* Count the module cache's entries in dir. */
+static int cache_entries(const char *dir)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -c '[.]gxc$'", dir);
+	char *out = test_run_cmd(cmd, NULL);
+	int n = out ? atoi(out) : -1;
+	free(out);
+	return n;
+}
+
+/* Run the app with the module cache in dir; expect every launch of vec_add
+ * instrumented (linked runtime) and want in the agent's output. */
+static void cached_run(const char *dir, const char *extra_env, const char *want)
+{
+	struct launches l;
+	int status;
+	char env[1024];
+	snprintf(env, sizeof(env), "GPUEXT_CACHE_DISABLE=0 GPUEXT_CACHE_PATH=%s "
+		 "GPUEXT_AGENT_VERBOSE=1 %s", dir, extra_env);
+	char *out = run(env, gpuext_run_app(), &status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	if (!strstr(out, want))
+		fail_msg("expected '%s' in:\n%s", want, out);
+	assert_int_equal(l.targeted, 8);
+	assert_int_equal(l.targeted_inst, 8);
+	assert_int_equal(l.linked, 1);
+	free(out);
+}
+
+/*
+ * The module cache (src/ptx/ptx_cache.h): the first run compiles and stores,
+ * the next loads the stored cubin; a corrupt entry, one the driver refuses,
+ * or an unusable folder: a notice, compiled as without a cache, instrumented
+ * all the same; other map addresses: another entry, never the old cubin.
+ */
+static void test_module_cache(void **state)
+{
+	char dir[] = "/tmp/gpuext-modcache-XXXXXX", sub[64], cmd[160], path[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/c", dir);
+	cached_run(sub, "", "cache miss, stored;");
+	assert_int_equal(cache_entries(sub), 1);
+	cached_run(sub, "", "cache hit;");
+	/* corrupt: the last byte of the cubin flipped */
+	snprintf(cmd, sizeof(cmd), "ls %s/*.gxc", sub);
+	char *ls = test_run_cmd(cmd, NULL);
+	assert_non_null(ls);
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(ls, "\n"), ls);
+	free(ls);
+	size_t len;
+	unsigned char *b = (unsigned char *)test_read_file(path, &len);
+	assert_non_null(b);
+	b[len - 1] ^= 1;
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	fclose(f);
+	free(b);
+	cached_run(sub, "", "ignored (corrupt (checksum or ELF magic)): compiled again");
+	cached_run(sub, "", "cache hit;"); /* stored afresh */
+	/* the driver refuses the stored cubin (the agent's first load) */
+	cached_run(sub, "FAKECUDA_FAIL=cuModuleLoadDataEx:1",
+		   "ignored (the driver refused it): compiled again");
+	/* maps elsewhere: other PTX, another entry (never the old cubin) */
+	cached_run(sub, "GPUEXT_AGENT_MAPS_AT=210000000000", "cache miss, stored;");
+	assert_int_equal(cache_entries(sub), 2);
+	cached_run(sub, "GPUEXT_AGENT_MAPS_AT=0", "cache miss, stored;");
+	assert_int_equal(cache_entries(sub), 3);
+	/* no fixed address to be had: maps where cuMemAlloc puts them, and
+	 * the kernel instrumented all the same */
+	cached_run(sub, "FAKECUDA_FAIL=cuMemMap:1",
+		   "device maps not at a fixed address: cuMemMap: ");
+	/* off, or a folder that cannot be made: instrumented as before */
+	cached_run(sub, "GPUEXT_CACHE_DISABLE=1", "cache off;");
+	char bad[600];
+	snprintf(bad, sizeof(bad), "GPUEXT_CACHE_PATH=$(ls %s/*.gxc | head -1)/x", sub);
+	cached_run(sub, bad, "module cache: cannot create cache folder");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	free(test_run_cmd(cmd, NULL));
+}
+
+/*
+ * Real Numba PTX (tests/ptx_corpus/numba_saxpy.ptx, from numba.cuda.
+ * compile_ptx): its kernel, with Numba's long mangled name and module
+ * variables, is instrumented on every load path, the JIT linker's (the one
+ * Numba uses) included, and the result passes ptxas.
+ */
+static void test_numba_module(void **state)
+{
+	static const char ptx_path[] = "tests/ptx_corpus/numba_saxpy.ptx";
+	char *ptx = test_read_file(ptx_path, NULL), name[512], cmd[2048];
+	assert_non_null(ptx);
+	const char *entry = strstr(ptx, ".entry ");
+	assert_non_null(entry);
+	entry += strlen(".entry ");
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(entry, "( \n"), entry);
+	free(ptx);
+	assert_true(strlen(name) > 200);
+	snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_count.bpf.o -- %s %s %s %s",
+		 test_cli_path(), APP, ptx_path, name, name);
+	struct launches l;
+	int status;
+	char *out = run("", cmd, &status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	assert_int_equal(count_lines(out, "gpuext: "), 0);
+	assert_int_equal(l.other, 10);
+	assert_int_equal(l.other_inst, 10);
+	if (l.ptxas_status != -1)
+		assert_int_equal(l.ptxas_status, 0);
 	free(out);
 }
 
@@ -185,14 +300,61 @@ static void test_untargeted_untouched(void **state)
 	assert_int_equal(l.targeted_inst, 0);
 	assert_int_equal(l.inst_mod, 0);
 	free(out);
-	/* a session whose programs target neither kernel */
+	/* a session whose programs target neither launched kernel: launches
+	 * not redirected; nothing compiled at all when nothing is done ahead
+	 * (with it, the module's targeted vec_add is, unused) */
 	snprintf(cmd, sizeof(cmd), "%s run %s -- %s %s early_ret reduce_atomic", test_cli_path(),
 		 PROG, APP, PTX);
-	out = run("", cmd, &status, &l);
-	assert_int_equal(status, 0);
-	assert_int_equal(l.inst_mod, 0);
-	assert_int_equal(count_lines(out, "gpuext: "), 0);
-	free(out);
+	static const char *const ahead[] = {"GPUEXT_AGENT_AHEAD=0", "GPUEXT_AGENT_AHEAD=1"};
+	for (int i = 0; i < 2; i++) {
+		out = run(ahead[i], cmd, &status, &l);
+		assert_int_equal(status, 0);
+		assert_int_equal(l.other, 10);
+		assert_int_equal(l.other_inst, 0);
+		if (i == 0)
+			assert_int_equal(l.inst_mod, 0);
+		assert_int_equal(count_lines(out, "gpuext: "), 0);
+		free(out);
+	}
+}
+
+/*
+ * Instrumentation ahead of the first launch (agent_ahead.c): with time
+ * between the module load and the launch, the kernel is compiled in the
+ * background and the launch only picks it up; a failure there is told by
+ * the first launch, once, and the kernel runs unchanged; off, the launch
+ * compiles as before.  Either way one compile, every launch redirected.
+ */
+static void test_instrument_ahead(void **state)
+{
+	static const struct {
+		const char *env, *want;
+		int inst;
+	} cases[] = {
+		{"APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD=1", "instrumented (ahead of its first launch, JIT ", 8},
+		{"APP_DELAY_MS=0 GPUEXT_AGENT_AHEAD=1", "instrumented (", 8}, /* a race: either way */
+		{"APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD=0", "no runtime, cache off; ", 8},
+		/* the driver refuses vec_add's module, ahead (its first load) */
+		{"APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD=1 FAKECUDA_FAIL=cuModuleLoadDataEx:1",
+		 "gpuext: kernel vec_add runs unchanged: the driver rejected the PTX: ", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct launches l;
+		int status;
+		char env[256], cmd[512];
+		snprintf(env, sizeof(env), "GPUEXT_AGENT_VERBOSE=1 %s", cases[i].env);
+		snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_empty.bpf.o -- %s %s "
+			 "vec_add reduce_atomic", test_cli_path(), APP, PTX);
+		char *out = run(env, cmd, &status, &l);
+		if (status || !strstr(out, "app ok") || !strstr(out, cases[i].want))
+			fail_msg("case %zu: expected '%s' in:\n%s", i, cases[i].want, out);
+		assert_int_equal(l.targeted, 8);
+		assert_int_equal(l.targeted_inst, cases[i].inst);
+		/* one compile, told once: by the launch or ahead of it */
+		assert_int_equal(count_lines(out, "gpuext: kernel vec_add instrumented ("), !!cases[i].inst);
+		assert_int_equal(count_lines(out, "gpuext: kernel vec_add runs unchanged"), !cases[i].inst);
+		free(out);
+	}
 }
 
 /* One injected failure: app runs to the end unchanged, one message. */
@@ -225,7 +387,9 @@ static void test_fail_open_jit(void **state)
 
 static void test_fail_open_device_maps(void **state)
 {
-	fail_open("cuMemAlloc_v2:1", "gpuext: device probes disabled, kernels run unchanged: ", 0);
+	/* no fixed address for the maps (cuMemMap), then no device memory */
+	fail_open("cuMemMap:1,cuMemAlloc_v2:1",
+		  "gpuext: device probes disabled, kernels run unchanged: ", 0);
 }
 
 static void test_fail_open_launch_refused(void **state)
@@ -305,6 +469,9 @@ int main(void)
 		cmocka_unit_test(test_every_path_instrumented),
 		cmocka_unit_test(test_runtime_compiled_when_link_fails),
 		cmocka_unit_test(test_no_probes_baseline),
+		cmocka_unit_test(test_module_cache),
+		cmocka_unit_test(test_numba_module),
+		cmocka_unit_test(test_instrument_ahead),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),

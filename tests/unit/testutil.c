@@ -7,6 +7,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Tests that run the agent compile at every first launch, in the launching
+ * thread: the module cache (src/ptx/ptx_cache.h) of whoever runs them is left
+ * alone, and what is compiled does not depend on a race with the work ahead
+ * of the launch (src/agent/agent_ahead.c).  The tests of those turn them on
+ * in their commands (GPUEXT_CACHE_DISABLE=0, GPUEXT_AGENT_AHEAD=1). */
+__attribute__((constructor)) static void test_agent_lazy(void)
+{
+	setenv("GPUEXT_CACHE_DISABLE", "1", 1);
+	setenv("GPUEXT_AGENT_AHEAD", "0", 1);
+}
+
 char *test_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
