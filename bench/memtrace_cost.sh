@@ -4,7 +4,7 @@
 # folder(s) carried:
 #
 #   OUT=DIR ITERS=31 BUILDS="main=base build" [CASES="vecadd gemm reduce"] \
-#       [TOOLS="threadhist smload memtrace"] bench/memtrace_cost.sh
+#       [TOOLS="threadhist smload memtrace"] [VARIANTS=] bench/memtrace_cost.sh
 #
 # BUILDS: NAME=FOLDER (or FOLDER, named after itself): each folder holds a
 # gpuext, its agent and bpf/ (tools; bench/progs/memcost_* where built);
@@ -12,7 +12,8 @@
 # then under each build threadhist, smload and memtrace, and (where the
 # build has them) bench/progs/memcost_*: memtrace's halves alone
 # (memcost_none: the probe, no map update; memcost_traffic: the per-kind
-# counters; memcost_heat: the region heat map) and variants of them.  Median kernel ms of ITERS launches (the first left
+# counters; memcost_heat: the region heat map) and variants of them
+# (VARIANTS= leaves them out).  Median kernel ms of ITERS launches (the first left
 # out, where the agent instruments), and the ratio to the plain run; the
 # first row is the agent's recompile of the kernel with no probes.
 # GPUEXT_PTX_STACK_FRAME=1 runs are added for a build named in FRAME_TOO
@@ -46,7 +47,7 @@ for b in $BUILDS; do
 	for t in ${TOOLS:-threadhist smload memtrace}; do
 		cols+=("$name $t|$dir|$dir/bpf/tools/$t.bpf.o|")
 	done
-	for o in "$dir"/bpf/bench/progs/memcost_*.bpf.o; do
+	for o in ${VARIANTS-"$dir"/bpf/bench/progs/memcost_*.bpf.o}; do
 		[ -f "$o" ] || continue
 		p=$(basename "$o" .bpf.o)
 		cols+=("$name ${p#memcost_}|$dir|$o|")

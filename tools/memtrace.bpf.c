@@ -25,9 +25,13 @@
 #include "memtrace.h"
 
 /* What to count: both, unless a measuring program (bench/progs/memcost_*)
- * includes this file to time one part alone. */
+ * includes this file to time one part alone; MT_HEAT_COPIES: the heat
+ * counters' copies per SM (a measuring program tries more). */
 #ifndef MT_PARTS
 #define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
+#endif
+#ifndef MT_HEAT_COPIES
+#define MT_HEAT_COPIES SPREAD_SLOTS
 #endif
 
 struct {
@@ -49,7 +53,7 @@ struct {
  * MT_MAX_REGIONS: untracked regions. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SPREAD_SLOTS * MT_COUNT_STRIDE);
+	__uint(max_entries, MT_HEAT_COPIES * MT_COUNT_STRIDE);
 	__type(key, __u32);
 	__type(value, __u64);
 } region_accesses SEC(".maps");
@@ -124,7 +128,9 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 		return 0;
 #endif
 	if (MT_PARTS & MT_PART_HEAT) {
-		__u32 slot = copy * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
+		/* (warp ^ block x 8) % copies: the warp's index for SPREAD_SLOTS */
+		__u32 hc = (bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1);
+		__u32 slot = hc * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
 		__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
 		if (n)
 			__sync_fetch_and_add(n, lanes);

@@ -26,29 +26,12 @@ step() { # step NAME LIMIT CMD...: run, log to $OUT/NAME.log, one summary line
 	echo "$name: exit $rc ($((SECONDS - start)) s)" | tee -a "$SUMMARY"
 }
 
-# 1. correctness of slots in registers and inline updates (quick): the
-#    tests/ptx_stack cases on the GPU, run-gpu = test-run for array_update
-step stack-cases 10 build/gpu/gpu_conformance tests/ptx_stack
-want=$(build/gpuext test-run build/bpf/tests/progs/array_update.bpf.o update 2>&1 | sed -n 's/^update: r0 = \([0-9]*\) .*/\1/p')
-step array-update 10 build/gpuext run-gpu build/bpf/tests/progs/array_update.bpf.o update
-if [ -n "$want" ] && grep -q "^r0 = $want " "$OUT/array-update.log" 2>/dev/null; then
-	echo "array-update: PASS r0 = $want as on the host" | tee -a "$SUMMARY"
-else
-	echo "array-update: FAIL (host r0 '$want'; see array-update.log)" | tee -a "$SUMMARY"
-fi
+# 1. correctness of slots in registers, inline updates and helpers
+step translator 40 bash tests/gpu/translator.sh
+grep -E '^(PASS|FAIL)' "$OUT/translator.log" | tee -a "$SUMMARY"
 
-# the GPU helpers written inline (ptx_intrin.c), packed into r0
-step gpu-helpers 10 build/gpuext run-gpu build/bpf/examples/gpu_helpers.bpf.o helpers
-if grep -qi "^r0 = .*0xf000100111" "$OUT/gpu-helpers.log" 2>/dev/null; then
-	echo "gpu-helpers: PASS r0 = 0xf000100111" | tee -a "$SUMMARY"
-else
-	echo "gpu-helpers: FAIL (want 0xf000100111; see gpu-helpers.log)" | tee -a "$SUMMARY"
-fi
-
-# 2. the tools' cost, main vs this branch (and main's memtrace object run
-#    by this branch: the translator's part alone), memtrace's halves
-step cost 80 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" \
-	EXTRA="branch, main's memtrace.bpf.o|build|base/bpf/tools/memtrace.bpf.o|" \
+# 2. the tools' cost, main vs this branch, with the agent's recompile
+step cost 80 env OUT="$OUT/cost" ITERS=31 BUILDS="main=base branch=build" VARIANTS= \
 	TIMEOUT=15 bash bench/memtrace_cost.sh
 cp "$OUT/cost/memtrace_cost.md" "$OUT/" 2>/dev/null
 for c in vecadd gemm reduce; do
@@ -68,8 +51,9 @@ for f in branch frame; do
 	grep -E '^\| (empty program|array counter|per-SM array counter) ' "$OUT/bench-$f.log" >> "$SUMMARY"
 done
 
-# 4. the tools' checks (exact bytes, threads) and the conformance cases
-[ "$SECONDS" -lt 120 ] && step tools 30 env OUT="$OUT/tools" TOOLS="threadhist memtrace smload" bash tests/gpu/tools.sh
+# 4. every tool's checks (exact bytes, threads, records) and the
+#    conformance cases
+[ "$SECONDS" -lt 95 ] && step tools 60 env OUT="$OUT/tools" bash tests/gpu/tools.sh
 grep -E '^(PASS|FAIL)' "$OUT/tools/tools-summary.txt" > "$OUT/tools.txt" 2>/dev/null
 rm -rf "$OUT/tools"
 [ "$SECONDS" -lt 150 ] && step conformance 10 build/gpu/gpu_conformance gpu-cases

@@ -20,7 +20,7 @@ cp -r "$BASE/bpf/tools" "$STAGE/base/bpf/"
 strip -g "$STAGE/build/gpuext" "$STAGE/build/libgpuext-agent.so" "$STAGE"/build/gpu/* \
 	"$STAGE/base/gpuext" "$STAGE/base/libgpuext-agent.so"
 cp bench/memtrace_cost.sh "$STAGE/bench/"
-cp tests/gpu/tools.sh "$STAGE/tests/gpu/"
+cp tests/gpu/tools.sh tests/gpu/translator.sh "$STAGE/tests/gpu/"
 cp tests/ptx_corpus/checked.compute_75.ptx "$STAGE/tests/ptx_corpus/"
 cp -r ../shared/conformance/tests "$STAGE/gpu-cases"
 cp -r tests/ptx_stack "$STAGE/tests/"

@@ -5,7 +5,7 @@
  * bytes from the stack, a value from another map's memory, and each error
  * (flags > BPF_EXIST, a key past max_entries, BPF_NOEXIST on an element
  * that always exists).  Returns a checksum of what it reads back and of the
- * results, the same on every backend (tests/gpu/devmem.sh compares run-gpu
+ * results, the same on every backend (tests/gpu/translator.sh compares run-gpu
  * with test-run).
  */
 #include "progs.h"
