@@ -16,13 +16,14 @@
 #         path before either: cuModuleLoadDataEx / the JIT linker)
 #   lazy  an empty cache folder, nothing ahead: the first launch compiles
 #         through the JIT linker and stores the cubin
-#   cold  an empty cache folder, the kernels instrumented ahead of their
-#         first launch (src/agent/agent_ahead.c): the first run ever as a
-#         user sees it; "first ms" is then what the launch waited
+#   cold  an empty cache folder (and $AHEAD: GPUEXT_AGENT_AHEAD, default 0;
+#         1: kernels instrumented ahead of their first launch, "first ms" is
+#         then what the launch waited): the first run ever
 #   warm  the cold run's folder again: the application's next run
 # and, for each of OPT_LEVELS, cold with GPUEXT_AGENT_JIT_OPT=N (the
 # driver's JIT optimization level; 4 is its default), or for "split" with
-# GPUEXT_AGENT_JIT_THREADS=0 (the compiler's optimizations on every CPU).  Kernel time: the median of the
+# GPUEXT_AGENT_JIT_THREADS=0 (the compiler's optimizations on every CPU), or
+# for "nopic" with GPUEXT_AGENT_JIT_PIC=0 (no position-independent code).  Kernel time: the median of the
 # example's own CUDA-event times, the first launch left out, and its ratio
 # to the plain run, so a faster compile that makes slower code shows.
 # CUDA_CACHE_DISABLE=1 throughout (the driver's own cache off).
@@ -92,7 +93,7 @@ run_one() {
 	case $v in
 	off) set -- "$@" GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
 	lazy) rm -rf "$dir.lazy" && set -- "$@" GPUEXT_CACHE_PATH="$dir.lazy" GPUEXT_AGENT_AHEAD=0 ;;
-	*) set -- "$@" GPUEXT_CACHE_PATH="$dir" ;;
+	*) set -- "$@" GPUEXT_CACHE_PATH="$dir" GPUEXT_AGENT_AHEAD="${AHEAD:-0}" ;;
 	esac
 	# shellcheck disable=SC2086
 	"$@" GPUEXT_AGENT_VERBOSE=1 timeout 60 build/gpuext run "$(obj "$p")" -- "$EX/$name" \
@@ -131,6 +132,8 @@ for o in $OPT_LEVELS; do
 			rm -rf "$dir"
 			if [ "$o" = split ]; then
 				run_one "$c" "$p" "cold-split" "$dir" GPUEXT_AGENT_JIT_THREADS=0
+			elif [ "$o" = nopic ]; then
+				run_one "$c" "$p" "cold-nopic" "$dir" GPUEXT_AGENT_JIT_PIC=0
 			else
 				run_one "$c" "$p" "cold-O$o" "$dir" GPUEXT_AGENT_JIT_OPT="$o"
 			fi

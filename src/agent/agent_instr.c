@@ -500,13 +500,17 @@ static int agent_no_probes(void)
 }
 
 /* The JIT options of instrumented modules: GPUEXT_AGENT_JIT_OPT=0..4 (the
- * driver's optimization level, CU_JIT_OPTIMIZATION_LEVEL, default 4) and
- * GPUEXT_AGENT_JIT_THREADS=N (CU_JIT_SPLIT_COMPILE: N threads, 0 all CPUs);
- * unset or invalid: the driver's defaults. */
+ * driver's optimization level, CU_JIT_OPTIMIZATION_LEVEL, default 4),
+ * GPUEXT_AGENT_JIT_THREADS=N (CU_JIT_SPLIT_COMPILE: N threads, 0 all CPUs)
+ * and GPUEXT_AGENT_JIT_PIC=0|1 (CU_JIT_POSITION_INDEPENDENT_CODE); unset or
+ * invalid: the driver's defaults. */
 static struct ptx_rt_jit agent_jit_opts(void)
 {
-	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS");
-	struct ptx_rt_jit j = {-1, -1};
+	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS"),
+		   *pic = getenv("GPUEXT_AGENT_JIT_PIC");
+	struct ptx_rt_jit j = {-1, -1, -1};
+	if (pic && (pic[0] == '0' || pic[0] == '1') && !pic[1])
+		j.pic = pic[0] - '0';
 	if (o && o[0] >= '0' && o[0] <= '4' && !o[1])
 		j.opt_level = o[0] - '0';
 	if (t && *t && strspn(t, "0123456789") == strlen(t) && strlen(t) < 4)
@@ -522,9 +526,10 @@ static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag,
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (size_t i = 0; i < fb_len; i++) /* the prebuilt runtime linked in */
 		h = (h ^ ((const unsigned char *)fb)[i]) * 0x100000001b3ull;
-	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, runtime %s "
-		 "%016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor, agent_gpu.rt->cu->version,
-		 jit->opt_level, jit->threads, linked ? "linked" : "none", (unsigned long long)h);
+	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, pic %d, "
+		 "runtime %s %016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor,
+		 agent_gpu.rt->cu->version, jit->opt_level, jit->threads, jit->pic,
+		 linked ? "linked" : "none", (unsigned long long)h);
 }
 
 /*

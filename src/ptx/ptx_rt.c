@@ -676,9 +676,9 @@ int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, const struct
 {
 	const struct cu_driver *cu = rt->cu;
 	static char log[8192];
-	CUjit_option opts[5] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+	CUjit_option opts[6] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
 				CU_JIT_WALL_TIME};
-	void *vals[5] = {log, (void *)(uintptr_t)sizeof(log), NULL};
+	void *vals[6] = {log, (void *)(uintptr_t)sizeof(log), NULL};
 	unsigned n = 3;
 	if (jit && jit->opt_level >= 0) {
 		opts[n] = CU_JIT_OPTIMIZATION_LEVEL;
@@ -687,6 +687,10 @@ int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, const struct
 	if (jit && jit->threads >= 0) {
 		opts[n] = CU_JIT_SPLIT_COMPILE;
 		vals[n++] = (void *)(uintptr_t)jit->threads;
+	}
+	if (jit && jit->pic >= 0) {
+		opts[n] = CU_JIT_POSITION_INDEPENDENT_CODE;
+		vals[n++] = (void *)(uintptr_t)jit->pic;
 	}
 	CUlinkState st;
 	void *out;

@@ -129,6 +129,7 @@ int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float 
 struct ptx_rt_jit {
 	int opt_level; /* CU_JIT_OPTIMIZATION_LEVEL 0..4; -1: the default (4) */
 	int threads;   /* CU_JIT_SPLIT_COMPILE: 0 all CPUs, N threads; -1: not asked (1) */
+	int pic;       /* CU_JIT_POSITION_INDEPENDENT_CODE 0/1; -1: not asked */
 };
 
 /*
