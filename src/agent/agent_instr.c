@@ -215,37 +215,6 @@ static void agent_mark_mirrored(const struct prog *p)
 	}
 }
 
-/*
- * The device maps at one fixed address (GPUEXT_AGENT_MAPS_AT, hex; default
- * AGENT_MAPS_AT; 0: wherever cuMemAlloc puts them): the programs' PTX holds
- * the maps' addresses, so maps at the same place in every run make the same
- * PTX and the module cache serves the next run.  Any failure: the maps are
- * allocated as before (the cache then misses across runs), said under
- * GPUEXT_AGENT_VERBOSE.
- */
-#define AGENT_MAPS_AT 0x200000000000ull /* 32 TiB: above PIE and heap, below mmap */
-
-static void agent_maps_at(struct ptx_rt *rt)
-{
-	const char *v = getenv("GPUEXT_AGENT_MAPS_AT");
-	CUdeviceptr hint = v ? strtoull(v, NULL, 16) : AGENT_MAPS_AT, at = 0;
-	size_t bytes = 0;
-	const struct session *s = agent_session;
-	for (size_t i = 0; i < s->obj->map_cnt; i++)
-		bytes += ptx_rt_map_bytes(rt, &s->obj->maps[i].def);
-	if (!hint || !bytes)
-		return;
-	struct err e = {{0}};
-	int err = ptx_rt_arena_open(rt, hint, bytes, &at, &e);
-	if (getenv("GPUEXT_AGENT_VERBOSE")) {
-		if (err)
-			agent_notice("device maps not at a fixed address: %s", e.msg);
-		else if (at != hint)
-			agent_notice("device maps at 0x%llx, not 0x%llx (taken)",
-				     (unsigned long long)at, (unsigned long long)hint);
-	}
-}
-
 /* Called with agent_gpu_lock held: 0 when the device side is ready. */
 static int agent_gpu_init(struct err *e)
 {
@@ -272,7 +241,6 @@ static int agent_gpu_init(struct err *e)
 		return err_set(e, ENOTSUP, "not the primary context");
 	}
 	struct session *s = agent_session;
-	agent_maps_at(rt);
 	for (size_t i = 0; i < s->obj->map_cnt && !err; i++) {
 		const struct object_map *om = &s->obj->maps[i];
 		if (i >= AGENT_MAX_MAPS) {
@@ -398,6 +366,38 @@ static void agent_probes_free(struct agent_probes *pr)
 	*pr = (struct agent_probes){0};
 }
 
+/* The instrumented module's table of the device maps' addresses (ptx_emit_
+ * opts.map_table): the code reads them from there, so that it does not
+ * depend on where the maps are and the module cache can keep it. */
+#define AGENT_MAP_TABLE "gx_map_table"
+
+static size_t agent_map_cnt(void)
+{
+	size_t n = agent_session->obj->map_cnt;
+	return n < AGENT_MAX_MAPS ? (n ? n : 1) : AGENT_MAX_MAPS;
+}
+
+/* Fill mod's map table (every module with probes has one): the code must
+ * not run before. */
+static int agent_map_table_fill(CUmodule mod, struct err *e)
+{
+	const struct cu_driver *cu = agent_gpu.rt->cu;
+	uint64_t table[2 * AGENT_MAX_MAPS] = {0};
+	CUdeviceptr d;
+	size_t bytes = 0, n = agent_map_cnt();
+	CUresult r = cu->module_get_global(&d, &bytes, mod, AGENT_MAP_TABLE);
+	if (r != CUDA_SUCCESS)
+		return cu_err(cu, e, r, "the instrumented module's map table");
+	for (size_t i = 0; i < n && i < agent_session->obj->map_cnt; i++) {
+		table[2 * i] = agent_gpu.refs[i].map;
+		table[2 * i + 1] = agent_gpu.refs[i].value;
+	}
+	if (bytes < 16 * n)
+		return err_set(e, EINVAL, "the instrumented module's map table is %zu bytes", bytes);
+	r = cu->memcpy_htod(d, table, 16 * n);
+	return r == CUDA_SUCCESS ? 0 : cu_err(cu, e, r, "filling the map table");
+}
+
 static int agent_build_probes(const char *kernel, int link, struct agent_probes *pr,
 			      struct err *e)
 {
@@ -411,7 +411,7 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		struct prog *p = agent_gpu_progs[i];
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
-		struct ptx_emit_opts o = {.maps = agent_gpu.refs};
+		struct ptx_emit_opts o = {.maps = agent_gpu.refs, .map_table = AGENT_MAP_TABLE};
 		if (p->type == PROG_TYPE_GPU_ENTRY || p->type == PROG_TYPE_GPU_EXIT) {
 			int exit = p->type == PROG_TYPE_GPU_EXIT;
 			err = ptx_emit_probe_inline(&code, &site[exit], p, &o,
@@ -446,10 +446,15 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		 * and the inline blocks name: declared, to be linked from the
 		 * prebuilt runtime, or their text, to be compiled with them */
 		const char *texts[3] = {code.text ? code.text : "", site[0].text, site[1].text};
+		/* the maps' addresses, filled in at each load (agent_map_table_fill) */
+		ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
+			       2 * agent_map_cnt());
 		int declared = link ? ptx_emit_runtime_decls(&b, texts, 3) : -1;
 		pr->linked = declared > 0;
 		if (declared < 0) {
 			ptx_buf_free(&b);
+			ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
+				       2 * agent_map_cnt());
 			ptx_emit_runtime_used(&b, texts, 3);
 		}
 		if (code.len)
@@ -622,6 +627,8 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
+	if (!err && !bare && (err = agent_map_table_fill(*mod, e)))
+		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
 	free(text);
 	return err;
