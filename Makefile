@@ -130,9 +130,15 @@ EX_MULTI  := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=[
              -gencode arch=compute_90,code=[sm_90,compute_90]
 
 .PHONY: cuda-examples
-cuda-examples: $(if $(NVCC_FOUND),$(EX_BINS) $(EX_REFS))
+cuda-examples: $(if $(NVCC_FOUND),$(EX_BINS) $(EX_REFS) build/gpu/uvm_truth)
 	$(if $(NVCC_FOUND),,@echo "cuda-examples: skipped (no nvcc at $(NVCC))")
 
+# Unified memory measured three ways, no agent (a GPU diagnostic run by
+# tests/gpu/uvm_truth.sh): CUPTI, the UVM tools queue, the driver's counters.
+build/gpu/uvm_truth: tests/gpu/uvm_truth.cu build/libgpuext.a
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -Iinclude -Isrc $< build/libgpuext.a -o $@ -L$(CUDA_HOME)/lib64 \
+	    -L$(CUDA_HOME)/lib64/stubs -lcupti -lcuda -lpthread
 $(EX_DIR)/%: examples/cuda/%.cu $(EX_HDRS)
 	@mkdir -p $(dir $@)
 	$(EX_NVCC) $< -o $@

@@ -2,7 +2,8 @@
 # gpu_tools_overhead.sh - what the shipped device tools cost on the CUDA
 # examples, on a GPU machine, with the build folder carried.
 #
-#   OUT=DIR ITERS=30 [BUILD=build] [TOOLS="threadhist smload memtrace kernelretsnoop blockretsnoop"] \
+#   OUT=DIR ITERS=30 [BUILD=build] [EX=build/examples] [CASES=...] \
+#       [TOOLS="threadhist smload memtrace kernelretsnoop blockretsnoop"] \
 #       [TIMEOUT=120] bench/gpu_tools_overhead.sh
 #
 # Like bench/gpu_overhead.sh (which measures probe programs), but runs each
@@ -12,9 +13,12 @@
 # launch is left out (the agent instruments the kernel there).  Reported:
 # median ms per launch, instrumented / plain, all in one run on one GPU.
 # BUILD selects the build folder (gpuext, the agent, bpf/tools; the examples
-# always come from build/examples), so that two builds can be compared in
-# one run.  TIMEOUT: seconds per run (a run past it shows as "timeout").  Writes
-# $OUT/gpu_tools_overhead.md.
+# come from EX); a TOOLS entry DIR:NAME runs NAME with DIR's gpuext, agent
+# and tools instead, and NAME may be the path of a .bpf.o (a program, not a
+# tool), so that two builds, or tools and bare programs, are compared in
+# one run.  CASES: the examples, ';'-separated ("vecadd -n 16777216;gemm -n
+# 2048;...").  TIMEOUT: seconds per run (a run past it shows as "timeout").
+# Writes $OUT/gpu_tools_overhead.md.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-build/gpu-tools-overhead}
@@ -23,10 +27,9 @@ BUILD=${BUILD:-build}
 TOOLS=${TOOLS:-threadhist smload memtrace kernelretsnoop blockretsnoop}
 TIMEOUT=${TIMEOUT:-120}
 mkdir -p "$OUT"
-EX=build/examples
-GPUEXT=$BUILD/gpuext
-
-cases=("vecadd -n 16777216" "gemm -n 2048" "reduce -n 16777216" "imbalance")
+EX=${EX:-build/examples}
+CASES=${CASES:-vecadd -n 16777216;gemm -n 2048;reduce -n 16777216;imbalance}
+IFS=';' read -r -a cases <<< "$CASES"
 
 median() { sort -g | awk '{a[NR] = $1} END {if (!NR) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 # kernel_ms values of a log, the first launch left out
@@ -59,9 +62,14 @@ for c in "${cases[@]}"; do
 	timeout "$TIMEOUT" "$EX/$bin" "$@" -iters "$ITERS" -time > "$log" 2>&1 || fail=1
 	plain=$(times "$log" | median)
 	row="| $bin $* | $plain |"
-	for t in $TOOLS; do
-		tlog="$OUT/$bin.$t.log"
-		timeout "$TIMEOUT" "$GPUEXT" run --tool "$t" -o "$OUT/$bin.$t.out" -- "$EX/$bin" "$@" \
+	for col in $TOOLS; do
+		dir=$BUILD t=$col
+		case $col in *:*) dir=${col%%:*} t=${col#*:} ;; esac
+		what=(--tool "$t")
+		case $t in *.bpf.o) what=("$t") ;; esac
+		name=$(echo "$col" | tr '/:' '__')
+		tlog="$OUT/$bin.$name.log" tout="$OUT/$bin.$name.out"
+		timeout "$TIMEOUT" "$dir/gpuext" run "${what[@]}" -o "$tout" -- "$EX/$bin" "$@" \
 			-iters "$ITERS" -time > "$tlog" 2>&1
 		rc=$?
 		m=$(times "$tlog" | median)
@@ -70,9 +78,9 @@ for c in "${cases[@]}"; do
 		ratio=$(awk -v a="$m" -v b="$plain" 'BEGIN {if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "-"}')
 		row+=" $m | $ratio |"
 		# kernelretsnoop's records are big: keep the head and the summary
-		if [ -f "$OUT/$bin.$t.out" ] && [ "$(wc -c < "$OUT/$bin.$t.out")" -gt 1000000 ]; then
-			{ head -20 "$OUT/$bin.$t.out"; echo ...; tail -30 "$OUT/$bin.$t.out"; } > "$OUT/$bin.$t.out.short"
-			mv "$OUT/$bin.$t.out.short" "$OUT/$bin.$t.out"
+		if [ -f "$tout" ] && [ "$(wc -c < "$tout")" -gt 1000000 ]; then
+			{ head -20 "$tout"; echo ...; tail -30 "$tout"; } > "$tout.short"
+			mv "$tout.short" "$tout"
 		fi
 	done
 	echo "$row" >> "$md"

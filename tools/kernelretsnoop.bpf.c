@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernelretsnoop: for every warp of every kernel, when it started and when it
- * exited.  The entry probe stores %globaltimer in the warp's slot of an array
- * (indexed by its global warp id: a plain store, no hash insert); the first
- * exit probe of the warp takes it with an exchange (so a warp whose lanes
- * leave by several exits gives one record) and sends one record (block,
- * warp, SM, start, end) to the ring buffer.  The CLI prints one line per
- * record.
+ * kernelretsnoop: for every block of every kernel, when it started and when
+ * its last warp exited.  A block probe (gpu/block_exit) runs once per block
+ * with the block's record (struct gpuext_block_ctx: start and end time,
+ * SM, threads, warps) and
+ *   - adds 1 to the log2 bucket of the block's duration in its SM's
+ *     histogram (one fire-and-forget reduction a block): every block of
+ *     every launch is counted;
+ *   - stores the block's times, index, SM and size in `blocks` at its
+ *     linear index (plain stores, no atomic): the last launch's blocks,
+ *     which the CLI prints one per line with their end relative to the
+ *     earliest start.
+ * No ring buffer: a record per block through pinned host memory is what
+ * blockretsnoop does, and on grids of many short blocks it costs more than
+ * the kernel (one reservation per block on one shared word).  Per warp:
+ * warpretsnoop (a record per warp, much dearer).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -16,63 +24,71 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, KRS_MAX_WARPS);
+	__uint(max_entries, KRS_MAX_BLOCKS);
 	__type(key, __u32);
-	__type(value, __u64);
-} starts SEC(".maps");
+	__type(value, struct krs_block);
+} blocks SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
-} events SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KRS_MAX_SM * SPREAD_SLOTS);
+	__type(key, __u32);
+	__type(value, struct krs_hist);
+} durations SEC(".maps");
 
-/* The warp's slot in `starts`: its global warp id modulo KRS_MAX_WARPS. */
-static __always_inline __u32 krs_slot(void)
+/* The log2 bucket of v (hist.c's: 0 for 0, b for [2^(b-1), 2^b)). */
+static __always_inline __u32 krs_bucket(__u64 v)
 {
-	__u64 block = bpf_gpu_block_idx(0) +
-		      bpf_gpu_grid_dim(0) * (bpf_gpu_block_idx(1) +
-					     bpf_gpu_grid_dim(1) * bpf_gpu_block_idx(2));
-	__u64 warps = (bpf_gpu_block_dim(0) * bpf_gpu_block_dim(1) * bpf_gpu_block_dim(2) + 31) / 32;
-
-	return (block * warps + bpf_gpu_warp_id()) & (KRS_MAX_WARPS - 1);
+	__u32 b = 0;
+	if (v >> 32) {
+		v >>= 32;
+		b += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		b += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		b += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		b += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		b += 2;
+	}
+	if (v >> 1) {
+		v >>= 1;
+		b += 1;
+	}
+	b += v; /* v is 0 or 1 now */
+	return b < KRS_BUCKETS ? b : KRS_BUCKETS - 1;
 }
 
-SEC("gpu/entry/*")
-int krs_entry(void *ctx)
+SEC("gpu/block_exit/*")
+int krs_block(struct gpuext_block_ctx *ctx)
 {
-	__u64 now = bpf_gpu_globaltimer();
-	__u32 slot = krs_slot();
+	__u64 start = ctx->start_ns, end = ctx->end_ns, index = ctx->block;
+	__u32 sm = ctx->sm * SPREAD_SLOTS + (index & (SPREAD_SLOTS - 1));
 
-	__u64 *start = bpf_map_lookup_elem(&starts, &slot);
-	if (start)
-		*start = now;
-	return 0;
-}
-
-SEC("gpu/exit/*")
-int krs_exit(void *ctx)
-{
-	__u64 now = bpf_gpu_globaltimer();
-	__u32 slot = krs_slot();
-
-	__u64 *start = bpf_map_lookup_elem(&starts, &slot);
-	if (!start)
+	struct krs_hist *h = bpf_map_lookup_elem(&durations, &sm);
+	if (h)
+		__sync_fetch_and_add(&h->count[krs_bucket(end > start ? end - start : 0)], 1);
+	__u32 slot = index & (KRS_MAX_BLOCKS - 1);
+	struct krs_block *b = bpf_map_lookup_elem(&blocks, &slot);
+	if (!b)
 		return 0;
-	__u64 t0 = __sync_lock_test_and_set(start, 0);
-	if (!t0)
-		return 0; /* another exit of this warp sent the record */
-	struct krs_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev)
-		return 0;
-	ev->start_ns = t0;
-	ev->end_ns = now;
-	ev->block[0] = bpf_gpu_block_idx(0);
-	ev->block[1] = bpf_gpu_block_idx(1);
-	ev->block[2] = bpf_gpu_block_idx(2);
-	ev->warp = bpf_gpu_warp_id();
-	ev->sm = bpf_gpu_sm_id();
-	ev->lanes = bpf_gpu_lane_count();
-	bpf_ringbuf_submit(ev, 0);
+	b->start_ns = start;
+	b->end_ns = end;
+	b->block[0] = bpf_gpu_block_idx(0);
+	b->block[1] = bpf_gpu_block_idx(1);
+	b->block[2] = bpf_gpu_block_idx(2);
+	b->sm = ctx->sm;
+	b->threads = ctx->threads;
+	b->warps = ctx->warps;
 	return 0;
 }
 

@@ -1,26 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/* kernelretsnoop.h - records of tools/kernelretsnoop.bpf.c (one per warp). */
+/* kernelretsnoop.h - maps of tools/kernelretsnoop.bpf.c (per block). */
 #ifndef GPUEXT_TOOLS_KERNELRETSNOOP_H
 #define GPUEXT_TOOLS_KERNELRETSNOOP_H
 
 #include <linux/types.h>
 
-/*
- * Start times are kept per global warp id (block x warps per block + warp)
- * modulo KRS_MAX_WARPS: two warps share a slot only if one of them is still
- * running when the other, KRS_MAX_WARPS warps later in the grid, starts (a
- * GPU holds a few thousand warps at once); the later one then has no record.
- */
-#define KRS_MAX_WARPS (1 << 18)
+#include "spread.h"
 
-/* One warp's run, sent to the ring buffer `events` at its exit. */
-struct krs_event {
-	__u64 start_ns; /* %globaltimer at the warp's entry probe */
-	__u64 end_ns;   /* %globaltimer at its exit probe */
+/* Block indexes (linear, modulo this) with a record of their last run. */
+#define KRS_MAX_BLOCKS (1 << 16)
+#define KRS_MAX_SM 1024
+/* log2 buckets of durations in ns, as the CLI's histograms count them:
+ * bucket 0 holds 0, bucket b >= 1 holds [2^(b-1), 2^b); the last one
+ * everything above. */
+#define KRS_BUCKETS 48
+
+/* Value of `blocks` (key: linear block index % KRS_MAX_BLOCKS): the block
+ * of that index that ended last (plain stores: a launch overwrites the
+ * previous one's; end_ns 0 = no block of that index ran). */
+struct krs_block {
+	__u64 start_ns; /* %globaltimer at the block's entry */
+	__u64 end_ns;   /* %globaltimer at its last exit */
 	__u32 block[3];
-	__u32 warp;
 	__u32 sm;
-	__u32 lanes;    /* threads of the warp that reached the exit */
+	__u32 threads;
+	__u32 warps;
+};
+
+/* Value of `durations` (key: SM id x SPREAD_SLOTS + spread slot, chosen by
+ * block index): log2 histogram of the durations of every block of every
+ * launch, on lines of their own (spread.h). */
+struct krs_hist {
+	__u64 count[KRS_BUCKETS];
 };
 
 #endif

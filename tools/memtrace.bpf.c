@@ -14,12 +14,21 @@
  * them), the adds are fire-and-forget
  * reductions, and a region's slot is found by its address (an array index)
  * and a tag that is written once and then only read, from the SM's L1 cache.
+ * The traffic of a whole warp is one add to a counter of its size class
+ * (memtrace.h): bytes and thread accesses are multiples of it the host
+ * works out, exactly.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/gpuext.h>
 
 #include "memtrace.h"
+
+/* What to count: both, unless a measuring program (bench/progs/memcost_*)
+ * includes this file to time one part alone. */
+#ifndef MT_PARTS
+#define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -67,6 +76,37 @@ static __always_inline __u32 mt_slot(__u64 region)
 	return MT_MAX_REGIONS;
 }
 
+/* The class of an access of size bytes (memtrace.h), -1 for other sizes. */
+static __always_inline int mt_size_class(__u32 size)
+{
+	switch (size) {
+	case 1: return 0;
+	case 2: return 1;
+	case 4: return 2;
+	case 8: return 3;
+	case 16: return 4;
+	case 32: return 5;
+	default: return -1;
+	}
+}
+
+/* One warp instruction of lanes accessing size bytes each. */
+static __always_inline void mt_count(struct mt_traffic *t, __u32 size, __u64 lanes)
+{
+	int c = mt_size_class(size);
+
+	if (c < 0) {
+		__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
+		__sync_fetch_and_add(&t->other_lanes, lanes);
+		__sync_fetch_and_add(&t->other_instrs, 1);
+	} else if (lanes == 32) {
+		__sync_fetch_and_add(&t->full[c], 1);
+	} else {
+		__sync_fetch_and_add(&t->part_lanes[c], lanes);
+		__sync_fetch_and_add(&t->part_instrs, 1);
+	}
+}
+
 SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
@@ -74,16 +114,21 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 	__u32 copy = bpf_gpu_warp_id() & (SPREAD_SLOTS - 1);
 	__u32 key = ctx->kind * SPREAD_SLOTS + copy;
 
-	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
-	if (t) {
-		__sync_fetch_and_add(&t->bytes, (__u64)ctx->size * lanes);
-		__sync_fetch_and_add(&t->accesses, lanes);
-		__sync_fetch_and_add(&t->instrs, 1);
+	if (MT_PARTS & MT_PART_TRAFFIC) {
+		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+		if (t)
+			mt_count(t, ctx->size, lanes);
 	}
-	__u32 slot = copy * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
-	__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
-	if (n)
-		__sync_fetch_and_add(n, lanes);
+#ifdef MT_HEAT_SAMPLE /* measuring only: bench/progs/memcost_heat_sampled */
+	if (((bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_SAMPLE - 1)) != 0)
+		return 0;
+#endif
+	if (MT_PARTS & MT_PART_HEAT) {
+		__u32 slot = copy * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
+		__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
+		if (n)
+			__sync_fetch_and_add(n, lanes);
+	}
 	return 0;
 }
 

@@ -21,13 +21,28 @@
 #define MT_PROBES 4
 #define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
 
-/* Value of `traffic` (per SM; key = kind x SPREAD_SLOTS + spread slot, kind
- * = GPUEXT_MEM_LOAD, _STORE or _ATOMIC), a 128-byte line of its own. */
+/* The two halves of the probe (tools/memtrace.bpf.c's MT_PARTS). */
+#define MT_PART_TRAFFIC 1
+#define MT_PART_HEAT 2
+
+/* Access sizes counted by class: 1 << c bytes for c < MT_SIZE_CLASSES. */
+#define MT_SIZE_CLASSES 6
+
+/*
+ * Value of `traffic` (per SM; key = kind x SPREAD_SLOTS + spread slot, kind
+ * = GPUEXT_MEM_LOAD, _STORE or _ATOMIC), a 128-byte line of its own.  The
+ * common access -- a whole warp (32 lanes) of a power-of-two size up to 32
+ * bytes -- costs one add (full[class]); a partial warp adds its lanes to
+ * part_lanes[class] and 1 to part_instrs; any other size adds to other_*.
+ * So (mt_traffic_totals): accesses = 32 x full + part_lanes + other_lanes,
+ * bytes = the same per class x the class's size + other_bytes, warp
+ * instructions = full + part_instrs + other_instrs.
+ */
 struct mt_traffic {
-	__u64 bytes;    /* size x active lanes */
-	__u64 accesses; /* thread accesses (active lanes) */
-	__u64 instrs;   /* warp-level memory instructions (probe calls) */
-	__u64 pad[13];
+	__u64 full[MT_SIZE_CLASSES];       /* warp instructions with 32 lanes */
+	__u64 part_lanes[MT_SIZE_CLASSES]; /* lanes of the others */
+	__u64 part_instrs;
+	__u64 other_bytes, other_lanes, other_instrs;
 };
 
 #endif

@@ -37,8 +37,8 @@ int ut_event(const struct gpuext_cupti_uvm *u)
 	}
 	if (b) {
 		switch (u->kind) {
-		case GPUEXT_CUPTI_UVM_CPU_FAULT: b->cpu_faults += u->count; break;
-		case GPUEXT_CUPTI_UVM_GPU_FAULT: b->gpu_faults += u->count; break;
+		case GPUEXT_CUPTI_UVM_CPU_FAULT: b->cpu_faults++; break;
+		case GPUEXT_CUPTI_UVM_GPU_FAULT: b->gpu_faults++; break;
 		case GPUEXT_CUPTI_UVM_HTOD: b->htod_bytes += u->bytes; b->htod_count++; break;
 		case GPUEXT_CUPTI_UVM_DTOH: b->dtoh_bytes += u->bytes; b->dtoh_count++; break;
 		}

@@ -17,7 +17,7 @@
 /* Value of `blocks`: one 2 MiB block's events. */
 struct ut_block {
 	__u64 cpu_faults;
-	__u64 gpu_faults;   /* faults, not fault groups */
+	__u64 gpu_faults;   /* faults serviced (records), not fault-buffer entries */
 	__u64 htod_bytes;
 	__u64 dtoh_bytes;
 	__u64 htod_count;

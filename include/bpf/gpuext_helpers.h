@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpuext_helpers.h - GPU helpers for programs that run inside GPU kernels
- * (sections gpu/entry/KERNEL, gpu/exit/KERNEL, gpu/mem/KERNEL).
+ * (sections gpu/entry/KERNEL, gpu/exit/KERNEL, gpu/mem/KERNEL,
+ * gpu/block_entry/KERNEL, gpu/block_exit/KERNEL).
  *
  * Declared the way libbpf's bpf_helper_defs.h declares the standard ones:
  * a call through a constant function pointer, which clang turns into
@@ -52,6 +53,28 @@ struct gpuext_mem_ctx {
 };
 
 enum { GPUEXT_MEM_LOAD = 0, GPUEXT_MEM_STORE = 1, GPUEXT_MEM_ATOMIC = 2 };
+
+/*
+ * What gpu/block_entry and gpu/block_exit programs receive in r1: the
+ * block's record, kept in the block's shared memory (read-only).  A block
+ * program runs once per block, by one thread: block_entry by thread
+ * (0,0,0) after every thread of the block has entered the kernel (a
+ * barrier), block_exit by the warp whose exit completes the block.  The
+ * warp helpers (lane count, mask) describe that thread's warp, not the
+ * block: per-block quantities are here.
+ */
+struct gpuext_block_ctx {
+	__u64 start_ns;     /* %globaltimer when thread (0,0,0) entered */
+	__u64 end_ns;       /* block_exit: %globaltimer at the last exit; block_entry: 0 */
+	__u64 block;        /* linear block index: x + gridDim.x * (y + gridDim.y * z) */
+	__u32 sm;           /* SM the block runs on (%smid) */
+	__u32 threads;      /* threads of the block (blockDim.x * y * z) */
+	__u32 warps;        /* warps of the block ((threads + 31) / 32) */
+	__u32 pad;
+	__u32 exit_threads; /* block_exit: threads counted at the exits (= threads); entry: 0 */
+	__u32 exit_warps;   /* block_exit: warp exits counted (a warp whose lanes leave
+			     * by different exits counts once per exit); entry: 0 */
+};
 
 /*
  * Host helpers (programs that run in the agent: uprobe/FUNC, uretprobe/FUNC).

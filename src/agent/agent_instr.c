@@ -29,6 +29,7 @@
 
 #include "agent.h"
 #include "agent_impl.h"
+#include "agent_mem_signal.h"
 #include "cuda/fatbin.h"
 #include "ptx/ptx_buf.h"
 #include "ptx/ptx_cache.h"
@@ -114,9 +115,12 @@ static void agent_mirror_some(enum agent_mirror_what what)
 	}
 }
 
+/* Every map; the memory runtime's device signal is read around it. */
 static void agent_mirror(void)
 {
+	agent_mem_signal_before();
 	agent_mirror_some(AGENT_ALL);
+	agent_mem_signal_after();
 }
 
 static void *agent_mirror_main(void *arg)
@@ -255,6 +259,9 @@ static int agent_gpu_init(struct err *e)
 		if (om->init) /* global data: the session's current value */
 			err = ptx_rt_map_array_set(agent_gpu.maps[i], 0, map_array_base(om->map), e);
 	}
+	long signal_map = -1;
+	if (!err) /* while the primary context is current */
+		signal_map = agent_mem_signal_bind(agent_gpu.maps);
 	if (!app)
 		rt->cu->ctx_set_current(NULL);
 	if (err) {
@@ -266,6 +273,8 @@ static int agent_gpu_init(struct err *e)
 	}
 	for (size_t i = 0; i < agent_gpu_prog_cnt; i++)
 		agent_mark_mirrored(agent_gpu_progs[i]);
+	if (signal_map >= 0) /* the memory runtime reads its part itself */
+		agent_gpu.mirrored[signal_map] = 0;
 	agent_gpu.rt = rt;
 	agent_gpu.mirror_pid = getpid();
 	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,
@@ -347,22 +356,35 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 /*
  * What the programs targeting kernel (warp mode) add to its module: entry
  * and exit programs inline (ptx_emit_probe_inline: no call per warp), one
- * block per program in *entry / *exit; mem programs as probe functions
+ * block per program in *entry / *exit, block_entry and block_exit programs
+ * likewise in *block_entry / *block_exit; mem programs as probe functions
  * with the body inline (ptx_emit_mem_probe), called at each access (through
  * gxa_mem when there are several); the device runtime functions they use,
  * and the callees, in *extra.  NULL / "" for a kind no program has.
  */
+/* Where inline probe code goes (ptx_inject_opts' *_code). */
+enum { AGENT_ENTRY, AGENT_EXIT, AGENT_BLOCK_ENTRY, AGENT_BLOCK_EXIT, AGENT_SITES };
+
 struct agent_probes {
-	char *extra, *entry, *exit;
+	char *extra, *site[AGENT_SITES]; /* inline code per site; NULL: none */
 	char mem_sym[160]; /* the function every access calls; "": no mem probe */
 	int linked; /* extra declares runtime functions, to be linked (ptx_rt_module_link) */
 };
 
+/* The site of an inline probe kind (not mem). */
+static int agent_site_of(enum ptx_probe_kind kind)
+{
+	return kind == PTX_PROBE_EXIT          ? AGENT_EXIT
+	       : kind == PTX_PROBE_BLOCK_ENTRY ? AGENT_BLOCK_ENTRY
+	       : kind == PTX_PROBE_BLOCK_EXIT  ? AGENT_BLOCK_EXIT
+					       : AGENT_ENTRY;
+}
+
 static void agent_probes_free(struct agent_probes *pr)
 {
 	free(pr->extra);
-	free(pr->entry);
-	free(pr->exit);
+	for (int i = 0; i < AGENT_SITES; i++)
+		free(pr->site[i]);
 	*pr = (struct agent_probes){0};
 }
 
@@ -401,7 +423,7 @@ static int agent_map_table_fill(CUmodule mod, struct err *e)
 static int agent_build_probes(const char *kernel, int link, struct agent_probes *pr,
 			      struct err *e)
 {
-	struct ptx_buf code = {0}, site[2] = {{0}, {0}}, b = {0};
+	struct ptx_buf code = {0}, site[AGENT_SITES] = {{0}}, b = {0};
 	char mem_syms[16][128], base[256];
 	int n_mem = 0, err = 0;
 
@@ -412,10 +434,9 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
 		struct ptx_emit_opts o = {.maps = agent_gpu.refs, .map_table = AGENT_MAP_TABLE};
-		if (p->type == PROG_TYPE_GPU_ENTRY || p->type == PROG_TYPE_GPU_EXIT) {
-			int exit = p->type == PROG_TYPE_GPU_EXIT;
-			err = ptx_emit_probe_inline(&code, &site[exit], p, &o,
-						    exit ? PTX_PROBE_EXIT : PTX_PROBE_ENTRY, e);
+		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
+		if (kind != PTX_PROBE_MEM) {
+			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
 		} else if (n_mem < 16) {
 			err = ptx_emit_mem_probe(&code, p, &o, mem_syms[n_mem], e);
 			n_mem += !err;
@@ -439,35 +460,40 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "%s_probe", mem_syms[0]);
 	else if (n_mem)
 		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "gxa_mem");
-	if (!err && (code.failed || site[0].failed || site[1].failed))
+	for (int i = 0; i < AGENT_SITES; i++)
+		if (!err && site[i].failed)
+			err = err_set(e, ENOMEM, "out of memory");
+	if (!err && code.failed)
 		err = err_set(e, ENOMEM, "out of memory");
 	if (!err) {
 		/* before them, the runtime functions that the programs, the probes
 		 * and the inline blocks name: declared, to be linked from the
 		 * prebuilt runtime, or their text, to be compiled with them */
-		const char *texts[3] = {code.text ? code.text : "", site[0].text, site[1].text};
+		const char *texts[1 + AGENT_SITES] = {code.text ? code.text : ""};
+		for (int i = 0; i < AGENT_SITES; i++)
+			texts[1 + i] = site[i].text;
 		/* the maps' addresses, filled in at each load (agent_map_table_fill) */
 		ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
 			       2 * agent_map_cnt());
-		int declared = link ? ptx_emit_runtime_decls(&b, texts, 3) : -1;
+		int declared = link ? ptx_emit_runtime_decls(&b, texts, 1 + AGENT_SITES) : -1;
 		pr->linked = declared > 0;
 		if (declared < 0) {
 			ptx_buf_free(&b);
 			ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
 				       2 * agent_map_cnt());
-			ptx_emit_runtime_used(&b, texts, 3);
+			ptx_emit_runtime_used(&b, texts, 1 + AGENT_SITES);
 		}
 		if (code.len)
 			ptx_buf_append(&b, code.text, code.len);
 		/* the sites did not fail (above): taking them gives their text */
-		pr->entry = site[0].len ? ptx_buf_take(&site[0], NULL) : NULL;
-		pr->exit = site[1].len ? ptx_buf_take(&site[1], NULL) : NULL;
+		for (int i = 0; i < AGENT_SITES; i++)
+			pr->site[i] = site[i].len ? ptx_buf_take(&site[i], NULL) : NULL;
 		if (!(pr->extra = ptx_buf_take(&b, NULL)))
 			err = err_set(e, ENOMEM, "out of memory");
 	}
 	ptx_buf_free(&code);
-	ptx_buf_free(&site[0]);
-	ptx_buf_free(&site[1]);
+	for (int i = 0; i < AGENT_SITES; i++)
+		ptx_buf_free(&site[i]);
 	ptx_buf_free(&b);
 	if (err)
 		agent_probes_free(pr);
@@ -610,8 +636,10 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 {
 	int bare = agent_no_probes();
 	struct ptx_inject_opts o = {.kernel = kernel,
-				    .entry_code = bare ? NULL : pr->entry,
-				    .exit_code = bare ? NULL : pr->exit,
+				    .entry_code = bare ? NULL : pr->site[AGENT_ENTRY],
+				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
+				    .block_entry_code = bare ? NULL : pr->site[AGENT_BLOCK_ENTRY],
+				    .block_exit_code = bare ? NULL : pr->site[AGENT_BLOCK_EXIT],
 				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
 				    .extra = bare ? NULL : pr->extra,
 				    .min_version_major = 7, .min_version_minor = 8,
@@ -653,8 +681,9 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
 		return NULL;
 	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), name);
-	hash = agent_hash(agent_hash(agent_hash(hash, pr.extra), pr.entry ? pr.entry : "-"),
-			  pr.exit ? pr.exit : "-");
+	hash = agent_hash(hash, pr.extra);
+	for (int i = 0; i < AGENT_SITES; i++)
+		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {

@@ -33,11 +33,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent_mem.h"
 #include "policy/mem.h"
+#include "policy/uvm_sim.h"
 
 enum { MEM_BATCH = 256 }; /* the driver's fault batch */
+/* CUPTI's migration cause (a record's flags) for a migration on access:
+ * CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE */
+enum { AGENT_MEM_CAUSE_COHERENCE = 2 };
 #define MEM_BATCH_GAP_NS 1000000ull
 
 struct agent_mem_range {
@@ -62,6 +67,10 @@ static struct {
 	CUstream stream;
 	CUdevice dev;
 	int have_stream;
+	int device_signal;          /* the device reported touches: CUPTI only counted */
+	uint64_t win_base;          /* first block of the device signal's window (0: unset) */
+	int tracing;                /* record what the device signal saw (trace) */
+	struct uvm_trace trace;
 } am = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 int agent_mem_active(void)
@@ -192,7 +201,8 @@ int agent_mem_setup(uint64_t budget, const char *policies, const struct agent_me
 	am.st.capacity_blocks = cap;
 	am.inited = 1;
 	agent_mem_set_active(1);
-	am.failed = am.have_stream = 0;
+	am.failed = am.have_stream = am.device_signal = am.tracing = 0;
+	am.win_base = 0;
 	am.queued = 0;
 	am.range_cnt = 0;
 	am.ctx = NULL;
@@ -209,6 +219,7 @@ void agent_mem_teardown(void)
 		mem_policy_free(am.pol);
 		free(am.ranges);
 		am.ranges = NULL;
+		uvm_trace_free(&am.trace);
 		am.range_cnt = am.range_cap = 0;
 		am.inited = 0;
 		agent_mem_set_active(0);
@@ -321,7 +332,7 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 		goto out;
 	/* Records further apart than MEM_BATCH_GAP_NS are another batch of
 	 * the driver's: service what is queued before taking this one. */
-	if (am.queued && r->start - am.queue_ts > MEM_BATCH_GAP_NS)
+	if (!am.device_signal && am.queued && r->start - am.queue_ts > MEM_BATCH_GAP_NS)
 		agent_mem_service();
 	if (!am.queued)
 		am.queue_ts = r->start;
@@ -329,7 +340,8 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 	case GPUEXT_CUPTI_UVM_GPU_FAULT:
 		am.st.fault_records++;
 		am.st.faults += r->count;
-		agent_mem_queue(r->address, r->pid);
+		if (!am.device_signal)
+			agent_mem_queue(r->address, r->pid);
 		break;
 	case GPUEXT_CUPTI_UVM_HTOD: {
 		/* Every page it moved is on the GPU now: the runtime learns the
@@ -337,13 +349,17 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 		am.st.htod_records++;
 		am.st.htod_bytes += r->bytes;
 		uint64_t pages = (r->bytes + GPU_MEM_PAGE_SIZE - 1) / GPU_MEM_PAGE_SIZE;
-		for (uint64_t p = 0; p < pages && agent_mem_active(); p++)
+		for (uint64_t p = 0; p < pages && agent_mem_active() && !am.device_signal; p++)
 			agent_mem_queue(r->address + p * GPU_MEM_PAGE_SIZE, r->pid);
 		break;
 	}
 	case GPUEXT_CUPTI_UVM_DTOH:
 		am.st.dtoh_records++;
 		am.st.dtoh_bytes += r->bytes;
+		/* the host touched GPU-resident pages (the application's own
+		 * reads), not an eviction: what no GPU-side trace holds */
+		if (r->flags == AGENT_MEM_CAUSE_COHERENCE)
+			am.st.dtoh_cpu_bytes += r->bytes;
 		break;
 	default:
 		break;
@@ -357,4 +373,98 @@ void agent_mem_stats_get(struct agent_mem_stats *st)
 	pthread_mutex_lock(&am.lock);
 	*st = am.st;
 	pthread_mutex_unlock(&am.lock);
+}
+
+/* ---- the device access signal (agent_mem_signal.c) ------------------- */
+
+void agent_mem_trace(int on)
+{
+	pthread_mutex_lock(&am.lock);
+	am.tracing = on;
+	pthread_mutex_unlock(&am.lock);
+}
+
+int agent_mem_window(uint32_t max_blocks, uint64_t *base, uint32_t *blocks)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, untracked = 0;
+
+	pthread_mutex_lock(&am.lock);
+	for (size_t i = 0; i < am.range_cnt; i++) {
+		uint64_t first = am.ranges[i].va >> MEM_BLOCK_SHIFT;
+		uint64_t last = (am.ranges[i].va + am.ranges[i].len - 1) >> MEM_BLOCK_SHIFT;
+		lo = first < lo ? first : lo;
+		hi = last > hi ? last : hi;
+	}
+	/* The base never moves once set: the device's page epochs are kept
+	 * by position.  Blocks below it or past max_blocks are not tracked. */
+	if (!am.win_base && am.range_cnt)
+		am.win_base = lo;
+	*base = am.win_base;
+	*blocks = 0;
+	if (am.range_cnt && hi >= am.win_base)
+		*blocks = hi - am.win_base + 1 > max_blocks ? max_blocks
+							    : (uint32_t)(hi - am.win_base + 1);
+	for (size_t i = 0; i < am.range_cnt; i++) {
+		uint64_t first = am.ranges[i].va >> MEM_BLOCK_SHIFT;
+		uint64_t last = (am.ranges[i].va + am.ranges[i].len - 1) >> MEM_BLOCK_SHIFT;
+		for (uint64_t b = first; b <= last; b++)
+			untracked += b < am.win_base || b - am.win_base >= *blocks;
+	}
+	am.st.untracked_blocks = untracked;
+	pthread_mutex_unlock(&am.lock);
+	return am.range_cnt ? 0 : -1;
+}
+
+void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint64_t ts_ns)
+{
+	struct err e = {{0}};
+	uint32_t pid = (uint32_t)getpid();
+
+	pthread_mutex_lock(&am.lock);
+	if (!agent_mem_active())
+		goto out;
+	/* the device reports touches: from now on it, not CUPTI, drives the
+	 * model (an application whose kernels cannot be instrumented, as
+	 * PyTorch's SASS-only ones, never gets here and keeps CUPTI) */
+	am.device_signal = 1;
+	am.rt.hits = 1; /* the signal is complete: hits are accesses too */
+	am.st.signal_snapshots++;
+	am.st.signal_pages += n;
+	for (size_t i = 0; i < n && agent_mem_active(); i++) {
+		/* the window may hold other memory between managed ranges */
+		if (!agent_mem_range_of(addrs[i])) {
+			am.st.untracked++;
+			continue;
+		}
+		/* every touch is recorded: the simulator decides its own faults */
+		if (am.tracing) {
+			struct uvm_rec r = {.addr = addrs[i], .ts_ns = ts_ns, .launch = snapshot,
+					    .pid = pid, .access = UVM_ACCESS_READ};
+			if (uvm_trace_append(&am.trace, &r, &e)) {
+				am.drv.notice("memory policy: trace: %s (recording stopped)", e.msg);
+				am.tracing = 0;
+			}
+		}
+		if (mem_rt_resident(&am.rt, addrs[i])) {
+			if (mem_rt_hit(&am.rt, addrs[i], snapshot, &e)) {
+				am.drv.notice("memory policy stopped: %s", e.msg);
+				agent_mem_set_active(0);
+			}
+			continue;
+		}
+		am.st.signal_faults++;
+		agent_mem_queue(addrs[i], pid);
+	}
+	/* a snapshot is a kernel boundary: a batch never spans two */
+	agent_mem_service();
+out:
+	pthread_mutex_unlock(&am.lock);
+}
+
+int agent_mem_trace_write(const char *path, struct err *e)
+{
+	pthread_mutex_lock(&am.lock);
+	int err = uvm_trace_write(path, &am.trace, 0, e);
+	pthread_mutex_unlock(&am.lock);
+	return err;
 }

@@ -48,4 +48,19 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r);
 void agent_mem_flush(void);
 void agent_mem_stats_get(struct agent_mem_stats *st);
 
+/*
+ * The device access signal (agent_mem_signal.c, policies/mem_signal.h).
+ * trace: keep every touch the device reports, for agent_mem_trace_write.
+ * window: the tracked window over the managed ranges, at most max_blocks
+ * 2 MiB blocks from *base (-1: no managed memory yet).  touched: the pages
+ * (addresses, in order) the device saw touched in snapshot `snapshot`: the
+ * model's missing ones are serviced as faults, in batches that end with
+ * the snapshot; from the first call on, CUPTI's records are only counted.
+ */
+void agent_mem_trace(int on);
+int agent_mem_window(uint32_t max_blocks, uint64_t *base, uint32_t *blocks);
+void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint64_t ts_ns);
+/* Write the recorded trace (binary, docs/formats.md). */
+int agent_mem_trace_write(const char *path, struct err *e);
+
 #endif /* GPUEXT_AGENT_MEM_H */

@@ -13,12 +13,16 @@
 #define AGENT_MEM_BUDGET_ENV "GPUEXT_MEM_BUDGET" /* bytes */
 #define AGENT_MEM_POLICY_ENV "GPUEXT_MEM_POLICY" /* objects joined by ',' (absolute) */
 #define AGENT_MEM_STATS_ENV "GPUEXT_MEM_STATS"   /* file the statistics go to at exit */
+#define AGENT_MEM_TRACE_ENV "GPUEXT_MEM_TRACE"   /* trace of the device signal (formats.md) */
 
 /*
  * What the runtime did, written at exit as "name value" lines (X(name)).
  * bytes_to_* are what the runtime asked of the driver; htod/dtoh_bytes
  * and faults, what CUPTI reported; peak_resident_blocks, the model's most GPU blocks at once (the
- * budget holds capacity_blocks).
+ * budget holds capacity_blocks).  With the device signal
+ * (policies/mem-signal.bpf.c): snapshots taken, pages seen touched in them,
+ * how many of those the model did not hold (fed as faults), and touches of
+ * managed blocks outside the tracked window (untracked_blocks: blocks).
  */
 #define AGENT_MEM_STATS(X)                                                     \
 	X(budget) X(capacity_blocks)                                           \
@@ -26,12 +30,14 @@
 	X(fault_records) X(faults)           /* GPU page-fault records, faults */ \
 	X(htod_records) X(dtoh_records)                                        \
 	X(htod_bytes) X(dtoh_bytes)          /* what CUPTI saw migrate */      \
+	X(dtoh_cpu_bytes)                    /* of which for the CPU's accesses */ \
 	X(untracked)                         /* records outside managed memory */ \
 	X(batches) X(evictions) X(activations)                                 \
 	X(prefetch_calls_gpu) X(prefetch_calls_cpu)                            \
 	X(bytes_to_gpu) X(bytes_to_cpu)                                        \
 	X(peak_resident_blocks)                                                \
-	X(clamped) X(policy_errors) X(driver_errors)
+	X(clamped) X(policy_errors) X(driver_errors)                           \
+	X(signal_snapshots) X(signal_pages) X(signal_faults) X(untracked_blocks)
 
 struct agent_mem_stats {
 #define AGENT_MEM_FIELD(x) uint64_t x;

@@ -11,6 +11,7 @@
 #include "agent.h"
 #include "agent_impl.h"
 #include "agent_mem.h"
+#include "agent_mem_signal.h"
 
 static CUresult (*real_alloc_managed)(CUdeviceptr *, size_t, unsigned int);
 static CUresult (*real_free)(CUdeviceptr);
@@ -21,8 +22,10 @@ CUresult agent_w_alloc_managed(CUdeviceptr *dptr, size_t bytesize, unsigned int 
 {
 	AGENT_REAL(real_alloc_managed, "cuMemAllocManaged");
 	CUresult r = real_alloc_managed(dptr, bytesize, flags);
-	if (r == CUDA_SUCCESS && agent_mem_active())
+	if (r == CUDA_SUCCESS && agent_mem_active()) {
 		agent_mem_alloc((uint64_t)*dptr, bytesize);
+		agent_mem_signal_window_changed();
+	}
 	return r;
 }
 
@@ -71,9 +74,14 @@ static void agent_mem_atexit(void)
 	struct agent_mem_stats st;
 	const char *path = getenv(AGENT_MEM_STATS_ENV);
 
+	const char *trace = getenv(AGENT_MEM_TRACE_ENV);
+	struct err e = {{0}};
+
 	agent_cupti_flush();
 	agent_mem_flush();
 	agent_mem_stats_get(&st);
+	if (trace && *trace && agent_mem_trace_write(trace, &e))
+		agent_notice("memory policy: trace not written: %s", e.msg);
 	FILE *f = path && *path ? fopen(path, "w") : NULL;
 	if (!f)
 		return;
@@ -105,5 +113,7 @@ __attribute__((constructor(103))) static void agent_mem_init(void)
 		agent_mem_teardown();
 		return;
 	}
+	const char *trace = getenv(AGENT_MEM_TRACE_ENV);
+	agent_mem_trace(trace && *trace);
 	atexit(agent_mem_atexit);
 }

@@ -66,6 +66,8 @@ static const struct {
 	{"gpu/entry/", PROG_TYPE_GPU_ENTRY, 1},
 	{"gpu/exit/", PROG_TYPE_GPU_EXIT, 1},
 	{"gpu/mem/", PROG_TYPE_GPU_MEM, 1},
+	{"gpu/block_entry/", PROG_TYPE_GPU_BLOCK_ENTRY, 1},
+	{"gpu/block_exit/", PROG_TYPE_GPU_BLOCK_EXIT, 1},
 	{"kprobe/", PROG_TYPE_GPU_ENTRY, 1},    /* bpftime's GPU name for gpu/entry */
 	{"kretprobe/", PROG_TYPE_GPU_EXIT, 1},  /* bpftime's GPU name for gpu/exit */
 	{"cupti/kernel", PROG_TYPE_CUPTI_KERNEL, 0},
@@ -128,6 +130,10 @@ const char *prog_type_name(enum prog_type t)
 		return "cupti_uvm";
 	case PROG_TYPE_STRUCT_OPS:
 		return "struct_ops";
+	case PROG_TYPE_GPU_BLOCK_ENTRY:
+		return "gpu_block_entry";
+	case PROG_TYPE_GPU_BLOCK_EXIT:
+		return "gpu_block_exit";
 	}
 	return "unknown";
 }

@@ -34,12 +34,15 @@ enum prog_type {
 	PROG_TYPE_CUPTI_MEMCPY,  /* cupti/memcpy */
 	PROG_TYPE_CUPTI_UVM,     /* cupti/uvm */
 	PROG_TYPE_STRUCT_OPS,    /* struct_ops/OP */
+	PROG_TYPE_GPU_BLOCK_ENTRY, /* gpu/block_entry/KERNEL: once per block, after all entered */
+	PROG_TYPE_GPU_BLOCK_EXIT,  /* gpu/block_exit/KERNEL: once per block, at its last exit */
 };
 
 /* Is the program run on the GPU (device verifier profile, PTX backend)? */
 static inline int prog_type_is_gpu(enum prog_type t)
 {
-	return t == PROG_TYPE_GPU_ENTRY || t == PROG_TYPE_GPU_EXIT || t == PROG_TYPE_GPU_MEM;
+	return t == PROG_TYPE_GPU_ENTRY || t == PROG_TYPE_GPU_EXIT || t == PROG_TYPE_GPU_MEM ||
+	       t == PROG_TYPE_GPU_BLOCK_ENTRY || t == PROG_TYPE_GPU_BLOCK_EXIT;
 }
 
 /*

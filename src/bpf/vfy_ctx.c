@@ -24,6 +24,8 @@ enum { STRUCT_OPS_ARGS_SIZE = 12 * 8 };
  * its struct in include/bpf/gpuext_cupti.h.
  */
 enum { GPU_CTX_SIZE = 64 };
+/* struct gpuext_block_ctx (include/bpf/gpuext_helpers.h), exactly. */
+enum { GPU_BLOCK_CTX_SIZE = 48 };
 
 static const struct vfy_ctx_desc ctx_descs[] = {
 	[PROG_TYPE_RAW] = {"program memory", 0, true, 0},
@@ -40,6 +42,8 @@ static const struct vfy_ctx_desc ctx_descs[] = {
 	[PROG_TYPE_CUPTI_UVM] = {"struct gpuext_cupti_uvm",
 				 sizeof(struct gpuext_cupti_uvm), false, 0},
 	[PROG_TYPE_STRUCT_OPS] = {"the struct_ops arguments", STRUCT_OPS_ARGS_SIZE, false, 8},
+	[PROG_TYPE_GPU_BLOCK_ENTRY] = {"struct gpuext_block_ctx", GPU_BLOCK_CTX_SIZE, false, 0},
+	[PROG_TYPE_GPU_BLOCK_EXIT] = {"struct gpuext_block_ctx", GPU_BLOCK_CTX_SIZE, false, 0},
 };
 
 const struct vfy_ctx_desc *vfy_ctx_of(enum prog_type t)

@@ -19,15 +19,10 @@ static const char ptx_usage[] =
 	"target (default sm_75), the device runtime when the program calls helpers,\n"
 	"the program's functions, and its entry point: for gpu/entry, gpu/exit and\n"
 	"gpu/mem programs the probe function (--mode: once per warp, the default, or\n"
-	"every thread), for others the standalone kernel `run-gpu` launches.  Map\n"
+	"every thread), for gpu/block_entry and gpu/block_exit the probe function the\n"
+	"kernel's block code calls once per block (r1 = the block's record), for\n"
+	"others the standalone kernel `run-gpu` launches.  Map\n"
 	"addresses are left 0: they are filled in when the program is loaded.\n";
-
-static enum ptx_probe_kind ptx_probe_kind_of(enum prog_type t)
-{
-	return t == PROG_TYPE_GPU_MEM ? PTX_PROBE_MEM
-	       : t == PROG_TYPE_GPU_EXIT ? PTX_PROBE_EXIT
-					 : PTX_PROBE_ENTRY;
-}
 
 int do_ptx(int argc, char **argv)
 {

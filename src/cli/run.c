@@ -27,21 +27,28 @@
 
 static const char run_usage[] =
 	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE]\n"
-	"                  [--trace FILE] [--mem-budget SIZE [--mem-policy FILE.bpf.o]...]\n"
+	"                  [--trace FILE] [--mem-budget SIZE [--mem-policy FILE.bpf.o]...\n"
+	"                  [--mem-signal device|cupti] [--mem-trace FILE]]\n"
 	"                  [--session NAME --class lc|be [--policy FILE]]\n"
 	"                  -- CMD [ARGS]\n\n"
 	"Verify the programs of FILE (or of the shipped tool NAME), run CMD with the\n"
 	"gpuext agent preloaded (LD_PRELOAD, appended to an existing one): device\n"
-	"programs (gpu/entry|exit|mem/KERNEL) are injected into CMD's kernels at their\n"
-	"first launch; uprobe/FUNC programs run around driver calls; cupti/kernel,\n"
+	"programs (gpu/entry|exit|mem|block_entry|block_exit/KERNEL) are injected into\n"
+	"CMD's kernels at their first launch; uprobe/FUNC programs run around driver\n"
+	"calls; cupti/kernel,\n"
 	"cupti/memcpy and cupti/uvm programs on every GPU activity record of CUPTI\n"
-	"(libcupti: GPUEXT_CUPTI_PATH, else the CUDA install; docs/cupti.md).\n"
+	"(libcupti: GPUEXT_CUPTI_PATH, else the CUDA install; docs/cupti.md; unified\n"
+	"memory from the UVM driver's own queue, GPUEXT_UVM_SOURCE=cupti for CUPTI's).\n"
 	"Prints ring buffer records as they arrive and every non-empty\n"
 	"map at the end (a tool's own format where it has one), then exits with CMD's\n"
 	"status.  Signals are forwarded to CMD.  -o writes the output to FILE.\n"
 	"--trace FILE writes host API calls and GPU activity as a Chrome trace-event\n"
 	"file (open it in ui.perfetto.dev or chrome://tracing), for tools with a\n"
 	"`trace` ring buffer (cudatrace, syncsnoop; docs/tools.md).\n"
+	"Device tools run once per block where they can (gpu/block_entry|block_exit):\n"
+	"kernelretsnoop aggregates block durations on the GPU; per warp, --tool\n"
+	"warpretsnoop sends a ring buffer record per warp, which costs up to\n"
+	"thousands of times the kernel on grids of many short warps (bench/results).\n"
 	"Tools are looked up in bpf/tools/ next to the gpuext binary, then in\n"
 	"../share/gpuext/tools/; the agent is libgpuext-agent.so next to the binary,\n"
 	"then ../lib/ (GPUEXT_AGENT overrides).\n"
@@ -57,7 +64,13 @@ static const char run_usage[] =
 	"statistics are printed at the end.  --mem-policy FILE.bpf.o (struct_ops\n"
 	"gpu_mem_ops, policies/; repeat it for an eviction and a prefetch policy)\n"
 	"replaces the default, the driver's LRU and density-tree prefetch.  With\n"
-	"--mem-budget the object FILE (or --tool) may be left out.\n";
+	"--mem-budget the object FILE (or --tool) may be left out: then the device\n"
+	"access signal (policies/mem-signal.bpf.c, injected into every kernel) tells\n"
+	"the policy which pages the kernels touched (CUPTI's records are only counted\n"
+	"once it reports; kernels that cannot be instrumented leave CUPTI in charge).\n"
+	"--mem-signal cupti takes the signal from CUPTI alone (also what\n"
+	"happens with an object of your own).  --mem-trace FILE writes what the device\n"
+	"signal saw as a trace for `gpuext sim --trace` (docs/formats.md).\n";
 
 static pid_t run_child;
 
@@ -340,7 +353,8 @@ int do_run(int argc, char **argv)
 			out_path = argv[++i];
 		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
 			trace_path = argv[++i];
-		} else if ((!strcmp(argv[i], "--mem-budget") || !strcmp(argv[i], "--mem-policy")) &&
+		} else if ((!strcmp(argv[i], "--mem-budget") || !strcmp(argv[i], "--mem-policy") ||
+			    !strcmp(argv[i], "--mem-signal") || !strcmp(argv[i], "--mem-trace")) &&
 			   i + 1 < argc) {
 			if (run_mem_option(&mem, argv[i], argv[i + 1]))
 				return 2;
@@ -387,6 +401,19 @@ int do_run(int argc, char **argv)
 		return 1;
 	if (!tool && !file && !mem.budget)
 		return run_sched_plain(&rs, agent, argv + i);
+	if (!tool && !file && run_mem_wants_signal(&mem)) {
+		static const char *const rel[] = {"bpf/policies/", "../share/gpuext/policies/", NULL};
+		if (run_find(path, sizeof(path), dir, rel, RUN_MEM_SIGNAL_OBJ))
+			fprintf(stderr, "gpuext: run: --mem-budget: no %s in %sbpf/policies or "
+				"%s../share/gpuext/policies: no device access signal, CUPTI's "
+				"records drive the policy\n", RUN_MEM_SIGNAL_OBJ, dir, dir);
+		else
+			file = path;
+	} else if (mem.budget && mem.trace_path[0]) {
+		cli_error("run: --mem-trace records the device signal, which needs no other "
+			  "object and no --mem-signal cupti");
+		return 2;
+	}
 	const struct run_fmt *fmt = file ? run_fmt_of_file(file) : NULL;
 
 	struct object *obj = NULL;

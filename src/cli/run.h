@@ -49,15 +49,24 @@ struct run_mem {
 	uint64_t budget;            /* bytes; 0: no memory policy */
 	char policies[4096];        /* absolute paths joined by ',' */
 	char stats_path[PATH_MAX];  /* where the agent writes its statistics */
+	int cupti_only;             /* --mem-signal cupti: no device signal */
+	char trace_path[PATH_MAX];  /* --mem-trace FILE, absolute ("": none) */
 };
-/* Take option opt ("--mem-budget" or "--mem-policy") with its value; 2
- * after an error. */
+/* Take option opt ("--mem-budget", "--mem-policy", "--mem-signal" or
+ * "--mem-trace") with its value; 2 after an error. */
 int run_mem_option(struct run_mem *m, const char *opt, const char *val);
 /* Before CMD starts: check the settings, open and verify the policy,
  * create the statistics file.  0, else the exit status. */
 int run_mem_prepare(struct run_mem *m);
 /* In the child: the settings for the agent. */
 void run_mem_env(const struct run_mem *m);
+/* The object `gpuext run` loads when it has none of its own: the device
+ * access signal (policies/mem-signal.bpf.c), unless --mem-signal cupti. */
+int run_mem_wants_signal(const struct run_mem *m);
+#define RUN_MEM_SIGNAL_OBJ "mem-signal.bpf.o"
+/* Its formatter (run_fmt.c): the maps are the agent's, nothing to print. */
+int run_mem_signal_summary(FILE *out, const struct object *obj,
+			   const struct session_status *st, int json);
 /* After CMD: the statistics, as text or a {"mem":{...}} line; removes the file. */
 void run_mem_report(struct run_mem *m, FILE *out, int json);
 /* CMD did not run: remove the statistics file. */

@@ -13,10 +13,10 @@
 	 .summary = tool_##name##_summary}
 
 const struct run_fmt run_fmts[] = {
-	TOOL_ROW(blockretsnoop, "per-block start, exit and duration (kernelretsnoop with 1 record a block)"),
+	TOOL_ROW(blockretsnoop, "a record per block of every launch (start, exit, duration) through a ring buffer"),
 	TOOL_ROW(cudatrace, "driver allocations, frees, leaks at exit, bytes copied per direction, launches per kernel"),
 	TOOL_ROW(kernelsnoop, "every kernel the GPU ran (CUPTI; also SASS-only ones): name, grid, block, duration, stream"),
-	TOOL_ROW(kernelretsnoop, "per-warp start, exit and duration of every kernel launch"),
+	TOOL_ROW(kernelretsnoop, "per-block start, exit and duration of kernel launches, aggregated on the GPU (per warp: warpretsnoop)"),
 	TOOL_ROW(launchlat, "launch call to GPU start for every kernel (CUPTI, also SASS-only kernels)"),
 	TOOL_ROW(launchlate, "histogram of cuLaunchKernel call to first block running on the GPU"),
 	TOOL_ROW(memtrace, "global memory bytes loaded/stored, accesses per 2 MiB region (heat map)"),
@@ -24,6 +24,9 @@ const struct run_fmt run_fmts[] = {
 	TOOL_ROW(syncsnoop, "time blocked in synchronize calls and synchronous copies, per call and call site"),
 	TOOL_ROW(threadhist, "threads and warps executed per block, per SM and in total"),
 	TOOL_ROW(uvmtrace, "unified-memory faults and migrations (CUPTI) over time and per 2 MiB block"),
+	TOOL_ROW(warpretsnoop, "a record per warp of every launch (start, exit, duration); costly on short kernels"),
+	/* not a tool: the memory runtime's device signal (run --mem-budget) */
+	{.tool = "mem-signal", .summary = run_mem_signal_summary},
 	{.tool = NULL}, /* terminator (C has no empty arrays) */
 };
 const size_t run_fmt_cnt = sizeof(run_fmts) / sizeof(run_fmts[0]) - 1;

@@ -23,6 +23,26 @@ int run_mem_option(struct run_mem *m, const char *opt, const char *val)
 {
 	if (!strcmp(opt, "--mem-budget"))
 		return cli_parse_bytes("run", opt, val, &m->budget);
+	if (!strcmp(opt, "--mem-signal")) {
+		if (strcmp(val, "device") && strcmp(val, "cupti")) {
+			cli_error("run: --mem-signal %s: device or cupti", val);
+			return 2;
+		}
+		m->cupti_only = !strcmp(val, "cupti");
+		return 0;
+	}
+	if (!strcmp(opt, "--mem-trace")) {
+		/* the agent runs in CMD's directory: an absolute path */
+		char cwd[PATH_MAX];
+		if (val[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+			snprintf(m->trace_path, sizeof(m->trace_path), "%s", val);
+		else if ((size_t)snprintf(m->trace_path, sizeof(m->trace_path), "%s/%s", cwd, val) >=
+			 sizeof(m->trace_path)) {
+			cli_error("run: --mem-trace %s: path too long", val);
+			return 2;
+		}
+		return 0;
+	}
 	char abs[PATH_MAX];
 	if (!realpath(val, abs)) {
 		cli_error("run: --mem-policy %s: %s", val, strerror(errno));
@@ -44,8 +64,8 @@ int run_mem_prepare(struct run_mem *m)
 	struct mem_policy *pol = NULL;
 	struct err e = {{0}};
 
-	if (m->policies[0] && !m->budget) {
-		cli_error("run: --mem-policy needs --mem-budget SIZE");
+	if ((m->policies[0] || m->trace_path[0] || m->cupti_only) && !m->budget) {
+		cli_error("run: --mem-policy, --mem-signal and --mem-trace need --mem-budget SIZE");
 		return 2;
 	}
 	if (!m->budget)
@@ -83,10 +103,23 @@ void run_mem_env(const struct run_mem *m)
 	setenv(AGENT_MEM_BUDGET_ENV, v, 1);
 	setenv(AGENT_MEM_POLICY_ENV, m->policies, 1);
 	setenv(AGENT_MEM_STATS_ENV, m->stats_path, 1);
+	if (m->trace_path[0])
+		setenv(AGENT_MEM_TRACE_ENV, m->trace_path, 1);
 	/* Faults reach the policy when CUPTI hands its buffer over: sooner
 	 * than its default 100 ms, so that evictions and prefetches keep up
 	 * with the kernels. */
 	setenv("GPUEXT_CUPTI_FLUSH_MS", "10", 0);
+}
+
+int run_mem_wants_signal(const struct run_mem *m)
+{
+	return m->budget && !m->cupti_only;
+}
+
+int run_mem_signal_summary(FILE *out, const struct object *obj, const struct session_status *st,
+			   int json)
+{
+	return 0;
 }
 
 /* The policy as the summary names it: file names without directories. */
@@ -157,7 +190,8 @@ void run_mem_report(struct run_mem *m, FILE *out, int json)
 		"memory policy %s: budget %.0f MiB (%llu blocks), peak resident %llu blocks\n"
 		"  managed: %llu allocations, %.1f MiB\n"
 		"  faults seen %llu (%llu records); migrated to GPU %.1f MiB (%llu records), "
-		"to CPU %.1f MiB (%llu); outside managed memory %llu\n"
+		"to CPU %.1f MiB (%llu; %.1f MiB of it for the CPU's accesses); outside managed "
+		"memory %llu\n"
 		"  batches %llu, evictions %llu blocks, activations %llu\n"
 		"  prefetches to GPU %llu (%.1f MiB), to CPU %llu (%.1f MiB)\n"
 		"  clamped %llu, policy errors %llu, driver errors %llu\n",
@@ -166,12 +200,21 @@ void run_mem_report(struct run_mem *m, FILE *out, int json)
 		(double)st.alloc_bytes * mib, (unsigned long long)st.faults,
 		(unsigned long long)st.fault_records, (double)st.htod_bytes * mib,
 		(unsigned long long)st.htod_records, (double)st.dtoh_bytes * mib,
-		(unsigned long long)st.dtoh_records, (unsigned long long)st.untracked,
+		(unsigned long long)st.dtoh_records, (double)st.dtoh_cpu_bytes * mib,
+		(unsigned long long)st.untracked,
 		(unsigned long long)st.batches, (unsigned long long)st.evictions,
 		(unsigned long long)st.activations, (unsigned long long)st.prefetch_calls_gpu,
 		(double)st.bytes_to_gpu * mib, (unsigned long long)st.prefetch_calls_cpu,
 		(double)st.bytes_to_cpu * mib, (unsigned long long)st.clamped,
 		(unsigned long long)st.policy_errors, (unsigned long long)st.driver_errors);
+	if (st.signal_snapshots)
+		fprintf(out,
+			"  device signal: %llu snapshots, %llu pages touched, %llu of them not "
+			"resident (serviced as faults), %llu managed blocks outside its window\n",
+			(unsigned long long)st.signal_snapshots, (unsigned long long)st.signal_pages,
+			(unsigned long long)st.signal_faults, (unsigned long long)st.untracked_blocks);
+	else
+		fprintf(out, "  device signal: none (CUPTI's records drove the policy)\n");
 }
 
 void run_mem_discard(struct run_mem *m)

@@ -69,6 +69,9 @@ static void sim_usage(FILE *out)
 		"  --dtoh-gbps X      device-to-host bandwidth, GB/s (default %.0f)\n"
 		"  --batch-us X       driver time per fault batch, us (default %.0f)\n"
 		"  --fault-ns X       driver time per faulting page, ns (default %.0f)\n"
+		"  --hits             a launch's hits on a resident block reach the policy's\n"
+		"                     gpu_block_access (traces of every access: the agent's\n"
+		"                     device signal, run --mem-trace); default: faults only\n"
 		"  --interp           run policies in the interpreter, not the JIT\n"
 		"  --json             JSON output (also the global -j)\n",
 		UVM_BATCH_MAX, UVM_LINK_DEFAULT.htod_gbps, UVM_LINK_DEFAULT.dtoh_gbps,
@@ -124,6 +127,10 @@ static int sim_parse(int argc, char **argv, struct sim_args *a)
 		}
 		if (!strcmp(o, "--interp")) {
 			a->interp = 1;
+			continue;
+		}
+		if (!strcmp(o, "--hits")) {
+			a->so.hits = 1;
 			continue;
 		}
 		if (o[0] != '-' || !strcmp(o, "-")) {
@@ -226,8 +233,8 @@ static void sim_print_json(const struct sim_args *a, const char *name, uint64_t 
 		printf(",\"backend\":\"%s\",\"accesses\":%llu,\"hits\":%llu,\"faults\":%llu,"
 		       "\"dup_faults\":%llu,\"batches\":%llu,\"pages_prefetched\":%llu,"
 		       "\"bytes_htod\":%llu,\"bytes_dtoh\":%llu,\"evictions\":%llu,"
-		       "\"policy_calls\":%llu,\"policy_errors\":%llu,\"clamped\":%llu,"
-		       "\"compute_s\":%.6f,\"overhead_s\":%.6f,\"transfer_s\":%.6f,"
+		       "\"policy_calls\":%llu,\"hit_calls\":%llu,\"policy_errors\":%llu,"
+		       "\"clamped\":%llu,\"compute_s\":%.6f,\"overhead_s\":%.6f,\"transfer_s\":%.6f,"
 		       "\"time_s\":%.6f,\"speedup\":%.4f}",
 		       sim_backend_name(x), (unsigned long long)x->accesses,
 		       (unsigned long long)x->hits, (unsigned long long)x->st.faults,
@@ -235,7 +242,7 @@ static void sim_print_json(const struct sim_args *a, const char *name, uint64_t 
 		       (unsigned long long)x->st.pages_prefetched,
 		       (unsigned long long)x->bytes_htod, (unsigned long long)x->bytes_dtoh,
 		       (unsigned long long)x->st.evictions, (unsigned long long)x->st.policy_calls,
-		       (unsigned long long)x->st.policy_errors, (unsigned long long)x->st.clamped,
+		       (unsigned long long)x->st.hit_calls, (unsigned long long)x->st.policy_errors, (unsigned long long)x->st.clamped,
 		       x->compute_s, x->overhead_s, x->transfer_s, x->total_s,
 		       r[0].total_s / x->total_s);
 	}

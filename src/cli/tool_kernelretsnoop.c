@@ -1,43 +1,102 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool_kernelretsnoop.c - kernelretsnoop's output: one line (or JSON object)
- * per warp record as it arrives; at the end the number of warps and a log2
- * histogram of their durations.
+ * tool_kernelretsnoop.c - kernelretsnoop's output, at the end (the device
+ * aggregates, tools/kernelretsnoop.bpf.c): one line (or JSON object) per
+ * block of the last launch that ran each block index, with its end relative
+ * to the earliest start among them; the number of blocks of all launches
+ * and the log2 histogram of their durations; a log2 histogram of the
+ * recorded blocks' ends relative to that earliest start.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools.h"
 #include "../../tools/kernelretsnoop.h"
 
-static struct tool_dur krs;
+struct krs_recs {
+	struct krs_block *r;
+	size_t n;
+	uint64_t first_ns; /* earliest start among them */
+};
 
-void tool_kernelretsnoop_reset(void)
+static int krs_collect(void *arg, const void *key, const void *value)
 {
-	memset(&krs, 0, sizeof(krs));
+	struct krs_recs *s = arg;
+	struct krs_block b;
+	memcpy(&b, value, sizeof(b));
+	if (!b.end_ns)
+		return 0; /* array: every index is a key */
+	s->r[s->n++] = b;
+	if (s->n == 1 || b.start_ns < s->first_ns)
+		s->first_ns = b.start_ns;
+	return 0;
+}
+
+static int krs_add_hist(void *arg, const void *key, const void *value)
+{
+	struct hist_log2 *h = arg;
+	struct krs_hist k;
+	memcpy(&k, value, sizeof(k));
+	for (int i = 0; i < KRS_BUCKETS; i++)
+		h->count[i] += k.count[i];
+	return 0;
 }
 
 int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *map,
 			      const void *data, size_t size, int json)
 {
-	struct krs_event ev;
-	if (size != sizeof(ev))
-		return 1; /* not ours: the generic hex output */
-	memcpy(&ev, data, sizeof(ev));
-	uint64_t dur = tool_dur_add(&krs, ev.start_ns, ev.end_ns);
-	fprintf(out,
-		json ? "{\"block\":[%u,%u,%u],\"warp\":%u,\"sm\":%u,\"lanes\":%u,"
-		       "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64 "}\n"
-		     : "block=%u,%u,%u warp=%u sm=%u lanes=%u start_ns=%" PRIu64
-		       " end_ns=%" PRIu64 " dur_ns=%" PRIu64 "\n",
-		ev.block[0], ev.block[1], ev.block[2], ev.warp, ev.sm, ev.lanes,
-		(uint64_t)ev.start_ns, (uint64_t)ev.end_ns, dur);
-	return 0;
+	return 1; /* kernelretsnoop has no ring buffer */
 }
 
 int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 				const struct session_status *st, int json)
 {
-	tool_dur_print(out, &krs, "warps", json);
+	struct map *blocks = tool_map(obj, "blocks", 4, sizeof(struct krs_block));
+	struct map *durs = tool_map(obj, "durations", 4, sizeof(struct krs_hist));
+	struct krs_recs s = {calloc(KRS_MAX_BLOCKS, sizeof(struct krs_block)), 0, 0};
+	struct hist_log2 all = {{0}}, ends = {{0}};
+	struct tool_dur rec = {0, 0, {{0}}};
+	if (!blocks || !durs || !s.r) {
+		free(s.r);
+		return 1;
+	}
+	tool_map_each(blocks, krs_collect, &s);
+	tool_map_each(durs, krs_add_hist, &all);
+	for (size_t i = 0; i < s.n; i++) {
+		const struct krs_block *b = &s.r[i];
+		uint64_t dur = tool_dur_add(&rec, b->start_ns, b->end_ns);
+		uint64_t end_rel = b->end_ns >= s.first_ns ? b->end_ns - s.first_ns : 0;
+		hist_log2_add(&ends, end_rel, 1);
+		fprintf(out,
+			json ? "{\"block\":[%u,%u,%u],\"sm\":%u,\"threads\":%u,\"warps\":%u,"
+			       "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64
+			       ",\"end_rel_ns\":%" PRIu64 "}\n"
+			     : "block=%u,%u,%u sm=%u threads=%u warps=%u start_ns=%" PRIu64
+			       " end_ns=%" PRIu64 " dur_ns=%" PRIu64 " end_rel_ns=%" PRIu64 "\n",
+			b->block[0], b->block[1], b->block[2], b->sm, b->threads, b->warps,
+			(uint64_t)b->start_ns, (uint64_t)b->end_ns, dur, end_rel);
+	}
+	uint64_t total = 0;
+	for (int i = 0; i < HIST_LOG2_BUCKETS; i++)
+		total += all.count[i];
+	if (json) {
+		fprintf(out, "{\"blocks\":%" PRIu64 ",\"recorded\":%" PRIu64
+			",\"clock_backwards\":%" PRIu64 ",\"dur_ns\":", total, rec.n, rec.backwards);
+		hist_log2_print(out, "dur_ns", &all, 1);
+		fputs(",\"end_rel_ns\":", out);
+		hist_log2_print(out, "end_rel_ns", &ends, 1);
+		fputs("}\n", out);
+	} else {
+		fprintf(out, "%" PRIu64 " blocks in all launches; %" PRIu64 " recorded above (the last "
+			"run of each block index)", total, rec.n);
+		if (rec.backwards)
+			fprintf(out, ", %" PRIu64 " with exit before entry (counted as 0 ns)",
+				rec.backwards);
+		fputs("\n", out);
+		hist_log2_print(out, "dur_ns", &all, 0);
+		hist_log2_print(out, "end_rel_ns", &ends, 0);
+	}
+	free(s.r);
 	return 0;
 }

@@ -66,6 +66,24 @@ static int mt_by_base(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
+struct mt_totals {
+	uint64_t bytes, accesses, instrs;
+};
+
+/* What one traffic value counts (memtrace.h says how it is packed). */
+static void mt_traffic_add(struct mt_totals *t, const struct mt_traffic *v)
+{
+	for (int c = 0; c < MT_SIZE_CLASSES; c++) {
+		uint64_t lanes = 32 * v->full[c] + v->part_lanes[c];
+		t->accesses += lanes;
+		t->bytes += lanes << c;
+		t->instrs += v->full[c];
+	}
+	t->instrs += v->part_instrs + v->other_instrs;
+	t->accesses += v->other_lanes;
+	t->bytes += v->other_bytes;
+}
+
 int tool_memtrace_event(FILE *out, const struct object *obj, const char *map,
 			const void *data, size_t size, int json)
 {
@@ -85,16 +103,16 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 		free(h);
 		return 1;
 	}
-	struct mt_traffic t[3];
+	struct mt_totals t[3];
 	for (uint32_t k = 0; k < 3; k++) { /* the kind's SPREAD_SLOTS copies */
 		memset(&t[k], 0, sizeof(t[k]));
 		for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
 			uint32_t key = k * SPREAD_SLOTS + c;
-			uint64_t v[3];
-			tool_map_sum(traffic, &key, v, 3);
-			t[k].bytes += v[0];
-			t[k].accesses += v[1];
-			t[k].instrs += v[2];
+			uint64_t words[sizeof(struct mt_traffic) / 8];
+			struct mt_traffic v;
+			tool_map_sum(traffic, &key, words, sizeof(words) / 8);
+			memcpy(&v, words, sizeof(v));
+			mt_traffic_add(&t[k], &v);
 		}
 	}
 	h->accesses = accesses;

@@ -2,11 +2,13 @@
 /*
  * tool_uvmtrace.c - uvmtrace's output.  With --json every unified-memory
  * event is one line as it arrives (text prints none: a managed-memory
- * program has tens of thousands).  At the end: totals per kind; a timeline
- * of UT_BINS equal slices of the run (faults and migrated bytes per slice,
- * a bar of the bytes); and per 2 MiB block, from the tool's `blocks` map,
- * faults and migrated bytes, the UT_BLOCK_ROWS busiest in address order,
- * with a heat bar of the bytes moved to the device.
+ * program has tens of thousands).  At the end: totals per kind (events:
+ * records; count: for GPU faults the fault-buffer entries merged into
+ * them); a timeline of UT_BINS equal slices of the run (faults and
+ * migrated bytes per slice, a bar of the bytes); and per 2 MiB block, from
+ * the tool's `blocks` map, faults and migrated bytes in address order
+ * (text: the UT_BLOCK_ROWS busiest; JSON: every block), with a heat bar of
+ * the bytes moved to the device.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -137,8 +139,8 @@ static void ut_timeline(FILE *out, int json)
 		size_t b = (size_t)((ut.ev[i].start - ut.first) / step);
 		struct ut_bin *x = &bin[b < UT_BINS ? b : UT_BINS - 1];
 		switch (ut.ev[i].kind) {
-		case GPUEXT_CUPTI_UVM_CPU_FAULT: x->cpu_faults += ut.ev[i].count; break;
-		case GPUEXT_CUPTI_UVM_GPU_FAULT: x->gpu_faults += ut.ev[i].count; break;
+		case GPUEXT_CUPTI_UVM_CPU_FAULT: x->cpu_faults++; break;
+		case GPUEXT_CUPTI_UVM_GPU_FAULT: x->gpu_faults++; break;
 		case GPUEXT_CUPTI_UVM_HTOD: x->htod_bytes += ut.ev[i].bytes; break;
 		case GPUEXT_CUPTI_UVM_DTOH: x->dtoh_bytes += ut.ev[i].bytes; break;
 		}
@@ -181,14 +183,18 @@ int tool_uvmtrace_summary(FILE *out, const struct object *obj, const struct sess
 {
 	struct map *blocks = tool_map(obj, "blocks", 8, sizeof(struct ut_block));
 	struct ut_rows rows = {calloc(UT_MAX_BLOCKS, sizeof(struct ut_row)), 0, UT_MAX_BLOCKS};
-	uint64_t base[UT_BLOCK_ROWS], heat[UT_BLOCK_ROWS];
-	if (!blocks || !rows.r) {
+	uint64_t *base = calloc(UT_MAX_BLOCKS, sizeof(*base));
+	uint64_t *heat = calloc(UT_MAX_BLOCKS, sizeof(*heat));
+	if (!blocks || !rows.r || !base || !heat) {
 		free(rows.r);
+		free(base);
+		free(heat);
 		return 1;
 	}
 	tool_map_each(blocks, ut_one, &rows);
 	size_t shown = rows.n;
-	if (shown > UT_BLOCK_ROWS) {
+	/* text shows the busiest UT_BLOCK_ROWS; JSON every block */
+	if (!json && shown > UT_BLOCK_ROWS) {
 		qsort(rows.r, rows.n, sizeof(rows.r[0]), ut_by_activity);
 		shown = UT_BLOCK_ROWS;
 	}
@@ -219,6 +225,8 @@ int tool_uvmtrace_summary(FILE *out, const struct object *obj, const struct sess
 		hist_bars_print(out, "htod_bytes_per_2MiB", base, heat, shown, 1, 1);
 		fputs("}\n", out);
 		free(rows.r);
+		free(base);
+		free(heat);
 		return 0;
 	}
 	fprintf(out, "%-11s %10s %12s %14s\n", "KIND", "EVENTS", "COUNT", "BYTES");
@@ -247,5 +255,7 @@ int tool_uvmtrace_summary(FILE *out, const struct object *obj, const struct sess
 		hist_bars_print(out, "htod_bytes_per_2MiB", base, heat, shown, 1, 0);
 	}
 	free(rows.r);
+	free(base);
+	free(heat);
 	return 0;
 }

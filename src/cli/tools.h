@@ -44,7 +44,8 @@ void *tool_map_collect(struct map *m, size_t elem_size, size_t value_off, size_t
  * found, else out is zeroed. */
 int tool_map_sum(struct map *m, const void *key, uint64_t *out, size_t words);
 
-/* Durations of start/end records (tool_dur.c). */
+/* Durations of start/end records (tool_dur.c: warpretsnoop's warps,
+ * blockretsnoop's and kernelretsnoop's blocks). */
 struct tool_dur {
 	uint64_t n, backwards; /* records; records with end < start */
 	struct hist_log2 hist;
@@ -61,6 +62,7 @@ void tool_dur_print(FILE *out, const struct tool_dur *d, const char *noun, int j
 				  const struct session_status *st, int json);
 
 TOOL_FMT(kernelretsnoop)
+TOOL_FMT(warpretsnoop)
 TOOL_FMT(blockretsnoop)
 TOOL_FMT(threadhist)
 TOOL_FMT(launchlate)
@@ -82,7 +84,7 @@ const char *tool_mem_name(uint32_t kind);
 
 /* Forget the state a formatter keeps between records (tests; one run per
  * process otherwise). */
-void tool_kernelretsnoop_reset(void);
+void tool_warpretsnoop_reset(void);
 void tool_blockretsnoop_reset(void);
 /* offset_ns: added to a %globaltimer value to give CLOCK_MONOTONIC; with
  * have_offset 0 it is derived from the host clocks at the first record. */

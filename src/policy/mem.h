@@ -60,6 +60,7 @@ struct mem_block {
 	uint64_t faults;          /* faulting pages serviced, all batches */
 	uint64_t activations;     /* times it became resident */
 	uint64_t batch;           /* last batch that faulted on it */
+	uint64_t hit_launch;      /* launch + 1 of its last hit passed to the policy */
 	uint32_t pid;             /* owner: the pid of its first fault */
 	uint32_t resident_pages;
 	uint32_t prev, next;      /* eviction list; MEM_NIL at the ends */
@@ -147,6 +148,7 @@ struct mem_rt_stats {
 	uint64_t evictions;         /* blocks */
 	uint64_t activations;
 	uint64_t policy_calls;
+	uint64_t hit_calls;         /* hits given to gpu_block_access (rt->hits) */
 	uint64_t policy_errors;     /* a program failed to run: default used */
 	uint64_t clamped;           /* requests refused or cut to what is allowed */
 };
@@ -164,6 +166,10 @@ struct mem_rt {
 	struct mem_rt_stats st;
 	uint64_t batch;           /* sequence number of the batch in service */
 	uint64_t now;             /* faults so far (the ctx's clock) */
+	/* Hits reach the policy: the signal is complete (the device's), so a
+	 * resident block a launch touched without faulting is an access too.
+	 * Off: what the driver sees (faults only). */
+	int hits;
 	/* Blocks resident per pid (pid-quota): a small linear table. */
 	struct { uint32_t pid, blocks; } *pids;
 	uint32_t pid_cnt;
@@ -188,6 +194,14 @@ void mem_rt_fini(struct mem_rt *rt);
  */
 int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n,
 		   struct err *e);
+/*
+ * Launch `launch` accessed the resident page of addr without a fault.  With
+ * rt->hits, the first such access of a block in a launch calls the
+ * policy's gpu_block_access (default: move to the tail); without a policy
+ * op, or without rt->hits, nothing changes (the driver sees no hits).  0,
+ * or -ENOMEM.
+ */
+int mem_rt_hit(struct mem_rt *rt, uint64_t addr, uint32_t launch, struct err *e);
 /* The page of addr is on the GPU. */
 int mem_rt_resident(const struct mem_rt *rt, uint64_t addr);
 /*

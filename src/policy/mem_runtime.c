@@ -236,6 +236,41 @@ static int mem_rt_make_room(struct mem_rt *rt, uint32_t keep, struct err *e)
 	return 0;
 }
 
+/* Call gpu_block_activate or gpu_block_access (op) on block id: the
+ * default, unless the policy bypasses it, moves the block to the tail. */
+static int mem_rt_block_op(struct mem_rt *rt, enum mem_op op, uint32_t id, struct err *e)
+{
+	struct mem_block *b = &rt->table.blocks[id];
+	uint32_t *pid_blocks = mem_rt_pid_blocks(rt, b->pid, e);
+	uint64_t r0;
+
+	if (!pid_blocks)
+		return -ENOMEM;
+	struct mem_call call = {.op = op, .block = id};
+	call.ctx.block = (struct gpu_mem_block_ctx){
+		.block = id, .va_start = b->va, .va_end = b->va + (1ull << MEM_BLOCK_SHIFT),
+		.pid = b->pid, .resident_pages = b->resident_pages, .faults = b->faults,
+		.activations = b->activations, .now = rt->now,
+		.resident_blocks = rt->table.list_len, .capacity_blocks = rt->capacity,
+		.pid_resident_blocks = *pid_blocks, .resident_groups = mem_bits_groups(&b->resident)};
+	if (!mem_rt_call(rt, &call, &r0) || r0 != GPU_MEM_BYPASS)
+		mem_list_move_tail(&rt->table, id);
+	return 0;
+}
+
+int mem_rt_hit(struct mem_rt *rt, uint64_t addr, uint32_t launch, struct err *e)
+{
+	uint32_t id = mem_table_find(&rt->table, addr);
+
+	if (!rt->hits || id == MEM_NIL || !rt->table.blocks[id].on_gpu ||
+	    rt->table.blocks[id].hit_launch == (uint64_t)launch + 1 ||
+	    !mem_policy_has(rt->pol, MEM_OP_ACCESS))
+		return 0;
+	rt->table.blocks[id].hit_launch = (uint64_t)launch + 1;
+	rt->st.hit_calls++;
+	return mem_rt_block_op(rt, MEM_OP_ACCESS, id, e);
+}
+
 static int mem_rt_service_block(struct mem_rt *rt, const struct mem_rt_touch *t,
 				struct err *e)
 {
@@ -269,18 +304,7 @@ static int mem_rt_service_block(struct mem_rt *rt, const struct mem_rt_touch *t,
 	if (rt->be.migrate_in)
 		rt->be.migrate_in(rt->be.arg, b->va, &in, &t->faulted);
 
-	struct mem_call call = {.op = activate ? MEM_OP_ACTIVATE : MEM_OP_ACCESS,
-				.block = t->block};
-	call.ctx.block = (struct gpu_mem_block_ctx){
-		.block = t->block, .va_start = b->va, .va_end = b->va + (1ull << MEM_BLOCK_SHIFT),
-		.pid = b->pid, .resident_pages = b->resident_pages, .faults = b->faults,
-		.activations = b->activations, .now = rt->now,
-		.resident_blocks = rt->table.list_len, .capacity_blocks = rt->capacity,
-		.pid_resident_blocks = *pid_blocks, .resident_groups = mem_bits_groups(&b->resident)};
-	uint64_t r0;
-	if (!mem_rt_call(rt, &call, &r0) || r0 != GPU_MEM_BYPASS)
-		mem_list_move_tail(&rt->table, t->block);
-	return 0;
+	return mem_rt_block_op(rt, activate ? MEM_OP_ACTIVATE : MEM_OP_ACCESS, t->block, e);
 }
 
 /* The touch entry of block id in this batch, added when new. */

@@ -10,6 +10,8 @@
  * faults, when the launch id changes (a kernel cannot finish with faults
  * outstanding) and at the end of the trace.  This is the driver's
  * batching seen from a trace: warps keep issuing while the batch fills.
+ * With o->hits, the first hit on a block in a launch goes to the policy's
+ * gpu_block_access (mem_rt_hit), as in the agent with the device signal.
  *
  * Time = compute (the trace's own timestamps, first to last) + per batch
  * batch_us + per fault fault_ns + bytes over the link at its bandwidth each
@@ -114,6 +116,7 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 			       (unsigned long long)o->budget);
 	if ((err = mem_rt_init(&s.rt, (uint32_t)capacity, pol, &be, e)))
 		return err;
+	s.rt.hits = o->hits;
 	err = uvm_pending_init(&s.pend, o->batch_max ? o->batch_max : UVM_BATCH_MAX, e);
 	for (size_t i = 0; !err && i < t->cnt; i++) {
 		const struct uvm_rec *rec = &t->recs[i];
@@ -122,6 +125,7 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 		r->accesses++;
 		if (mem_rt_resident(&s.rt, rec->addr)) {
 			r->hits++;
+			err = mem_rt_hit(&s.rt, rec->addr, rec->launch, e);
 			continue;
 		}
 		if (!uvm_pending_add(&s.pend, rec->addr, rec->pid))

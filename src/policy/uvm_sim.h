@@ -77,6 +77,8 @@ enum { UVM_BATCH_MAX = 256 }; /* faults the driver services per batch */
 struct uvm_sim_opts {
 	uint64_t budget;      /* bytes of GPU memory for managed data */
 	uint32_t batch_max;   /* 0: UVM_BATCH_MAX */
+	int hits;             /* hits reach the policy (mem_rt_hit): a trace of
+			       * every access, as the device signal records */
 	struct uvm_link link;
 };
 

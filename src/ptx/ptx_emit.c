@@ -17,7 +17,8 @@
  *   - atomics on the stack: atom on a generic address in the local window
  *     is undefined in PTX, and the stack is thread-private anyway, so the
  *     address is tested with isspacep.local and a plain load-modify-store
- *     is done there;
+ *     is done there (not needed, so not done, when no frame of the program
+ *     is in local memory: ptx_stack.h);
  *   - misaligned loads and stores, which eBPF allows and a GPU faults on,
  *     go byte by byte (ptx_emit_mem).
  */
@@ -31,6 +32,7 @@
 #include "bpf/disasm.h"
 #include "bpf/map.h"
 #include "ptx_helpers.h"
+#include "ptx_stack.h"
 
 /* One eBPF function (the entry or a bpf-to-bpf callee): its instructions. */
 struct ptx_fn {
@@ -50,6 +52,13 @@ struct ptx_ctx {
 	 * constant reference r1 holds; -1 elsewhere and when r1 may hold
 	 * anything else (ptx_find_const_maps) */
 	int *call_map;
+	/* per function: which frame slots are registers (ptx_stack.h) */
+	struct ptx_stack *stk;
+	struct ptx_stack_use *use; /* per instruction, shared by c->stk */
+	struct ptx_stack_call *calls;
+	/* no frame of the program is in local memory, nor its ctx: atomics
+	 * need no test for a local address */
+	int no_local;
 };
 
 void ptx_emit_symbol(const char *name, char *out, size_t len)
@@ -523,21 +532,29 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 	return 0;
 }
 
+/* Values an inline update copies at most; larger ones call the runtime
+ * (the copy is unrolled). */
+enum { PTX_INLINE_UPDATE_MAX = 128 };
+
 /*
- * The array map a lookup at call instruction i reads, when it can be written
- * inline: r1 is a constant reference to it and its geometry is known.
+ * The array map a lookup or update at call instruction i works on, when it
+ * can be written inline: r1 is a constant reference to it and its geometry
+ * is known (an update also needs the value's size).
  */
 static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_t i,
 						  const struct isa_insn *in)
 {
 	int m = c->call_map[i];
 
-	if (in->imm != HELPER_MAP_LOOKUP_ELEM || !c->o->maps || m < 0 ||
-	    (size_t)m >= c->p->map_cnt)
+	if ((in->imm != HELPER_MAP_LOOKUP_ELEM && in->imm != HELPER_MAP_UPDATE_ELEM) ||
+	    !c->o->maps || m < 0 || (size_t)m >= c->p->map_cnt)
 		return NULL;
 	const struct ptx_map_ref *r = &c->o->maps[m];
 	if (!r->value_stride || (r->type != MAP_TYPE_ARRAY && r->type != MAP_TYPE_PERCPU_ARRAY) ||
 	    (r->type == MAP_TYPE_PERCPU_ARRAY && !r->nr_sms))
+		return NULL;
+	if (in->imm == HELPER_MAP_UPDATE_ELEM &&
+	    (!r->value_size || r->value_size > PTX_INLINE_UPDATE_MAX))
 		return NULL;
 	return r;
 }
@@ -559,43 +576,128 @@ static void ptx_emit_map_addr(struct ptx_ctx *c, const char *reg, size_t k, int 
 		ptx_buf_printf(c->b, "\tadd.s64 %s, %s, %llu;\n", reg, reg, (unsigned long long)off);
 }
 
+static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			 const struct ptx_stack_use *u);
+
+/* The 32-bit key r2 points to into r0 (which the call sets anyway), as an
+ * eBPF load does it: from its frame slot, or from memory (a key eBPF placed
+ * misaligned is read byte by byte). */
+static void ptx_emit_key(struct ptx_ctx *c, size_t i)
+{
+	const struct isa_insn key = {ISA_OPC_LDX_W, 0, 2, 0, 0};
+
+	ptx_emit_mem(c, i, &key, &c->use[i]);
+	ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h0, %%r0;\n");
+}
+
 /*
- * bpf_map_lookup_elem on an array as the runtime's rt_array_elem computes it
- * (the same key load, bounds check and per-SM copy), with the header's
+ * %t0 = the address of element %h0 of array r (this SM's copy of a per-SM
+ * array), as the runtime's rt_array_elem computes it, with the header's
  * fields as immediates: the value's address depends on nothing in memory
  * but the key, so an atomic on it is issued at once rather than after a
  * load of the header (an update of a per-SM counter cost ~1100 cycles a warp
  * more than an empty probe on an H200 with the runtime's lookup:
- * bench/results/2026-11-22-h200-device-tools.md).
+ * bench/results/2026-11-22-h200-device-tools.md).  The key is not checked.
  */
-static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in);
-
-static void ptx_emit_array_lookup(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
+static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 {
-	struct ptx_buf *b = c->b;
-	/* the key into r0 (which the lookup sets anyway) as an eBPF load does
-	 * it: a key eBPF placed misaligned is read byte by byte */
-	const struct isa_insn key = {ISA_OPC_LDX_W, 0, 2, 0, 0};
-
-	ptx_buf_printf(b, "\t// map_lookup_elem, inline: array of %u x %u bytes\n",
-		       r->max_entries, r->value_stride);
-	ptx_emit_mem(c, i, &key);
-	ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r0;\n"
-			  "\tsetp.lt.u32 %%p0, %%h0, %u;\n"
-			  "\tmul.wide.u32 %%t0, %%h0, %u;\n",
-		       r->max_entries, r->value_stride);
-	if (c->o->map_table) {
+	ptx_buf_printf(c->b, "\tmul.wide.u32 %%t0, %%h0, %u;\n", r->value_stride);
+	if (c->o->map_table) { /* %t2 is free here, in a lookup and an update */
 		ptx_emit_map_addr(c, "%t2", (size_t)(r - c->o->maps), 1, 0);
-		ptx_buf_printf(b, "\tadd.s64 %%t0, %%t0, %%t2;\n");
+		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, %%t2;\n");
 	} else {
-		ptx_buf_printf(b, "\tadd.s64 %%t0, %%t0, 0x%llx;\n", (unsigned long long)r->value);
+		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, 0x%llx;\n", (unsigned long long)r->value);
 	}
 	if (r->type == MAP_TYPE_PERCPU_ARRAY) /* this SM's copy */
-		ptx_buf_printf(b, "\tmov.u32 %%h1, %%smid;\n\trem.u32 %%h1, %%h1, %u;\n"
-				  "\tcvt.u64.u32 %%t1, %%h1;\n"
-				  "\tmad.lo.u64 %%t0, %%t1, %llu, %%t0;\n",
+		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %%smid;\n\trem.u32 %%h1, %%h1, %u;\n"
+				     "\tcvt.u64.u32 %%t1, %%h1;\n"
+				     "\tmad.lo.u64 %%t0, %%t1, %llu, %%t0;\n",
 			       r->nr_sms, (unsigned long long)r->sm_stride);
-	ptx_buf_printf(b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
+}
+
+/* bpf_map_lookup_elem on an array: the element, NULL past max_entries. */
+static void ptx_emit_array_lookup(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
+{
+	ptx_buf_printf(c->b, "\t// map_lookup_elem, inline: array of %u x %u bytes\n",
+		       r->max_entries, r->value_stride);
+	ptx_emit_key(c, i);
+	ptx_buf_printf(c->b, "\tsetp.lt.u32 %%p0, %%h0, %u;\n", r->max_entries);
+	ptx_emit_array_elem(c, r);
+	ptx_buf_printf(c->b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
+}
+
+/* n (< 8) bytes at byte `at` of the value into the element at %t0 + at,
+ * from 64-bit register src holding the value's bytes at..at+7 (little
+ * endian); at is 8-aligned, so each piece is aligned. */
+static void ptx_emit_copy_tail(struct ptx_buf *b, const char *src, unsigned at, unsigned n)
+{
+	unsigned k = 0;
+
+	for (unsigned piece = 4; piece; piece /= 2) {
+		if (!(n & piece))
+			continue;
+		ptx_buf_printf(b, "\tshr.b64 %%t2, %s, %u;\n\tst.u%u [%%t0+%u], %%t2;\n", src, 8 * k,
+			       8 * piece, at + k);
+		k += piece;
+	}
+}
+
+/*
+ * bpf_map_update_elem on an array, with the runtime's gx_rt_map_update's
+ * results: flags above BPF_EXIST -EINVAL, a key past max_entries -E2BIG,
+ * BPF_NOEXIST -EEXIST (array elements always exist), else the value copied
+ * in and 0.  The value comes from its frame slots when r3 points into a
+ * promoted frame, else from memory (word by word when 8-aligned, byte by
+ * byte when not).  The flags are r4's value at run time.
+ */
+static void ptx_emit_array_update(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
+{
+	struct ptx_buf *b = c->b;
+	const struct ptx_stack_use *u = &c->use[i];
+	unsigned words = r->value_size / 8, tail = r->value_size % 8;
+
+	ptx_buf_printf(b, "\t// map_update_elem, inline: array of %u x %u bytes\n",
+		       r->max_entries, r->value_stride);
+	ptx_emit_key(c, i);
+	ptx_buf_printf(b, "\tmov.b64 %%r0, %d;\n\tsetp.gt.u64 %%p1, %%r4, %d;\n\t@%%p1 bra Lm%zu;\n"
+			  "\tmov.b64 %%r0, %d;\n\tsetp.ge.u32 %%p1, %%h0, %u;\n\t@%%p1 bra Lm%zu;\n"
+			  "\tmov.b64 %%r0, %d;\n\tsetp.eq.u64 %%p1, %%r4, %d;\n\t@%%p1 bra Lm%zu;\n",
+		       -EINVAL, MAP_EXIST, i, -E2BIG, r->max_entries, i, -EEXIST, MAP_NOEXIST, i);
+	ptx_emit_array_elem(c, r);
+	if (u->value_space == PTX_SPACE_STACK) {
+		unsigned s = ptx_stack_slot(u->value_off);
+		char src[16];
+		for (unsigned w = 0; w < words; w++)
+			ptx_buf_printf(b, "\tst.u64 [%%t0+%u], %%fp%u;\n", 8 * w, s + w);
+		snprintf(src, sizeof(src), "%%fp%u", s + words);
+		if (tail)
+			ptx_emit_copy_tail(b, src, 8 * words, tail);
+	} else {
+		ptx_buf_printf(b, "\tand.b64 %%t1, %%r3, 7;\n\tsetp.ne.u64 %%p1, %%t1, 0;\n"
+				  "\t@%%p1 bra Lmb%zu;\n", i);
+		for (unsigned w = 0; w < words; w++)
+			ptx_buf_printf(b, "\tld.u64 %%t3, [%%r3+%u];\n\tst.u64 [%%t0+%u], %%t3;\n",
+				       8 * w, 8 * w);
+		if (tail) {
+			/* the tail's bytes as one word, read piece by piece */
+			unsigned k = 0;
+			ptx_buf_printf(b, "\tmov.b64 %%t3, 0;\n");
+			for (unsigned piece = 4; piece; piece /= 2) {
+				if (!(tail & piece))
+					continue;
+				ptx_buf_printf(b, "\tld.u%u %%t1, [%%r3+%u];\n\tshl.b64 %%t1, %%t1, %u;\n"
+						  "\tor.b64 %%t3, %%t3, %%t1;\n",
+					       8 * piece, 8 * words + k, 8 * k);
+				k += piece;
+			}
+			ptx_emit_copy_tail(b, "%t3", 8 * words, tail);
+		}
+		ptx_buf_printf(b, "\tbra Lmc%zu;\nLmb%zu: // misaligned value: byte by byte\n", i, i);
+		for (unsigned k = 0; k < r->value_size; k++)
+			ptx_buf_printf(b, "\tld.u8 %%t3, [%%r3+%u];\n\tst.u8 [%%t0+%u], %%t3;\n", k, k);
+		ptx_buf_printf(b, "Lmc%zu:\n", i);
+	}
+	ptx_buf_printf(b, "\tmov.b64 %%r0, 0;\nLm%zu:\n", i);
 }
 
 static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
@@ -610,8 +712,13 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 		ptx_buf_printf(b, "\tmov.b64 %%r0, %%r1; // conformance: helper 5 returns r1\n");
 		return 0;
 	}
+	if (in->imm >= 0 && ptx_intrin_emit(b, (uint32_t)in->imm))
+		return 0;
 	if ((arr = ptx_inline_array(c, i, in))) {
-		ptx_emit_array_lookup(c, i, arr);
+		if (in->imm == HELPER_MAP_LOOKUP_ELEM)
+			ptx_emit_array_lookup(c, i, arr);
+		else
+			ptx_emit_array_update(c, i, arr);
 		return 0;
 	}
 	h = in->imm < 0 ? NULL : ptx_helper_find((uint32_t)in->imm);
@@ -740,7 +847,38 @@ static const char *ptx_mem_type(uint8_t code, int sign)
  * 8-aligned); every other multi-byte access tests the address and takes a
  * byte-by-byte path when it is misaligned.
  */
-static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in)
+/*
+ * An access that ptx_stack proved is to a frame slot kept in a register
+ * (%fpN) or to a field of the mem probe's ctx (o->inline_ctx): a move, or a
+ * bit-field extract or insert at the access' byte in the 8-byte word.
+ */
+static void ptx_emit_mem_reg(struct ptx_ctx *c, const struct isa_insn *in,
+			     const struct ptx_stack_use *u, const char *val)
+{
+	int load = ISA_CLASS(in->code) == ISA_LDX;
+	unsigned size = isa_size_bytes(in->code), pos;
+	char reg[64];
+
+	if (u->space == PTX_SPACE_STACK) {
+		pos = 8 * ptx_stack_byte(u->off);
+		snprintf(reg, sizeof(reg), "%%fp%u", ptx_stack_slot(u->off));
+	} else {
+		pos = 8 * (unsigned)(u->off % 8);
+		snprintf(reg, sizeof(reg), "%s%d", c->o->inline_ctx, u->off / 8);
+	}
+	if (load && size == 8)
+		ptx_buf_printf(c->b, "\tmov.b64 %%r%u, %s;\n", in->dst, reg);
+	else if (load)
+		ptx_buf_printf(c->b, "\tbfe.%c64 %%r%u, %s, %u, %u;\n",
+			       ISA_MODE(in->code) == ISA_MEMSX ? 's' : 'u', in->dst, reg, pos, 8 * size);
+	else if (size == 8)
+		ptx_buf_printf(c->b, "\tmov.b64 %s, %s;\n", reg, val);
+	else
+		ptx_buf_printf(c->b, "\tbfi.b64 %s, %s, %s, %u, %u;\n", reg, val, reg, pos, 8 * size);
+}
+
+static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+			 const struct ptx_stack_use *u)
 {
 	struct ptx_buf *b = c->b;
 	int load = ISA_CLASS(in->code) == ISA_LDX;
@@ -754,6 +892,10 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in)
 		strcpy(val, "%t0");
 	} else {
 		sprintf(val, "%%r%u", in->src);
+	}
+	if (u->space != PTX_SPACE_OTHER) {
+		ptx_emit_mem_reg(c, in, u, val);
+		return;
 	}
 	if (size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0)) {
 		if (load)
@@ -820,7 +962,8 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 			ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r0;\n");
 	}
 	const char *cmpv = w == 64 ? "%t3" : "%h0";
-	ptx_buf_printf(b, "\tisspacep.local %%p0, %%t1;\n\t@%%p0 bra La%zu;\n", i);
+	if (!c->no_local)
+		ptx_buf_printf(b, "\tisspacep.local %%p0, %%t1;\n\t@%%p0 bra La%zu;\n", i);
 	/* global or shared: a real atomic on the generic address; without
 	 * the fetch flag a reduction, which no later instruction waits for */
 	if (in->imm == ISA_ATOMIC_CMPXCHG)
@@ -831,17 +974,19 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 	else
 		ptx_buf_printf(b, "\tatom.%s.%s%d %s, [%%t1], %s;\n", op,
 			       !strcmp(op, "add") ? "u" : "b", w, old, val);
-	ptx_buf_printf(b, "\tbra Lb%zu;\nLa%zu: // the stack: thread-private\n", i, i);
-	ptx_buf_printf(b, "\tld.u%d %s, [%%t1];\n", w, old);
-	if (lop)
-		ptx_buf_printf(b, "\t%s.%s%d %s, %s, %s;\n", lop, !strcmp(lop, "add") ? "s" : "b",
-			       w, nw, old, val);
-	else if (in->imm == ISA_ATOMIC_XCHG)
-		ptx_buf_printf(b, "\tmov.b%d %s, %s;\n", w, nw, val);
-	else
-		ptx_buf_printf(b, "\tsetp.eq.b%d %%p1, %s, %s;\n\tselp.b%d %s, %s, %s, %%p1;\n", w,
-			       old, cmpv, w, nw, val, old);
-	ptx_buf_printf(b, "\tst.u%d [%%t1], %s;\nLb%zu:\n", w, nw, i);
+	if (!c->no_local) {
+		ptx_buf_printf(b, "\tbra Lb%zu;\nLa%zu: // the stack: thread-private\n", i, i);
+		ptx_buf_printf(b, "\tld.u%d %s, [%%t1];\n", w, old);
+		if (lop)
+			ptx_buf_printf(b, "\t%s.%s%d %s, %s, %s;\n", lop,
+				       !strcmp(lop, "add") ? "s" : "b", w, nw, old, val);
+		else if (in->imm == ISA_ATOMIC_XCHG)
+			ptx_buf_printf(b, "\tmov.b%d %s, %s;\n", w, nw, val);
+		else
+			ptx_buf_printf(b, "\tsetp.eq.b%d %%p1, %s, %s;\n\tselp.b%d %s, %s, %s, %%p1;\n",
+				       w, old, cmpv, w, nw, val, old);
+		ptx_buf_printf(b, "\tst.u%d [%%t1], %s;\nLb%zu:\n", w, nw, i);
+	}
 	if (in->imm & ISA_FETCH) {
 		unsigned r = in->imm == ISA_ATOMIC_CMPXCHG ? 0 : in->src;
 		if (w == 64)
@@ -897,7 +1042,7 @@ static int ptx_emit_insn(struct ptx_ctx *c, size_t i, struct err *e)
 	case ISA_LDX:
 	case ISA_ST:
 	case ISA_STX:
-		ptx_emit_mem(c, i, in);
+		ptx_emit_mem(c, i, in, &c->use[i]);
 		return 0;
 	default:
 		return err_set(e, EINVAL, "insn %zu: unknown opcode 0x%02x", i, in->code);
@@ -912,12 +1057,71 @@ static unsigned ptx_frame_bytes(const struct prog *p)
 	return (p->stack_depth + 7) & ~7u;
 }
 
+/*
+ * Which frame slots of each function, and which ctx fields of an inline
+ * mem probe, live in registers (ptx_stack.h): the calls' arguments as the
+ * emitter will pass them, then the analysis of each function.
+ */
+static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
+{
+	const struct prog *p = c->p;
+	const struct ptx_emit_opts *o = c->o;
+
+	c->stk = calloc(c->fn_cnt, sizeof(*c->stk));
+	c->use = calloc(p->insn_cnt, sizeof(*c->use));
+	c->calls = calloc(p->insn_cnt, sizeof(*c->calls));
+	if (!c->stk || !c->use || !c->calls)
+		return err_set(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		struct ptx_stack_call *k = &c->calls[i];
+		const struct ptx_map_ref *arr;
+		const struct ptx_helper *h;
+		if (in->code != ISA_OPC_JMP_CALL)
+			continue;
+		k->nargs = 5;
+		if (in->src != ISA_CALL_HELPER)
+			continue;
+		if (o->conformance_helpers && in->imm == HELPER_KTIME_GET_NS)
+			k->nargs = 1; /* returns r1 */
+		else if ((arr = ptx_inline_array(c, i, in))) {
+			k->nargs = in->imm == HELPER_MAP_LOOKUP_ELEM ? 2 : 4;
+			k->inline_map = 1;
+			k->value_bytes = in->imm == HELPER_MAP_LOOKUP_ELEM ? 0 : arr->value_size;
+		} else if (in->imm >= 0 && (h = ptx_helper_find((uint32_t)in->imm)))
+			k->nargs = (uint8_t)h->nargs;
+	}
+	c->no_local = 1;
+	for (size_t f = 0; f < c->fn_cnt; f++) {
+		int ctx = f == 0 && o->inline_out && o->inline_ctx;
+		c->stk[f].use = c->use;
+		int err = ptx_stack_analyze(p, c->fns[f].start, c->fns[f].end, c->calls, ctx,
+					    &c->stk[f], e);
+		if (err)
+			return err;
+		/* GPUEXT_PTX_STACK_FRAME=1: every frame in local memory, as
+		 * before slots were promoted, to compare the two in one build */
+		if (getenv("GPUEXT_PTX_STACK_FRAME")) {
+			c->stk[f].promoted = c->stk[f].ctx_in_regs = 0;
+			c->stk[f].slots = 0;
+			for (size_t i = c->fns[f].start; i < c->fns[f].end; i++)
+				c->use[i].space = c->use[i].value_space = PTX_SPACE_OTHER;
+		}
+		if (ctx && o->inline_ctx_mem)
+			*o->inline_ctx_mem = !c->stk[f].ctx_in_regs;
+		if ((!c->stk[f].promoted && ptx_frame_bytes(p)) || (ctx && !c->stk[f].ctx_in_regs))
+			c->no_local = 0;
+	}
+	return 0;
+}
+
 /* Function f as a .func, or function 0 as an inline block (c->inlined). */
 static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 {
 	struct ptx_buf *b = c->b;
 	const struct ptx_fn *fn = &c->fns[f];
-	unsigned frame = ptx_frame_bytes(c->p);
+	const struct ptx_stack *st = &c->stk[f];
+	unsigned frame = st->promoted ? 0 : ptx_frame_bytes(c->p);
 
 	if (c->inlined) {
 		ptx_buf_printf(b, "\t{ // eBPF program '%s', inline\n",
@@ -930,6 +1134,13 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 			  "\t.reg .pred %%p<2>;\n\t.reg .b64 %%warp;\n");
 	if (frame)
 		ptx_buf_printf(b, "\t.local .align 8 .b8 stack[%u];\n", frame);
+	if (st->slots) { /* the frame's slots in registers, zeroed as memory would not be:
+			  * a narrow store inserts into the slot's old bits */
+		ptx_buf_printf(b, "\t.reg .b64 %%fp<%u>;\n", PTX_STACK_SLOTS);
+		for (unsigned k = 0; k < PTX_STACK_SLOTS; k++)
+			if (st->slots >> k & 1)
+				ptx_buf_printf(b, "\tmov.b64 %%fp%u, 0;\n", k);
+	}
 	if (c->inlined) {
 		ptx_buf_printf(b, "\tmov.b64 %%r1, %s;\n", c->o->inline_r1);
 		for (unsigned r = 2; r <= 5; r++)
@@ -943,7 +1154,7 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 	if (frame)
 		ptx_buf_printf(b, "\tmov.u64 %%r10, stack;\n\tcvta.local.u64 %%r10, %%r10;\n"
 				  "\tadd.s64 %%r10, %%r10, %u;\n", frame);
-	else /* the verifier saw no access through it */
+	else /* no access through it, or only to slots kept in registers */
 		ptx_buf_printf(b, "\tmov.b64 %%r10, 0;\n");
 	/* Defined values for registers the verifier would reject reading. */
 	ptx_buf_printf(b, "\tmov.b64 %%r0, 0;\n");
@@ -992,6 +1203,8 @@ int ptx_emit_prog(struct ptx_buf *b, const struct prog *p, const struct ptx_emit
 	err = ptx_split_functions(&c, e);
 	if (!err)
 		err = ptx_find_const_maps(&c, e);
+	if (!err)
+		err = ptx_plan_stack(&c, e);
 	if (err)
 		goto out;
 	ptx_buf_printf(b, "// eBPF program '%s' (%zu instructions, %zu functions)\n",
@@ -1028,6 +1241,9 @@ out:
 	}
 	free(c.fns);
 	free(c.call_map);
+	free(c.stk);
+	free(c.use);
+	free(c.calls);
 	return err;
 }
 

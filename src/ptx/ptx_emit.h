@@ -10,7 +10,11 @@
  *
  * eBPF registers are 64-bit PTX registers %r0..%r10; r10 points to the top
  * of a .local array of the function (one eBPF frame), as a generic address,
- * so every load and store is a generic ld/st.  The frame is as deep as the
+ * so every load and store is a generic ld/st -- unless the frame is only
+ * ever accessed at constant offsets from r10, when its 8-byte slots are
+ * registers %fp0..%fp63 and there is no .local frame (ptx_stack.h;
+ * GPUEXT_PTX_STACK_FRAME=1 in the environment keeps the memory frame, to
+ * compare the two in one build).  The frame is as deep as the
  * verifier found the program uses (prog->stack_depth; none for a program
  * that never touches its stack), 512 bytes for an unverified program.  Callee-saved r6..r9
  * need no code: each .func has its own registers.
@@ -68,6 +72,7 @@ struct ptx_map_ref {
 	uint32_t value_stride; /* 0: geometry unknown, lookups call the runtime */
 	uint32_t nr_sms;       /* per-SM array: copies */
 	uint64_t sm_stride;    /* per-SM array: bytes between copies */
+	uint32_t value_size;   /* bytes an update copies; 0: updates call the runtime */
 };
 
 struct ptx_emit_opts {
@@ -102,6 +107,16 @@ struct ptx_emit_opts {
 	 */
 	struct ptx_buf *inline_out;
 	const char *inline_r1, *inline_warp;
+	/*
+	 * Inline mem probe: the ctx (struct gpuext_mem_ctx) is also in two
+	 * 64-bit registers named inline_ctx "0" (addr) and "1" (size | kind <<
+	 * 32); loads of its fields at constant offsets read them.  When the
+	 * program does anything else with its ctx pointer, the loads go to
+	 * memory and *inline_ctx_mem is set to 1 (else 0): the block then needs
+	 * the ctx in memory behind inline_r1.
+	 */
+	const char *inline_ctx;
+	int *inline_ctx_mem;
 };
 
 /* .version/.target/.address_size of a module. */

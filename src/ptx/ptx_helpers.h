@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bpf/helpers.h"
+#include "ptx_buf.h"
 
 /* X(NAME, id, "name"): the GPU-only helpers. */
 #define PTX_GPU_HELPER_IDS(X)                                                  \
@@ -59,5 +60,13 @@ const struct ptx_helper *ptx_helper_find(uint32_t id);
  * uses this in place of helper_proto_find().
  */
 const struct helper_proto *ptx_helper_proto_find(uint32_t id);
+
+/*
+ * The GPU helper id written inline into b (ptx_intrin.c): r0 from special
+ * registers, the warp word (%warp) and r1, with the translator's scratch
+ * registers (%t0, %h0..%h2, %p0).  Returns 0, writing nothing, for helpers
+ * that stay calls into the device runtime.
+ */
+int ptx_intrin_emit(struct ptx_buf *b, uint32_t id);
 
 #endif /* GPUEXT_PTX_HELPERS_H */

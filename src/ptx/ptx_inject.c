@@ -45,7 +45,9 @@ static void ptx_inject_prefix(struct ptx_inject *in)
 	       (memmem(in->m->text, in->m->len, in->pfx, n) ||
 		(in->o->extra && strstr(in->o->extra, in->pfx)) ||
 		(in->o->entry_code && strstr(in->o->entry_code, in->pfx)) ||
-		(in->o->exit_code && strstr(in->o->exit_code, in->pfx)))) {
+		(in->o->exit_code && strstr(in->o->exit_code, in->pfx)) ||
+		(in->o->block_entry_code && strstr(in->o->block_entry_code, in->pfx)) ||
+		(in->o->block_exit_code && strstr(in->o->block_exit_code, in->pfx)))) {
 		in->pfx[n++] = 'x';
 		in->pfx[n] = 0;
 	}
@@ -258,28 +260,153 @@ static int ptx_inject_is_exit(const struct ptx_module *m, const struct ptx_stmt 
 	return (n == 3 && !memcmp(op, "ret", 3)) || (n == 4 && !memcmp(op, "exit", 4));
 }
 
+/*
+ * Block probes.  The record (struct gpuext_block_ctx, offsets below) is a
+ * .shared variable PFX_blk of the module: static shared memory, which
+ * ptxas places before the kernel's dynamic (.extern .shared) array, whose
+ * users address it by name.  Shared memory starts undefined, so thread
+ * (0,0,0) fills the record in at entry, and a `bar.sync 0` (all threads of
+ * the block, each exactly once, before any of the kernel's instructions:
+ * the kernel's own barriers, named or not, come after it completes) makes
+ * it visible to every thread before any can reach an exit.  Exits add to
+ * the counter with shared atomics, SM-local: the only global traffic is
+ * what the block programs themselves do, once per block.  Registers and
+ * labels live in scopes of their own (shadowing the kernel's names).
+ */
+enum {
+	BLK_START = 0, BLK_END = 8, BLK_INDEX = 16, BLK_SM = 24, BLK_THREADS = 28,
+	BLK_WARPS = 32, BLK_PAD = 36, BLK_EXITS = 40, BLK_SIZE = 48,
+};
+
+/* %gxb_b = the block's threads, blockDim.x * y * z (%gxb_t scratch). */
+static void ptx_inject_block_threads(struct ptx_inject *in)
+{
+	ptx_buf_printf(&in->b, "\tmov.u32 %%gxb_b, %%ntid.x;\n\tmov.u32 %%gxb_t, %%ntid.y;\n"
+			       "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n"
+			       "\tmov.u32 %%gxb_t, %%ntid.z;\n"
+			       "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n");
+}
+
+/* %gxb_ctx = the record's generic address, for the block programs. */
+static void ptx_inject_block_ctx(struct ptx_inject *in)
+{
+	ptx_buf_printf(&in->b, "\tmov.u64 %%gxb_ctx, %s_blk;\n"
+			       "\tcvta.shared.u64 %%gxb_ctx, %%gxb_ctx;\n", in->pfx);
+}
+
+static void ptx_inject_block_entry(struct ptx_inject *in)
+{
+	const char *P = in->pfx;
+
+	ptx_buf_printf(&in->b, "\t{ // block probes: the block's record, then all threads meet\n"
+			       "\t.reg .pred %%gxb_first;\n\t.reg .b32 %%gxb_m, %%gxb_a, %%gxb_b, %%gxb_t;\n"
+			       "\t.reg .b64 %%gxb_ctx, %%gxb_v, %%gxb_u;\n"
+			       "\tactivemask.b32 %%gxb_m;\n"
+			       "\tmov.u32 %%gxb_a, %%tid.x;\n\tmov.u32 %%gxb_b, %%tid.y;\n"
+			       "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
+			       "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n"
+			       "\tsetp.eq.u32 %%gxb_first, %%gxb_a, 0;\n"
+			       "\t@!%%gxb_first bra GXB_MEET;\n"
+			       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
+			       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n"
+			       "\tst.shared.u64 [%s_blk+%d], 0;\n", P, BLK_START, P, BLK_END);
+	/* linear block index: x + nctaid.x * (y + nctaid.y * z), in 64 bits */
+	ptx_buf_printf(&in->b, "\tmov.u32 %%gxb_a, %%ctaid.z;\n\tmov.u32 %%gxb_b, %%nctaid.y;\n"
+			       "\tmul.wide.u32 %%gxb_v, %%gxb_a, %%gxb_b;\n"
+			       "\tmov.u32 %%gxb_a, %%ctaid.y;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
+			       "\tadd.s64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
+			       "\tmov.u32 %%gxb_a, %%nctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
+			       "\tmul.lo.u64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
+			       "\tmov.u32 %%gxb_a, %%ctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
+			       "\tadd.s64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
+			       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n"
+			       "\tmov.u32 %%gxb_a, %%smid;\n\tst.shared.u32 [%s_blk+%d], %%gxb_a;\n",
+		       P, BLK_INDEX, P, BLK_SM);
+	ptx_inject_block_threads(in);
+	ptx_buf_printf(&in->b, "\tst.shared.u32 [%s_blk+%d], %%gxb_b;\n"
+			       "\tadd.u32 %%gxb_b, %%gxb_b, 31;\n\tshr.u32 %%gxb_b, %%gxb_b, 5;\n"
+			       "\tst.shared.u32 [%s_blk+%d], %%gxb_b;\n"
+			       "\tst.shared.u32 [%s_blk+%d], 0;\n\tst.shared.u64 [%s_blk+%d], 0;\n"
+			       "GXB_MEET:\n\tbar.sync 0;\n",
+		       P, BLK_THREADS, P, BLK_WARPS, P, BLK_PAD, P, BLK_EXITS);
+	if (in->o->block_entry_code) {
+		ptx_buf_printf(&in->b, "\t@!%%gxb_first bra GXB_DONE;\n");
+		ptx_inject_block_ctx(in);
+		ptx_buf_printf(&in->b, "%s", in->o->block_entry_code);
+	}
+	/* warp 0's other lanes wait for thread (0,0,0): a warp probe after this
+	 * sees the whole warp */
+	ptx_buf_printf(&in->b, "GXB_DONE:\n\tbar.warp.sync %%gxb_m;\n\t}\n");
+}
+
+/* In the exit block: count the warp's lanes; the block's last runs the
+ * block_exit program. */
+static void ptx_inject_block_exit(struct ptx_inject *in)
+{
+	const char *P = in->pfx;
+
+	ptx_buf_printf(&in->b, "\t{ // block probes: this warp's exit; the block's last runs the program\n"
+			       "\t.reg .pred %%gxb_p;\n\t.reg .b32 %%gxb_m, %%gxb_a, %%gxb_b, %%gxb_t;\n"
+			       "\t.reg .b64 %%gxb_ctx, %%gxb_v, %%gxb_u;\n"
+			       "\tactivemask.b32 %%gxb_m;\n\tmov.u32 %%gxb_a, %%lanemask_lt;\n"
+			       "\tand.b32 %%gxb_a, %%gxb_a, %%gxb_m;\n"
+			       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_DONE;\n"
+			       /* lanes in the low word, one warp exit in the high one */
+			       "\tpopc.b32 %%gxb_a, %%gxb_m;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
+			       "\tor.b64 %%gxb_u, %%gxb_u, 0x100000000;\n"
+			       "\tatom.shared.add.u64 %%gxb_v, [%s_blk+%d], %%gxb_u;\n"
+			       "\tadd.s64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
+			       "\tcvt.u32.u64 %%gxb_a, %%gxb_v;\n", P, BLK_EXITS);
+	/* %gxb_a: the block's threads that have left, this warp included */
+	ptx_inject_block_threads(in);
+	ptx_buf_printf(&in->b, "\tsetp.ne.u32 %%gxb_p, %%gxb_a, %%gxb_b;\n\t@%%gxb_p bra GXB_DONE;\n"
+			       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
+			       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n", P, BLK_END);
+	ptx_inject_block_ctx(in);
+	ptx_buf_printf(&in->b, "%s", in->o->block_exit_code);
+	/* the lanes wait for the runner: a warp exit probe after this sees the
+	 * whole warp */
+	ptx_buf_printf(&in->b, "GXB_DONE:\n\tbar.warp.sync %%gxb_m;\n\t}\n");
+}
+
 /* The kernel, from its header to its closing brace, with the probes. */
 static int ptx_inject_kernel(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	const struct ptx_inject_opts *o = in->o;
-	int entry_done = !o->entry_sym && !o->entry_code;
+	int block = o->block_entry_code || o->block_exit_code;
+	int entry_done = !o->entry_sym && !o->entry_code && !block;
+	/* one exit block at the end, every ret/exit a branch to it */
+	int exit_block = o->exit_code || o->block_exit_code;
 
+	if (block)
+		ptx_buf_printf(&in->b, "// the record of block probes (struct gpuext_block_ctx)\n"
+				       ".shared .align 8 .b8 %s_blk[%d];\n", in->pfx, BLK_SIZE);
 	ptx_parse_print_stmt(m, &m->stmts[in->f->head], &in->b);
 	if (o->mem_sym)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {
+			if (block)
+				ptx_inject_block_entry(in);
 			if (o->entry_code)
 				ptx_buf_printf(&in->b, "%s", o->entry_code);
-			else
+			else if (o->entry_sym)
 				ptx_buf_printf(&in->b, "\tcall %s;\n", o->entry_sym);
 			entry_done = 1;
 		}
-		if (i == in->f->end && o->exit_code) /* the one exit, at the end */
-			ptx_buf_printf(&in->b, "%s_exit:\n%s\tret;\n", in->pfx, o->exit_code);
-		if (s->kind == PTX_STMT_INSN && o->exit_code && ptx_inject_is_exit(m, s)) {
+		if (i == in->f->end && exit_block) { /* the one exit, at the end */
+			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
+			if (o->block_exit_code)
+				ptx_inject_block_exit(in);
+			if (o->exit_code)
+				ptx_buf_printf(&in->b, "%s", o->exit_code);
+			else if (o->exit_sym)
+				ptx_buf_printf(&in->b, "\tcall %s;\n", o->exit_sym);
+			ptx_buf_printf(&in->b, "\tret;\n");
+		}
+		if (s->kind == PTX_STMT_INSN && exit_block && ptx_inject_is_exit(m, s)) {
 			ptx_buf_printf(&in->b, "\t");
 			ptx_inject_guard(in, s);
 			ptx_buf_printf(&in->b, "bra %s_exit;\n", in->pfx);

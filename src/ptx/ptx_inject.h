@@ -53,6 +53,9 @@ int ptx_module_check_no_variables(const struct ptx_module *m, struct err *e);
 /* Write the module back (ptx_print(parse(x)) is accepted by ptxas like x). */
 int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct err *e);
 
+/* The register holding r1 (the record's generic address) of block probes. */
+#define PTX_BLOCK_CTX_REG "%gxb_ctx"
+
 /* Probe kinds of ptx_mem_probe's `kind` argument. */
 enum ptx_mem_kind { PTX_MEM_LOAD = 0, PTX_MEM_STORE = 1, PTX_MEM_ATOMIC = 2 };
 
@@ -70,6 +73,22 @@ struct ptx_inject_opts {
 	 */
 	const char *entry_code;
 	const char *exit_code;
+	/*
+	 * Block probes (ptx_emit_probe_inline with PTX_PROBE_BLOCK_*): either
+	 * one makes the kernel keep a struct gpuext_block_ctx in a .shared
+	 * variable of its own, filled in by thread (0,0,0) at entry before a
+	 * `bar.sync 0` that every thread passes before the kernel's first
+	 * instruction.  block_entry_code then runs in thread (0,0,0) after the
+	 * barrier, before entry_code.  At the exit block (exit_code's, made
+	 * when only block probes are given), each warp's lowest active lane
+	 * adds its lanes (and one warp exit) to the record with one shared
+	 * atomic; the lane whose add completes the block's threads stamps
+	 * end_ns and runs block_exit_code.  Both read the record's generic
+	 * address from the register PTX_BLOCK_CTX_REG, which the injector
+	 * declares around them.
+	 */
+	const char *block_entry_code;
+	const char *block_exit_code;
 	const char *extra;      /* PTX appended to the module (no header) */
 	unsigned min_version_major, min_version_minor;
 	/* Leave out the module's other kernels (those no statement refers to

@@ -207,14 +207,16 @@ struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m)
 {
 	const struct ptx_devmap *h = &m->hdr;
 	struct ptx_map_ref ref = {m->dev, h->data, h->type, h->max_entries, 0, h->nr_sms,
-				  h->sm_stride};
+				  h->sm_stride, 0};
 
 	/* GPUEXT_MAP_LOOKUP_CALL=1: every lookup calls the runtime, as before
 	 * lookups were inlined, to compare the two in one build on one GPU
 	 * (tests/gpu/devmaps.sh) */
 	if ((h->type == MAP_TYPE_ARRAY || h->type == MAP_TYPE_PERCPU_ARRAY) &&
-	    !getenv("GPUEXT_MAP_LOOKUP_CALL"))
+	    !getenv("GPUEXT_MAP_LOOKUP_CALL")) {
 		ref.value_stride = h->value_stride;
+		ref.value_size = h->value_size;
+	}
 	return ref;
 }
 
@@ -235,6 +237,21 @@ int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value, 
 			return cu_err(m->rt->cu, e, r, "writing a device map");
 	}
 	return 0;
+}
+
+int ptx_rt_map_array_get(struct ptx_rt_map *m, uint32_t first, uint32_t n, void *out,
+			 struct err *e)
+{
+	const struct ptx_devmap *h = &m->hdr;
+
+	if (h->type != MAP_TYPE_ARRAY)
+		return err_set(e, EINVAL, "map '%s' is not a plain array", m->def.name);
+	if (first > h->max_entries || n > h->max_entries - first)
+		return err_set(e, E2BIG, "map '%s': keys %u..%u past %u entries", m->def.name, first,
+			       first + n, h->max_entries);
+	CUresult r = m->rt->cu->memcpy_dtoh(out, h->data + (uint64_t)first * h->value_stride,
+					     (size_t)n * h->value_stride);
+	return r == CUDA_SUCCESS ? 0 : cu_err(m->rt->cu, e, r, "reading a device map");
 }
 
 /* The device's current header and data. */

@@ -60,6 +60,11 @@ struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m);
 int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value,
 			 struct err *e);
 
+/* Values [first, first + n) of a plain array map (not per-SM), value_stride
+ * bytes apart, into out: a part of a large map, without a whole copy. */
+int ptx_rt_map_array_get(struct ptx_rt_map *m, uint32_t first, uint32_t n, void *out,
+			 struct err *e);
+
 /* Every element of an array or hash map: nr values (per-SM arrays: one per
  * SM slot), each value_size bytes, value_stride apart. fn != 0 stops. */
 typedef int (*ptx_rt_elem_fn)(void *arg, const void *key, const void *values, unsigned nr);

@@ -3,6 +3,32 @@
 
 #include <errno.h>
 
+#include "ptx_inject.h"
+
+enum ptx_probe_kind ptx_probe_kind_of(enum prog_type t)
+{
+	switch (t) {
+	case PROG_TYPE_GPU_MEM:
+		return PTX_PROBE_MEM;
+	case PROG_TYPE_GPU_EXIT:
+		return PTX_PROBE_EXIT;
+	case PROG_TYPE_GPU_BLOCK_ENTRY:
+		return PTX_PROBE_BLOCK_ENTRY;
+	case PROG_TYPE_GPU_BLOCK_EXIT:
+		return PTX_PROBE_BLOCK_EXIT;
+	default:
+		return PTX_PROBE_ENTRY;
+	}
+}
+
+static int ptx_probe_is_block(enum ptx_probe_kind kind)
+{
+	return kind == PTX_PROBE_BLOCK_ENTRY || kind == PTX_PROBE_BLOCK_EXIT;
+}
+
+static const char *const ptx_probe_names[] = {"entry", "exit", "mem", "block_entry",
+					      "block_exit"};
+
 /* Call SYM_f0 with r1 = %x1, r2..r5 = 0 and warp word %w; r0 into %x0. */
 static void ptx_emit_call_prog(struct ptx_buf *b, const char *sym)
 {
@@ -18,8 +44,19 @@ static void ptx_emit_call_prog(struct ptx_buf *b, const char *sym)
 void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind,
 		    enum ptx_mode mode)
 {
-	const char *what = kind == PTX_PROBE_MEM ? "mem" : kind == PTX_PROBE_EXIT ? "exit" : "entry";
+	const char *what = ptx_probe_names[kind];
 
+	if (ptx_probe_is_block(kind)) {
+		/* the caller (the kernel's block code) elects the thread */
+		ptx_buf_printf(b, "// %s probe of %s, once per block (r1 = the block's record)\n"
+				  ".func %s_probe(.param .b64 ctx)\n{\n"
+				  "\t.reg .b32 %%m;\n\t.reg .b64 %%w, %%x0, %%x1;\n"
+				  "\tactivemask.b32 %%m;\n\tcvt.u64.u32 %%w, %%m;\n"
+				  "\tld.param.b64 %%x1, [ctx];\n", what, sym, sym);
+		ptx_emit_call_prog(b, sym);
+		ptx_buf_printf(b, "\tret;\n}\n\n");
+		return;
+	}
 	ptx_buf_printf(b, "// %s probe of %s, %s\n", what, sym,
 		       mode == PTX_MODE_WARP ? "once per warp (lowest active lane)"
 					     : "every thread");
@@ -95,23 +132,32 @@ void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym)
  */
 static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
 				 const struct ptx_emit_opts *o, enum ptx_probe_kind kind,
-				 const char *r1, char *sym, struct err *e)
+				 const char *r1, int *ctx_mem, char *sym, struct err *e)
 {
-	static const char *const what[] = {"entry", "exit", "mem"};
 	struct ptx_emit_opts io = *o;
 	size_t start = site->len;
+	int block = ptx_probe_is_block(kind);
 
 	io.inline_out = site;
 	io.inline_r1 = "%gxp_x1";
 	io.inline_warp = "%gxp_w";
-	ptx_buf_printf(site, "\t{ // %s probe, inline, once per warp (lowest active lane)\n"
+	if (ctx_mem) {
+		io.inline_ctx = "%gxp_c";
+		io.inline_ctx_mem = ctx_mem;
+	}
+	ptx_buf_printf(site, "\t{ // %s probe, inline, once per %s\n"
 			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
-			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n", what[kind]);
+			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n\tactivemask.b32 %%gxp_m;\n",
+		       ptx_probe_names[kind],
+		       block ? "block (the thread the block code elects)"
+			     : "warp (lowest active lane)");
 	/* The runner is the lane with no active lane below it. */
-	ptx_buf_printf(site, "\tactivemask.b32 %%gxp_m;\n\tmov.u32 %%gxp_lt, %%lanemask_lt;\n"
-			     "\tand.b32 %%gxp_lt, %%gxp_lt, %%gxp_m;\n"
-			     "\tsetp.ne.u32 %%gxp_skip, %%gxp_lt, 0;\n\t@%%gxp_skip bra GXP_DONE;\n"
-			     "\tcvt.u64.u32 %%gxp_w, %%gxp_m;\n\tmov.b64 %%gxp_x1, %s;\n", r1);
+	if (!block)
+		ptx_buf_printf(site, "\tmov.u32 %%gxp_lt, %%lanemask_lt;\n"
+				     "\tand.b32 %%gxp_lt, %%gxp_lt, %%gxp_m;\n"
+				     "\tsetp.ne.u32 %%gxp_skip, %%gxp_lt, 0;\n"
+				     "\t@%%gxp_skip bra GXP_DONE;\n");
+	ptx_buf_printf(site, "\tcvt.u64.u32 %%gxp_w, %%gxp_m;\n\tmov.b64 %%gxp_x1, %s;\n", r1);
 	int err = ptx_emit_prog(b, p, &io, sym, e);
 	if (err) {
 		site->len = start;
@@ -122,9 +168,10 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 	/* The other lanes wait for the runner (see ptx_emit_probe: a lane
 	 * running ahead would make the next probe elect a second runner with a
 	 * partial mask).  After the exit probe the threads end: nothing follows
-	 * that could see a partial warp, so no wait there. */
+	 * that could see a partial warp, so no wait there.  Block probes: the
+	 * injector's block code around them has the wait. */
 	ptx_buf_printf(site, "GXP_DONE:\n");
-	if (kind != PTX_PROBE_EXIT)
+	if (kind == PTX_PROBE_ENTRY || kind == PTX_PROBE_MEM)
 		ptx_buf_printf(site, "\tbar.warp.sync %%gxp_m;\n");
 	ptx_buf_printf(site, "\t}\n");
 	return site->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
@@ -135,33 +182,41 @@ int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct 
 {
 	if (kind == PTX_PROBE_MEM)
 		return err_set(e, EINVAL, "mem probes are functions (ptx_emit_mem_probe)");
-	return ptx_wrap_inline_block(b, site, p, o, kind, "0", NULL, e);
+	return ptx_wrap_inline_block(b, site, p, o, kind,
+				     ptx_probe_is_block(kind) ? PTX_BLOCK_CTX_REG : "0", NULL, NULL, e);
 }
 
 int ptx_emit_mem_probe(struct ptx_buf *b, const struct prog *p, const struct ptx_emit_opts *o,
 		       char *sym, struct err *e)
 {
 	struct ptx_buf body = {0};
-	int err;
+	int ctx_mem = 1, err;
 
-	err = ptx_wrap_inline_block(b, &body, p, o, PTX_PROBE_MEM, "%gxp_ctx", sym, e);
+	err = ptx_wrap_inline_block(b, &body, p, o, PTX_PROBE_MEM, "%gxp_ctx", &ctx_mem, sym, e);
 	if (err) {
 		ptx_buf_free(&body);
 		return err;
 	}
 	/* Accesses through generic addresses reach the probe too: only global
-	 * memory counts.  r1 = struct gpuext_mem_ctx {u64 addr; u32 size; u32 kind;} */
+	 * memory counts.  r1 = struct gpuext_mem_ctx {u64 addr; u32 size; u32 kind;}:
+	 * in registers %gxp_c0 (addr) and %gxp_c1 (size | kind << 32), and in
+	 * local memory only when the program does more than load its fields
+	 * (ptx_emit.h, inline_ctx) */
 	ptx_buf_printf(b, "// mem probe of program '%s', its body inline\n"
 			  ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
-			  "{\n\t.reg .b64 %%gxp_a, %%gxp_ctx;\n\t.reg .b32 %%gxp_y;\n"
-			  "\t.reg .pred %%gxp_g;\n\t.local .align 8 .b8 gxp_c[16];\n"
+			  "{\n\t.reg .b64 %%gxp_a, %%gxp_ctx, %%gxp_c<2>;\n\t.reg .b32 %%gxp_y, %%gxp_z;\n"
+			  "\t.reg .pred %%gxp_g;\n"
 			  "\tld.param.b64 %%gxp_a, [addr];\n\tisspacep.global %%gxp_g, %%gxp_a;\n"
 			  "\t@!%%gxp_g bra GXP_RET;\n"
-			  "\tmov.u64 %%gxp_ctx, gxp_c;\n\tcvta.local.u64 %%gxp_ctx, %%gxp_ctx;\n"
-			  "\tst.u64 [%%gxp_ctx], %%gxp_a;\n"
-			  "\tld.param.b32 %%gxp_y, [size];\n\tst.u32 [%%gxp_ctx+8], %%gxp_y;\n"
-			  "\tld.param.b32 %%gxp_y, [kind];\n\tst.u32 [%%gxp_ctx+12], %%gxp_y;\n",
+			  "\tld.param.b32 %%gxp_y, [size];\n\tld.param.b32 %%gxp_z, [kind];\n"
+			  "\tmov.b64 %%gxp_c0, %%gxp_a;\n\tmov.b64 %%gxp_c1, {%%gxp_y, %%gxp_z};\n",
 		       p->name ? p->name : "?", sym);
+	if (ctx_mem)
+		ptx_buf_printf(b, "\t.local .align 8 .b8 gxp_c[16];\n"
+				  "\tmov.u64 %%gxp_ctx, gxp_c;\n\tcvta.local.u64 %%gxp_ctx, %%gxp_ctx;\n"
+				  "\tst.u64 [%%gxp_ctx], %%gxp_c0;\n\tst.u64 [%%gxp_ctx+8], %%gxp_c1;\n");
+	else
+		ptx_buf_printf(b, "\tmov.b64 %%gxp_ctx, 0;\n");
 	if (body.len)
 		ptx_buf_append(b, body.text, body.len);
 	ptx_buf_printf(b, "GXP_RET:\n\tret;\n}\n\n");

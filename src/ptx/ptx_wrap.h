@@ -16,6 +16,11 @@
  *                 the program gets r1 = struct gpuext_mem_ctx (bpf/gpuext.h);
  *                 lanes whose address is not global memory skip the probe
  *
+ * Block probes (gpu/block_entry, gpu/block_exit) run once per block, by the
+ * thread the injector's block code elects (ptx_inject.h), with r1 = the
+ * block's struct gpuext_block_ctx in shared memory:
+ *   block:        .func SYM_probe(.param .b64 ctx)   (no election inside)
+ *
  * The standalone kernel runs a raw program once (one thread) on memory:
  *   .entry SYM_run(.param .u64 mem, .param .u64 len, .param .u64 r0_out)
  */
@@ -27,7 +32,16 @@
 #include "ptx_buf.h"
 #include "ptx_emit.h"
 
-enum ptx_probe_kind { PTX_PROBE_ENTRY, PTX_PROBE_EXIT, PTX_PROBE_MEM };
+enum ptx_probe_kind {
+	PTX_PROBE_ENTRY,
+	PTX_PROBE_EXIT,
+	PTX_PROBE_MEM,
+	PTX_PROBE_BLOCK_ENTRY,
+	PTX_PROBE_BLOCK_EXIT,
+};
+
+/* The probe kind of a GPU program type (gpu/entry... gpu/block_exit). */
+enum ptx_probe_kind ptx_probe_kind_of(enum prog_type t);
 enum ptx_mode { PTX_MODE_WARP, PTX_MODE_THREAD };
 
 /* The probe function of program SYM (already emitted by ptx_emit_prog). */
@@ -41,6 +55,9 @@ void ptx_emit_probe(struct ptx_buf *b, const char *sym, enum ptx_probe_kind kind
  * and p's bpf-to-bpf callees, if any, to b as .funcs (b must precede the
  * kernel).  Warp mode only.  No call, no parameter passing: what an
  * empty probe costs is an activemask, a compare and a branch per warp.
+ * A block probe (kind PTX_PROBE_BLOCK_*), for block_entry_code /
+ * block_exit_code, has no election (the injector's block code runs it in
+ * one thread) and r1 = PTX_BLOCK_CTX_REG (ptx_inject.h).
  */
 int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
 			  const struct ptx_emit_opts *o, enum ptx_probe_kind kind, struct err *e);

@@ -11,8 +11,10 @@
 # prefetch-always-max and the evil policy (tests/policies/evil.bpf.c:
 # evicts everything, prefetches out of range).  PASS when
 #   - every run exits 0 with "result: ok" and the reference's checksum;
-#   - the runtime saw GPU faults (CUPTI unified-memory records) and, for
-#     the patterns that touch the whole footprint (seq, random, dnn), evicted;
+#   - the device access signal ran (policies/mem-signal.bpf.c in every
+#     kernel: snapshots taken) and the runtime saw faults through it and,
+#     for the patterns that touch the whole footprint (seq, random, dnn),
+#     evicted;
 #   - its statistics show the budget held (peak_resident_blocks <=
 #     capacity_blocks) and no driver call failed.
 # Logs under $OUT (default build/mem-gpu-out).  Prints PASS/FAIL lines and
@@ -83,7 +85,7 @@ for pat in seq random moe decode dnn; do
 			result FAIL "$pat/$name: exit $rc, $(checksum "$log") vs plain $ref (see $log)"
 		fi
 		peak=$(mem_stat "$log" peak_resident_blocks) cap=$(mem_stat "$log" capacity_blocks)
-		faults=$(mem_stat "$log" faults) ev=$(mem_stat "$log" evictions) derr=$(mem_stat "$log" driver_errors)
+		faults=$(mem_stat "$log" signal_faults) ev=$(mem_stat "$log" evictions) derr=$(mem_stat "$log" driver_errors)
 		# seq, random and dnn touch the whole footprint (1.5x the budget):
 		# they must evict; moe and decode may fit their working set.
 		need_ev=0

@@ -3,7 +3,7 @@
 # the build folder (built by `make`, nvcc examples and the agent included)
 # carried along.
 #
-#   tests/gpu/tools.sh
+#   [EX=build/examples] [TOOLS="..."] tests/gpu/tools.sh
 #
 # For every shipped tool (gpuext tools) and every CUDA example (vecadd, gemm,
 # reduce, imbalance), run the example plainly and under
@@ -11,14 +11,16 @@
 #   - the instrumented run's checksum is bit-identical to the plain run's;
 #   - threadhist: threads = grid x block x launches, warps = launched warps;
 #   - memtrace: load/store/atomic bytes = the example's analytic count;
-#   - kernelretsnoop: one record per launched warp, none ending before it
-#     started; every duration > 0 on imbalance (long warps); blockretsnoop
-#     likewise with one record per launched block;
+#   - kernelretsnoop: one record per block index (the last launch's), none
+#     ending before it started, and every block of every launch in its
+#     duration histogram; every duration > 0 on imbalance (long blocks);
+#     blockretsnoop likewise with one record per launched block,
+#     warpretsnoop with one per launched warp;
 #   - launchlate: one latency per launch, each in (0, 1 s);
 #   - smload: warps = launched warps; on `imbalance -n 64` (fewer blocks than
 #     SMs: every 8th block does 16x the work) the SM warp-time max/mean is
 #     >= 3 and above vecadd's; on `imbalance` (all blocks resident at once)
-#     kernelretsnoop's heavy warps (and blockretsnoop's heavy blocks) (every heavy_every-th block, heavy_factor
+#     warpretsnoop's heavy warps (and the other two's heavy blocks) (every heavy_every-th block, heavy_factor
 #     times the work: both printed by the example) last heavy_factor/8 to
 #     heavy_factor x 1.25 times the light ones.  Not heavy_factor itself:
 #     while light warps share an SM's schedulers with the heavy ones, all
@@ -34,7 +36,7 @@ OUT=${OUT:-build/tools-gpu-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
 GPUEXT=build/gpuext
-EX=build/examples
+EX=${EX:-build/examples}
 LOGS="$OUT/logs"
 mkdir -p "$LOGS"
 SUMMARY="$OUT/tools-summary.txt"
@@ -87,7 +89,7 @@ if [ ! -x "$GPUEXT" ] || ! command -v python3 > /dev/null; then
 	finish
 fi
 
-TOOLS="threadhist memtrace kernelretsnoop blockretsnoop launchlate smload"
+TOOLS=${TOOLS:-threadhist memtrace kernelretsnoop blockretsnoop warpretsnoop launchlate smload}
 declare -A SMLOAD_IMB
 for ex in vecadd gemm reduce imbalance; do
 	bin=$EX/$ex
@@ -126,9 +128,15 @@ for ex in vecadd gemm reduce imbalance; do
 			got=$(jget "$log" '"%d %d %d" % (d["load"]["bytes"], d["store"]["bytes"], d["atomic"]["bytes"])')
 			[ "$got" = "$want" ] && result PASS "$ex/memtrace: load/store/atomic bytes $got" \
 				|| result FAIL "$ex/memtrace: load/store/atomic bytes '$got', analytic '$want'" ;;
-		kernelretsnoop | blockretsnoop)
-			# one record per warp (kernelretsnoop) or per block (blockretsnoop)
-			if [ "$tool" = kernelretsnoop ]; then want=$warps unit=warps; else want=$((grid * launches)) unit=blocks; fi
+		kernelretsnoop | blockretsnoop | warpretsnoop)
+			# one record per warp (warpretsnoop), per launched block
+			# (blockretsnoop), per block index (kernelretsnoop: the last
+			# launch's, and every block in its histogram)
+			case $tool in
+			warpretsnoop) want=$warps unit=warps ;;
+			blockretsnoop) want=$((grid * launches)) unit=blocks ;;
+			kernelretsnoop) want=$grid unit="block indexes" ;;
+			esac
 			# the example's work split: "heavy_every=E heavy_factor=F" (imbalance)
 			read -r every factor < <(head -1 "$plain" | tr ' ' '\n' | awk -F= '$1 == "heavy_every" {e = $2} $1 == "heavy_factor" {f = $2} END {print e + 0, f + 0}')
 			got=$(python3 - "$log" "$ex" "$every" "$factor" <<'PY'
@@ -150,6 +158,11 @@ PY
 			read -r nrec zero back ratio lo hi <<< "$got"
 			ok=1
 			[ "$nrec" = "$want" ] && [ "$back" = 0 ] || ok=0
+			if [ "$tool" = kernelretsnoop ]; then
+				all=$(jget "$log" 'd["blocks"]')
+				[ "$all" = "$((grid * launches))" ] || ok=0
+				nrec="$nrec (histogram: $all blocks)"
+			fi
 			[ "$ex" = imbalance ] && { [ "$zero" = 0 ] && python3 -c "import sys; sys.exit(not 0 < $lo <= $ratio <= $hi)" || ok=0; }
 			[ $ok = 1 ] && result PASS "$ex/$tool: $nrec records (= $unit), $zero zero durations (timer resolution), heavy/light $ratio (expected $lo..$hi)" \
 				|| result FAIL "$ex/$tool: $nrec records for $want $unit, $zero zero, $back backwards, heavy/light $ratio (expected $lo..$hi)" ;;

@@ -6,6 +6,9 @@
  * faults and the recorded prefetches never exceeds it), LRU order, a
  * shipped policy changes it, the evil policy is clamped and every hint
  * stays inside the managed allocation, driver failures stop the hints.
+ * The device access signal: its window over the managed ranges, touched
+ * pages serviced as faults (CUPTI then only counted), its trace, and the
+ * same trace replayed by the simulator moving the same bytes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "agent/agent_mem.h"
+#include "policy/uvm_sim.h"
 #include "testutil.h"
 
 #define POLICIES TEST_BPF_DIR "/policies"
@@ -225,7 +230,17 @@ static void test_htod_and_free(void **state)
 	assert_int_equal(ncalls, 0); /* room was made by the free, not by eviction */
 	fault(0, 0);                 /* freed: untracked */
 	on_gpu[0] = 0;
+	/* migrations to the host: an eviction (cause 1, a prefetch) and the
+	 * CPU's access (cause 2, coherence) */
+	struct gpuext_cupti_uvm d = {.kind = GPUEXT_CUPTI_UVM_DTOH, .address = BASE + 2 * BLK,
+				     .bytes = 4096, .flags = 1, .pid = 7};
+	agent_mem_uvm(&d);
+	d.flags = 2;
+	d.bytes = 8192;
+	agent_mem_uvm(&d);
 	agent_mem_stats_get(&st);
+	assert_int_equal(st.dtoh_bytes, 4096 + 8192);
+	assert_int_equal(st.dtoh_cpu_bytes, 8192);
 	assert_int_equal(st.htod_records, 1);
 	assert_int_equal(st.htod_bytes, 65536);
 	assert_int_equal(st.untracked, 1);
@@ -269,6 +284,137 @@ static void test_fail_open(void **state)
 	/* records and allocations with the runtime off are ignored */
 	agent_mem_alloc(BASE, BLK);
 	fault(0, 0);
+}
+
+/* ---- the device access signal (agent_mem_touched) ---------------------- */
+
+/* Snapshot `snap` saw pages [first, end) of block b touched. */
+static void touched(uint32_t snap, int b, unsigned first, unsigned end)
+{
+	uint64_t addrs[512];
+	size_t n = 0;
+	for (unsigned p = first; p < end; p++)
+		addrs[n++] = BASE + b * BLK + p * 4096ull;
+	agent_mem_touched(addrs, n, snap, 1000ull * snap);
+	on_gpu[b] = 1; /* the kernel's faults brought them in */
+}
+
+static void test_window(void **state)
+{
+	struct agent_mem_stats st;
+	uint64_t base;
+	uint32_t blocks;
+
+	setup(4 * BLK, NULL);
+	assert_int_equal(agent_mem_window(16, &base, &blocks), -1); /* nothing managed yet */
+	agent_mem_alloc(BASE + 2 * BLK, 3 * BLK);
+	assert_int_equal(agent_mem_window(16, &base, &blocks), 0);
+	assert_int_equal(base, (BASE >> 21) + 2);
+	assert_int_equal(blocks, 3);
+	/* below the base: untracked (the base never moves); past max: cut */
+	agent_mem_alloc(BASE, BLK + 1);
+	agent_mem_alloc(BASE + 8 * BLK, 20 * BLK);
+	assert_int_equal(agent_mem_window(16, &base, &blocks), 0);
+	assert_int_equal(base, (BASE >> 21) + 2);
+	assert_int_equal(blocks, 16);
+	agent_mem_stats_get(&st);
+	assert_int_equal(st.untracked_blocks, 2 + (8 + 20 - 2 - 16));
+	agent_mem_teardown();
+}
+
+static void test_device_signal(void **state)
+{
+	struct agent_mem_stats st;
+	char path[] = "/tmp/gpuext-signal-XXXXXX";
+	struct err e = {""};
+
+	setup(4 * BLK, NULL);
+	agent_mem_alloc(BASE, NBLK * BLK);
+	agent_mem_trace(1);
+	for (int b = 0; b < 6; b++) { /* whole blocks, one snapshot each */
+		touched((uint32_t)b, b, 0, 512);
+		assert_true(model_resident() <= 4);
+	}
+	assert_int_equal(evicted(0), 0); /* LRU */
+	assert_int_equal(evicted(1), 1);
+	touched(6, 5, 0, 512); /* resident: no fault, nothing moves */
+	size_t before = ncalls;
+	touched(7, 0, 0, 16); /* evicted: faults again, 2 goes */
+	assert_int_equal(evicted(2), 2);
+	assert_int_equal(ncalls, before + 1);
+	/* CUPTI's records are only counted now */
+	struct gpuext_cupti_uvm r = {.kind = GPUEXT_CUPTI_UVM_GPU_FAULT, .count = 1, .pid = 7,
+				     .address = BASE + 9 * BLK};
+	agent_mem_uvm(&r);
+	agent_mem_flush();
+	agent_mem_stats_get(&st);
+	assert_int_equal(st.fault_records, 1);
+	assert_int_equal(st.evictions, 3);
+	assert_int_equal(st.signal_snapshots, 8);
+	assert_int_equal(st.signal_pages, 7 * 512 + 16);
+	assert_int_equal(st.signal_faults, 6 * 512 + 16);
+	assert_int_equal(st.bytes_to_cpu, 3 * BLK); /* evictions write whole blocks back */
+
+	/* the trace: every touch, by snapshot; the simulator on it with the
+	 * same budget and policy moves what the runtime moved */
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(agent_mem_trace_write(path, &e), 0);
+	struct uvm_trace t = {0};
+	assert_int_equal(uvm_trace_read(path, &t, &e), 0);
+	assert_int_equal(t.cnt, 7 * 512 + 16);
+	assert_int_equal(t.recs[0].addr, BASE);
+	assert_int_equal(t.recs[t.cnt - 1].launch, 7);
+	struct uvm_sim_opts o = {.budget = 4 * BLK, .link = UVM_LINK_DEFAULT};
+	struct uvm_sim_result res;
+	assert_int_equal(uvm_sim_run(&t, &o, NULL, &res, &e), 0);
+	assert_int_equal(res.st.evictions, st.evictions);
+	assert_int_equal(res.bytes_dtoh, st.bytes_to_cpu);
+	assert_int_equal(res.bytes_htod, st.signal_faults * 4096 + st.bytes_to_gpu);
+	uvm_trace_free(&t);
+	unlink(path);
+	agent_mem_teardown();
+}
+
+/* With a policy that sets gpu_block_access (lru), the device signal's hits
+ * reach it: a block touched without faulting moves to the tail, which the
+ * driver (faults only) would not do; the simulator with hits agrees. */
+static void test_device_signal_hits(void **state)
+{
+	struct agent_mem_stats st;
+	char path[] = "/tmp/gpuext-hits-XXXXXX";
+	struct err e = {""};
+
+	setup(4 * BLK, POLICIES "/lru.bpf.o");
+	agent_mem_alloc(BASE, NBLK * BLK);
+	agent_mem_trace(1);
+	for (int b = 0; b < 4; b++)
+		touched((uint32_t)b, b, 0, 512);
+	touched(4, 0, 0, 512); /* a hit on block 0: to the tail */
+	touched(5, 4, 0, 512);
+	assert_int_equal(evicted(0), 1); /* not 0, the oldest migration */
+	agent_mem_stats_get(&st);
+	assert_int_equal(st.signal_faults, 5 * 512);
+
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(agent_mem_trace_write(path, &e), 0);
+	struct uvm_trace t = {0};
+	struct mem_policy *pol = NULL;
+	assert_int_equal(uvm_trace_read(path, &t, &e), 0);
+	assert_int_equal(mem_policy_open(POLICIES "/lru.bpf.o", &pol, &e), 0);
+	struct uvm_sim_opts o = {.budget = 4 * BLK, .link = UVM_LINK_DEFAULT, .hits = 1};
+	struct uvm_sim_result res;
+	assert_int_equal(uvm_sim_run(&t, &o, pol, &res, &e), 0);
+	assert_int_equal(res.st.hit_calls, 1);
+	assert_int_equal(res.st.evictions, st.evictions);
+	assert_int_equal(res.bytes_dtoh, st.bytes_to_cpu);
+	mem_policy_free(pol);
+	uvm_trace_free(&t);
+	unlink(path);
+	agent_mem_teardown();
 }
 
 /* ---- end to end: gpuext run, the agent, the fake driver and libcupti ---- */
@@ -351,6 +497,26 @@ static void test_run_fail_open(void **state)
 	free(out);
 }
 
+static void test_run_signal_options(void **state)
+{
+	char cmd[1024];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s run --mem-budget 8M --mem-signal gpu -- true 2>&1",
+		 test_cli_path());
+	char *out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 2);
+	assert_non_null(strstr(out, "--mem-signal gpu: device or cupti"));
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "%s run --mem-budget 8M --mem-signal cupti --mem-trace t.trace -- true 2>&1",
+		 test_cli_path());
+	out = test_run_cmd(cmd, &status);
+	assert_int_equal(status, 2);
+	assert_non_null(strstr(out, "--mem-trace records the device signal"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,8 +525,12 @@ int main(void)
 		cmocka_unit_test(test_evil_clamped_inside_allocation),
 		cmocka_unit_test(test_htod_and_free),
 		cmocka_unit_test(test_fail_open),
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_device_signal),
+		cmocka_unit_test(test_device_signal_hits),
 		cmocka_unit_test(test_run_end_to_end),
 		cmocka_unit_test(test_run_fail_open),
+		cmocka_unit_test(test_run_signal_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,8 @@ static void test_sections(void **state)
 		{"gpu/entry/vec*", PROG_TYPE_GPU_ENTRY, "vec*"},
 		{"gpu/exit/_Z6kernelPf", PROG_TYPE_GPU_EXIT, "_Z6kernelPf"},
 		{"gpu/mem/matmul", PROG_TYPE_GPU_MEM, "matmul"},
+		{"gpu/block_entry/*", PROG_TYPE_GPU_BLOCK_ENTRY, "*"},
+		{"gpu/block_exit/vec*", PROG_TYPE_GPU_BLOCK_EXIT, "vec*"},
 		{"kprobe/vecAdd", PROG_TYPE_GPU_ENTRY, "vecAdd"},
 		{"kretprobe/vecAdd", PROG_TYPE_GPU_EXIT, "vecAdd"},
 		{"cupti/kernel", PROG_TYPE_CUPTI_KERNEL, NULL},
@@ -46,6 +48,9 @@ static void test_sections(void **state)
 	assert_int_equal(prog_type_from_section("uprobe/", &t, &target), -EINVAL);
 	assert_string_equal(prog_type_name(PROG_TYPE_GPU_MEM), "gpu_mem");
 	assert_string_equal(prog_type_name(PROG_TYPE_UPROBE_PATH), "uprobe_path");
+	assert_string_equal(prog_type_name(PROG_TYPE_GPU_BLOCK_EXIT), "gpu_block_exit");
+	assert_true(prog_type_is_gpu(PROG_TYPE_GPU_BLOCK_ENTRY));
+	assert_int_equal(prog_type_from_section("gpu/block_exit/", &t, &target), -EINVAL);
 }
 
 static void test_line_of(void **state)

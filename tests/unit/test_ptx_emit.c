@@ -209,9 +209,9 @@ static void test_array_lookup_inline(void **state)
 	struct isa_insn insns[64];
 	size_t n = 0;
 	struct ptx_map_ref refs[4] = {
-		{0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0},
-		{0x7100000000, 0x7100000080, MAP_TYPE_PERCPU_ARRAY, 4, 8, 132, 128},
-		{0x7200000000, 0, MAP_TYPE_HASH, 64, 0, 1, 0},
+		{0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0},
+		{0x7100000000, 0x7100000080, MAP_TYPE_PERCPU_ARRAY, 4, 8, 132, 128, 0},
+		{0x7200000000, 0, MAP_TYPE_HASH, 64, 0, 1, 0, 0},
 		{.map = 0x7300000000, .value = 0x7300000080}, /* no geometry */
 	};
 	struct ptx_emit_opts o = {.maps = refs};

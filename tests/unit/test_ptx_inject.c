@@ -449,12 +449,15 @@ static void test_inline_probes(void **state)
 	assert_non_null(strstr(rt.text, "gx_rt_ringbuf_output("));
 	assert_null(strstr(rt.text, "gx_rt_trace_printk("));
 	assert_null(strstr(rt.text, "gx_rt_map_delete("));
-	/* for linking: the map lookup declared, the SM id reader compiled in */
+	/* for linking: the map lookup declared; the SM id is read inline
+	 * (ptx_intrin.c), no runtime function */
 	struct ptx_buf decl = {0};
-	assert_true(ptx_emit_runtime_decls(&decl, texts, 3) >= 2);
+	assert_true(ptx_emit_runtime_decls(&decl, texts, 3) >= 1);
 	assert_non_null(strstr(decl.text, ".extern .func  (.param .b64 func_retval0) "
 					  "gx_rt_map_lookup("));
-	assert_non_null(strstr(decl.text, "\n.func  (.param .b64 func_retval0) gx_rt_sm_id("));
+	assert_null(strstr(decl.text, "gx_rt_sm_id("));
+	assert_true(strstr(site[0].text, "mov.u32 %h0, %smid;") ||
+		    strstr(site[1].text, "mov.u32 %h0, %smid;"));
 	assert_null(strstr(decl.text, "gx_rt_map_delete("));
 	ptx_buf_free(&decl);
 	ptx_buf_append(&rt, code.text, code.len);
@@ -497,6 +500,139 @@ static void test_inline_probes(void **state)
 	free(exit);
 	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
 		object_free(ob[i]);
+}
+
+/* A kernel with static and dynamic shared memory, its own barriers (the
+ * block's and a named one) and two exits. */
+static const char blk_small[] =
+	".version 7.8\n.target sm_75\n.address_size 64\n"
+	".extern .shared .align 16 .b8 dyn[];\n"
+	".visible .entry blk(.param .u64 blk_p0)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+	"\t.shared .align 4 .b8 st[64];\n"
+	"\tmov.u32 %r1, %tid.x;\n\tst.shared.u32 [st], %r1;\n\tst.shared.u32 [dyn], %r1;\n"
+	"\tbar.sync 0;\n\tsetp.gt.u32 %p1, %r1, 63;\n\t@%p1 ret;\n"
+	"\tbar.sync 1, 64;\n\tld.shared.u32 %r2, [dyn+4];\n"
+	"\tld.param.u64 %rd1, [blk_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
+	"\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+
+/* The block probes and warp probes of objs, as the agent builds them:
+ * site[ptx_probe_kind] inline code, code the callees and runtime. */
+static void block_sites(const char *const *objs, size_t nobj, struct ptx_buf *code,
+			struct ptx_buf *site, size_t *n)
+{
+	for (size_t i = 0; i < nobj; i++) {
+		struct object *ob;
+		struct err e = {{0}};
+		if (object_open(objs[i], &ob, &e) || object_create_maps(ob, &e))
+			fail_msg("%s", e.msg);
+		for (size_t k = 0; k < ob->prog_cnt; k++) {
+			struct prog *p = ob->progs[k];
+			enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
+			struct ptx_emit_opts o = {0};
+			if (!prog_type_is_gpu(p->type) || kind == PTX_PROBE_MEM)
+				continue;
+			if (verifier_check(p, NULL, NULL, &e) ||
+			    ptx_emit_probe_inline(code, &site[kind], p, &o, kind, &e))
+				fail_msg("%s: %s", objs[i], e.msg);
+			n[kind]++;
+		}
+		object_free(ob);
+	}
+}
+
+/*
+ * Block probes (gpu/block_entry, gpu/block_exit: the shipped tools and an
+ * empty pair) with warp entry/exit probes, in every kernel of the corpus:
+ * ptxas accepts each; the block record is one .shared variable of 48 bytes
+ * (ptxas -v: the kernel's shared memory grows by that, its dynamic shared
+ * memory still works), filled in before the one entry barrier, which comes
+ * before the warp probes and the kernel's first instruction; every exit
+ * goes through the exit block, where one shared atomic counts the warp.
+ */
+static void test_block_probes(void **state)
+{
+	static const char *const objs[] = {"build/bpf/examples/gpu_block_empty.bpf.o",
+					   "build/bpf/tools/threadhist.bpf.o",
+					   "build/bpf/tools/kernelretsnoop.bpf.o",
+					   "build/bpf/tools/smload.bpf.o",
+					   "build/bpf/examples/gpu_empty.bpf.o"};
+	struct ptx_buf code = {0}, site[5] = {{0}}, rt = {0};
+	size_t n[5] = {0};
+	char **paths;
+	size_t npaths = ptx_corpus_list(&paths), kernels = 0;
+
+	block_sites(objs, sizeof(objs) / sizeof(objs[0]), &code, site, n);
+	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 2 && n[PTX_PROBE_BLOCK_EXIT] == 3);
+	assert_true(n[PTX_PROBE_ENTRY] == 1 && n[PTX_PROBE_EXIT] == 1);
+	/* no election in a block probe: the block code runs it in one thread */
+	assert_null(strstr(site[PTX_PROBE_BLOCK_ENTRY].text, "%lanemask_lt"));
+	const char *texts[5] = {code.text, site[0].text, site[1].text, site[3].text, site[4].text};
+	ptx_emit_runtime_used(&rt, texts, 5);
+	ptx_buf_append(&rt, code.text, code.len);
+	char *extra = ptx_buf_take(&rt, NULL);
+	struct ptx_inject_opts o = {.entry_code = site[PTX_PROBE_ENTRY].text,
+				    .exit_code = site[PTX_PROBE_EXIT].text,
+				    .block_entry_code = site[PTX_PROBE_BLOCK_ENTRY].text,
+				    .block_exit_code = site[PTX_PROBE_BLOCK_EXIT].text,
+				    .extra = extra, .only_kernel = 1,
+				    .min_version_major = 7, .min_version_minor = 8};
+	for (size_t i = 0; i <= npaths; i++) {
+		char *text = i < npaths ? test_read_file(paths[i], NULL) : strdup(blk_small);
+		const char *what = i < npaths ? paths[i] : "blk_small";
+		struct ptx_module *m;
+		struct err e = {{0}};
+		assert_non_null(text);
+		if (ptx_parse(text, strlen(text), &m, &e))
+			fail_msg("%s: %s", what, e.msg);
+		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
+			char *out;
+			size_t len;
+			o.kernel = ptx_module_kernel_name(m, k);
+			if (ptx_inject(m, &o, &out, &len, &e))
+				fail_msg("%s %s: %s", what, o.kernel, e.msg);
+			/* the kernel: from its header to the brace that closes it */
+			char *body = strstr(out, ".entry "), *end = body ? strstr(body, "\n}\n") : NULL;
+			assert_true(body && end);
+			end[1] = 0;
+			assert_int_equal(count_str(out, ".shared .align 8 .b8 gxi"), 1);
+			assert_int_equal(count_str(out, "_blk[48];\n.visible .entry"), 1);
+			assert_int_equal(count_str(body, "GXB_MEET:\n\tbar.sync 0;\n"), 1);
+			assert_int_equal(count_str(body, "atom.shared.add.u64"), 1);
+			assert_int_equal(count_str(body, "\tret;"), 1);
+			const char *meet = strstr(body, "GXB_MEET:"), *ent = strstr(body, "entry probe");
+			const char *ex = strstr(body, "_exit:\n\t{ // block probes");
+			assert_true(meet && ent && ex && meet < ent && ent < ex);
+			end[1] = '}';
+			ptxas_ok(out, len, "sm_90a", what);
+			if (i == npaths) { /* shared memory: 64 static + 48 for the record */
+				FILE *f = fopen("build/ptx-block-small.ptx", "w");
+				assert_non_null(f);
+				fputs(out, f);
+				fclose(f);
+				int st;
+				char *v = test_run_cmd(PTX_CORPUS_PTXAS " -v -arch=sm_90 -o /dev/null "
+						       "build/ptx-block-small.ptx 2>&1", &st);
+				assert_int_equal(st, 0);
+				if (!strstr(v, "used 1 barriers") && !strstr(v, "used 2 barriers"))
+					fail_msg("ptxas -v: %s", v);
+				if (!strstr(v, "112 bytes smem"))
+					fail_msg("ptxas -v, want 112 bytes smem: %s", v);
+				free(v);
+				unlink("build/ptx-block-small.ptx");
+			}
+			free(out);
+			kernels++;
+		}
+		ptx_module_free(m);
+		free(text);
+	}
+	assert_true(kernels >= 20);
+	free(extra);
+	ptx_buf_free(&code);
+	for (int k = 0; k < 5; k++)
+		ptx_buf_free(&site[k]);
+	ptx_corpus_free_list(paths, npaths);
 }
 
 /* only_kernel also leaves out the variables nothing kept uses (NVRTC's
@@ -625,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_inject_check_batch),
 		cmocka_unit_test(test_module_variables),
 		cmocka_unit_test(test_inline_probes),
+		cmocka_unit_test(test_block_probes),
 		cmocka_unit_test(test_only_kernel_variables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,13 +39,6 @@ static int collect_obj(const char *path, const struct stat *st, int flag, struct
 	return 0;
 }
 
-static enum ptx_probe_kind kind_of(enum prog_type t)
-{
-	return t == PROG_TYPE_GPU_MEM ? PTX_PROBE_MEM
-	       : t == PROG_TYPE_GPU_EXIT ? PTX_PROBE_EXIT
-					 : PTX_PROBE_ENTRY;
-}
-
 static char *module_of_all(const char *target, int *translated, int *refused)
 {
 	struct ptx_target t;
@@ -75,7 +68,7 @@ static char *module_of_all(const char *target, int *translated, int *refused)
 				continue;
 			}
 			if (prog_type_is_gpu(p->type))
-				ptx_emit_probe(&b, sym, kind_of(p->type), k % 2 ? PTX_MODE_THREAD
+				ptx_emit_probe(&b, sym, ptx_probe_kind_of(p->type), k % 2 ? PTX_MODE_THREAD
 										: PTX_MODE_WARP);
 			else
 				ptx_emit_run_kernel(&b, sym);

@@ -24,6 +24,7 @@
 #include "../../src/cli/tool_dur.c"
 #include "../../src/cli/tool_blockretsnoop.c"
 #include "../../src/cli/tool_kernelretsnoop.c"
+#include "../../src/cli/tool_warpretsnoop.c"
 #include "../../src/cli/tool_launchlate.c"
 #include "../../src/cli/tool_memtrace.c"
 #include "../../src/cli/tool_smload.c"
@@ -346,20 +347,33 @@ static char *summary(int (*fn)(FILE *, const struct object *, const struct sessi
 	return text;
 }
 
-/* A 2x2 grid of blocks of 70 threads (warps of 32, 32, 6) on SMs 0 and 3. */
+/* What block probes receive (struct gpuext_block_ctx, include/bpf/). */
+struct block_ctx {
+	uint64_t start_ns, end_ns, block;
+	uint32_t sm, threads, warps, pad, exit_threads, exit_warps;
+};
+_Static_assert(sizeof(struct block_ctx) == 48, "the verifier's block ctx size");
+
+/* Run block probe NAME for block (bx, by) of a grid gpu.grid[0] wide. */
+static void run_block(struct object *obj, const char *name, uint32_t bx, uint32_t by,
+		      uint32_t sm, uint32_t threads, uint64_t start, uint64_t end)
+{
+	struct block_ctx c = {start, end, bx + gpu.grid[0] * by, sm, threads, (threads + 31) / 32,
+			      0, end ? threads : 0, end ? (threads + 31) / 32 : 0};
+	set_warp(bx, by, 0, 32, sm);
+	run_prog(obj, name, &c);
+}
+
+/* A 2x2 grid of blocks of 70 threads (3 warps) on SMs 0 and 3. */
 static void test_threadhist(void **state)
 {
 	struct object *obj = tool_open("threadhist");
 	gpu.grid[0] = 2;
 	gpu.grid[1] = 2;
 	gpu.grid[2] = 1;
-	static const uint64_t lanes[] = {32, 32, 6};
 	for (unsigned by = 0; by < 2; by++)
 		for (unsigned bx = 0; bx < 2; bx++)
-			for (unsigned w = 0; w < 3; w++) {
-				set_warp(bx, by, w, lanes[w], bx + by ? 3 : 0);
-				run_prog(obj, "th_entry", NULL);
-			}
+			run_block(obj, "th_block", bx, by, bx + by ? 3 : 0, 70, 1000, 0);
 	char *text = summary(tool_threadhist_summary, obj, 0);
 	assert_string_equal(
 		text,
@@ -421,6 +435,33 @@ static void test_memtrace(void **state)
 	object_free(obj);
 }
 
+/* Every size class, whole and partial warps, and a size outside the
+ * classes (memtrace.h): bytes, accesses and instructions stay exact. */
+static void test_memtrace_sizes(void **state)
+{
+	struct object *obj = tool_open("memtrace");
+	static const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 12};
+	static const uint64_t lanes[] = {32, 7};
+	uint64_t bytes = 0, accesses = 0, instrs = 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (size_t l = 0; l < 2; l++) {
+			set_warp(0, 0, (unsigned)(i + l), lanes[l], 1);
+			struct mem_ctx a = {0x7f0000000000 + i * 4096, sizes[i], MEM_STORE};
+			run_prog(obj, "mt_access", &a);
+			bytes += sizes[i] * lanes[l];
+			accesses += lanes[l];
+			instrs++;
+		}
+	char *text = summary(tool_memtrace_summary, obj, 1), want[160];
+	snprintf(want, sizeof(want), "\"store\":{\"bytes\":%llu,\"accesses\":%llu,"
+		 "\"instructions\":%llu}", (unsigned long long)bytes,
+		 (unsigned long long)accesses, (unsigned long long)instrs);
+	if (!strstr(text, want))
+		fail_msg("want %s in %s", want, text);
+	free(text);
+	object_free(obj);
+}
+
 /*
  * Regions whose home slots collide: region R (slot 0) and R+1, R+2 take
  * slots 0..2; R + MT_MAX_REGIONS probes on to slot 3; R + 2 x MT_MAX_REGIONS
@@ -450,84 +491,142 @@ static void test_memtrace_collisions(void **state)
 }
 
 /*
- * SM 2 runs 3 warps of 100 ns, one of them with 12 lanes leaving 1000 ns
- * later by another exit; SM 5 one warp of 500 ns.  Thread-time: SM 2
- * 32x100 + (20x100 + 12x1100) + 32x100 = 21600 ns, SM 5 32x500 = 16000 ns;
- * warp-time (/32) 675 and 500: imbalance 675 / 587.5 = 1.149.
+ * SM 2 runs 3 blocks of 2 warps (64 threads) of 100, 1100 and 100 ns, SM 5
+ * one of 500 ns.  Warp-time: SM 2 2 x 1300 = 2600 ns, SM 5 2 x 500 = 1000:
+ * imbalance 2600 / 1800 = 1.444; warps 6 and 2: 1.5.  A block whose end
+ * reads before its start (a clock step) adds no time.
  */
 static void test_smload(void **state)
 {
 	struct object *obj = tool_open("smload");
-	for (unsigned w = 0; w < 4; w++) {
-		set_warp(w, 0, 0, 32, w < 3 ? 2 : 5);
-		gpu.timer = 1000 * (w + 1);
-		run_prog(obj, "sl_entry", NULL);
-		gpu.timer += w < 3 ? 100 : 500;
-		set_warp(w, 0, 0, w == 1 ? 20 : 32, w < 3 ? 2 : 5);
-		run_prog(obj, "sl_exit", NULL);
-		if (w == 1) { /* the other 12 lanes leave by another exit, later */
-			set_warp(w, 0, 0, 12, 2);
-			gpu.timer += 1000;
-			run_prog(obj, "sl_exit", NULL);
-		}
-	}
+	gpu.grid[0] = 8, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	static const uint64_t dur[] = {100, 1100, 100, 500};
+	for (unsigned b = 0; b < 4; b++)
+		run_block(obj, "sl_block", b, 0, b < 3 ? 2 : 5, 64, 1000 * (b + 1),
+			  1000 * (b + 1) + dur[b]);
 	char *text = summary(tool_smload_summary, obj, 0);
 	assert_string_equal(
 		text,
-		"SMs used 2, warps 4, warp-time 1175 ns\n"
-		"imbalance (max/mean): warp-time 1.149, warps 1.500\n\n"
-		"@busy_ns_per_sm[2]:           675 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"@busy_ns_per_sm[5]:           500 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@              |\n"
+		"SMs used 2, blocks 4, warps 8, warp-time 3600 ns\n"
+		"imbalance (max/mean): warp-time 1.444, warps 1.500\n\n"
+		"@busy_ns_per_sm[2]:          2600 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"@busy_ns_per_sm[5]:          1000 |@@@@@@@@@@@@@@@@@@@@                                |\n"
 		"\n");
 	free(text);
 	text = summary(tool_smload_summary, obj, 1);
-	assert_non_null(strstr(text, "\"running_threads\":0,"));
-	assert_non_null(strstr(text, "\"busy_max_over_mean\":1.149"));
-	assert_non_null(strstr(text, "{\"sm\":2,\"warps\":3,\"threads\":96,\"busy_ns\":675}"));
+	assert_non_null(strstr(text, "\"blocks\":4,\"warps\":8,\"busy_ns\":3600,"));
+	assert_non_null(strstr(text, "\"busy_max_over_mean\":1.444"));
+	assert_non_null(strstr(text, "{\"sm\":2,\"blocks\":3,\"warps\":6,\"threads\":192,"
+				     "\"busy_ns\":2600}"));
 	free(text);
-	/* a warp that has not exited: its SM's time is not made up */
-	set_warp(9, 0, 0, 32, 5);
-	run_prog(obj, "sl_entry", NULL);
-	text = summary(tool_smload_summary, obj, 0);
-	assert_non_null(strstr(text, "32 threads had not exited: their SMs' time is 0\n"));
+	run_block(obj, "sl_block", 7, 0, 5, 64, 9000, 8000); /* end before start */
+	text = summary(tool_smload_summary, obj, 1);
+	assert_non_null(strstr(text, "{\"sm\":5,\"blocks\":2,\"warps\":4,\"threads\":128,"
+				     "\"busy_ns\":1000}"));
 	free(text);
 	object_free(obj);
 }
 
-static int krs_consume(void *arg, const void *data, size_t size)
+/*
+ * Blocks 0 and 1 of a grid of 2 (52 threads, 2 warps) on SM 7, then block 0
+ * of a second launch: the records are each index's last run, the
+ * histogram has all three; end_rel_ns counts from the earliest recorded
+ * start (5100).
+ */
+static void test_kernelretsnoop(void **state)
 {
-	return tool_kernelretsnoop_event(arg, NULL, "events", data, size, 0);
+	struct object *obj = tool_open("kernelretsnoop");
+	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	run_block(obj, "krs_block", 0, 0, 7, 52, 5000, 6000);
+	run_block(obj, "krs_block", 1, 0, 7, 52, 5100, 9100);
+	run_block(obj, "krs_block", 0, 0, 3, 52, 20000, 20500);
+	char *text = summary(tool_kernelretsnoop_summary, obj, 0);
+	assert_string_equal(
+		text,
+		"block=0,0,0 sm=3 threads=52 warps=2 start_ns=20000 end_ns=20500 dur_ns=500 "
+		"end_rel_ns=15400\n"
+		"block=1,0,0 sm=7 threads=52 warps=2 start_ns=5100 end_ns=9100 dur_ns=4000 "
+		"end_rel_ns=4000\n"
+		"3 blocks in all launches; 2 recorded above (the last run of each block index)\n"
+		"@dur_ns:\n"
+		"[256, 512)                  1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[512, 1K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[1K, 2K)                    0 |                                                    |\n"
+		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"@end_rel_ns:\n"
+		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[4K, 8K)                    0 |                                                    |\n"
+		"[8K, 16K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	text = summary(tool_kernelretsnoop_summary, obj, 1);
+	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"sm\":7,\"threads\":52,\"warps\":2,"
+				     "\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
+				     "\"end_rel_ns\":4000}\n"));
+	assert_non_null(strstr(text, "{\"blocks\":3,\"recorded\":2,\"clock_backwards\":0,"));
+	free(text);
+	object_free(obj);
+}
+
+/* The device's log2 bucket of a duration is the CLI's (hist_log2_add), up
+ * to the last bucket, which takes everything above. */
+static void test_kernelretsnoop_buckets(void **state)
+{
+	struct object *obj = tool_open("kernelretsnoop");
+	static const uint64_t durs[] = {0, 1, 2, 3, 4, 7, 8, 1000, 1u << 31, 1ull << 40,
+					(1ull << 46) + 5, 1ull << 47, UINT64_MAX >> 1};
+	struct hist_log2 want = {{0}};
+	gpu.grid[0] = 1, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
+		run_block(obj, "krs_block", 0, 0, 1, 32, 1, 1 + durs[i]);
+		hist_log2_add(&want, durs[i], 1);
+	}
+	for (int b = KRS_BUCKETS; b < HIST_LOG2_BUCKETS; b++) /* folded into the last */
+		want.count[KRS_BUCKETS - 1] += want.count[b], want.count[b] = 0;
+	struct hist_log2 got = {{0}};
+	tool_map_each(object_find_map(obj, "durations")->map, krs_add_hist, &got);
+	for (int b = 0; b < HIST_LOG2_BUCKETS; b++)
+		if (got.count[b] != want.count[b])
+			fail_msg("bucket %d: %llu, want %llu", b, (unsigned long long)got.count[b],
+				 (unsigned long long)want.count[b]);
+	object_free(obj);
+}
+
+static int wrs_consume(void *arg, const void *data, size_t size)
+{
+	return tool_warpretsnoop_event(arg, NULL, "events", data, size, 0);
 }
 
 /* Two warps of block (1,0,0) of a grid of 2 blocks of 2 warps (global warp
  * ids 2 and 3): entry then exit each, one record each, also for the warp
  * whose lanes leave by two exits. */
-static void test_kernelretsnoop(void **state)
+static void test_warpretsnoop(void **state)
 {
-	struct object *obj = tool_open("kernelretsnoop");
-	tool_kernelretsnoop_reset();
+	struct object *obj = tool_open("warpretsnoop");
+	tool_warpretsnoop_reset();
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
 	gpu.bdim[0] = 52, gpu.bdim[1] = 1, gpu.bdim[2] = 1;
 	set_warp(1, 0, 0, 32, 7);
 	gpu.timer = 5000;
-	run_prog(obj, "krs_entry", NULL);
+	run_prog(obj, "wrs_entry", NULL);
 	set_warp(1, 0, 1, 20, 7);
 	gpu.timer = 5100;
-	run_prog(obj, "krs_entry", NULL);
+	run_prog(obj, "wrs_entry", NULL);
 	gpu.timer = 9100;
-	run_prog(obj, "krs_exit", NULL);
+	run_prog(obj, "wrs_exit", NULL);
 	set_warp(1, 0, 1, 20, 7); /* a second exit of that warp: no record */
-	run_prog(obj, "krs_exit", NULL);
+	run_prog(obj, "wrs_exit", NULL);
 	set_warp(1, 0, 0, 32, 7);
 	gpu.timer = 6000;
-	run_prog(obj, "krs_exit", NULL);
+	run_prog(obj, "wrs_exit", NULL);
 	set_warp(0, 0, 9, 32, 7); /* an exit whose entry was not seen: no record */
-	run_prog(obj, "krs_exit", NULL);
+	run_prog(obj, "wrs_exit", NULL);
 	struct capture c;
 	cap_open(&c);
-	assert_int_equal(map_ringbuf_consume(object_find_map(obj, "events")->map, krs_consume, c.f),
+	assert_int_equal(map_ringbuf_consume(object_find_map(obj, "events")->map, wrs_consume, c.f),
 			 2);
-	assert_int_equal(tool_kernelretsnoop_summary(c.f, obj, NULL, 0), 0);
+	assert_int_equal(tool_warpretsnoop_summary(c.f, obj, NULL, 0), 0);
 	char *text = cap_close(&c);
 	assert_string_equal(
 		text,
@@ -547,11 +646,11 @@ static void test_kernelretsnoop(void **state)
 		assert_int_equal(map_lookup_copy(starts, &k, &v), 0);
 		assert_int_equal(v, 0);
 	}
-	struct krs_event ev = {100, 50, {1, 2, 3}, 4, 5, 6};
+	struct wrs_event ev = {100, 50, {1, 2, 3}, 4, 5, 6};
 	cap_open(&c);
-	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "events", &ev, sizeof(ev), 1), 0);
-	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "events", &ev, 3, 1), 1);
-	assert_int_equal(tool_kernelretsnoop_summary(c.f, obj, NULL, 1), 0);
+	assert_int_equal(tool_warpretsnoop_event(c.f, obj, "events", &ev, sizeof(ev), 1), 0);
+	assert_int_equal(tool_warpretsnoop_event(c.f, obj, "events", &ev, 3, 1), 1);
+	assert_int_equal(tool_warpretsnoop_summary(c.f, obj, NULL, 1), 0);
 	text = cap_close(&c);
 	assert_json_lines(text);
 	assert_non_null(strstr(text, "\"warps\":3,\"clock_backwards\":1"));
@@ -564,37 +663,13 @@ static int brs_consume(void *arg, const void *data, size_t size)
 	return tool_blockretsnoop_event(arg, NULL, "events", data, size, 0);
 }
 
-/*
- * Blocks of 52 threads (warps of 32 and 20): block 1's warp 0 enters at
- * 5000 and leaves at 6000, warp 1 leaves by two exits (12 lanes at 8000, 8
- * at 9100): one record, 5000..9100, sent by the exit that completes the
- * block.  Block 0, whose warp 0 entry was not seen, gives none.  The slots
- * are clear afterwards, for the next launch.
- */
+/* Block 1 of a grid of 2 (52 threads), 5000..9100 on SM 7: one record. */
 static void test_blockretsnoop(void **state)
 {
 	struct object *obj = tool_open("blockretsnoop");
 	tool_blockretsnoop_reset();
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
-	gpu.bdim[0] = 52, gpu.bdim[1] = 1, gpu.bdim[2] = 1;
-	set_warp(1, 0, 1, 20, 7); /* warp 1's entry: nothing */
-	gpu.timer = 4000;
-	run_prog(obj, "brs_entry", NULL);
-	set_warp(1, 0, 0, 32, 7);
-	gpu.timer = 5000;
-	run_prog(obj, "brs_entry", NULL);
-	gpu.timer = 6000;
-	run_prog(obj, "brs_exit", NULL);
-	set_warp(1, 0, 1, 12, 7);
-	gpu.timer = 8000;
-	run_prog(obj, "brs_exit", NULL);
-	set_warp(1, 0, 1, 8, 7);
-	gpu.timer = 9100;
-	run_prog(obj, "brs_exit", NULL);
-	set_warp(0, 0, 0, 32, 3); /* block 0: exits only */
-	run_prog(obj, "brs_exit", NULL);
-	set_warp(0, 0, 1, 20, 3);
-	run_prog(obj, "brs_exit", NULL);
+	run_block(obj, "brs_block", 1, 0, 7, 52, 5000, 9100);
 	struct capture c;
 	cap_open(&c);
 	assert_int_equal(map_ringbuf_consume(object_find_map(obj, "events")->map, brs_consume, c.f),
@@ -609,13 +684,6 @@ static void test_blockretsnoop(void **state)
 		"[4K, 8K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n");
 	free(text);
-	struct map *blocks = object_find_map(obj, "blocks")->map;
-	for (uint32_t k = 0; k < 2; k++) {
-		struct brs_slot s = {1, 1};
-		assert_int_equal(map_lookup_copy(blocks, &k, &s), 0);
-		assert_int_equal(s.start_ns, 0);
-		assert_int_equal(s.exited, 0);
-	}
 	struct brs_event ev = {100, 50, {1, 2, 3}, 4, 64, 0};
 	cap_open(&c);
 	assert_int_equal(tool_blockretsnoop_event(c.f, obj, "events", &ev, sizeof(ev), 1), 0);
@@ -705,7 +773,7 @@ static void test_cli_tools(void **state)
 	char *out = test_run_cmd(cmd, &status);
 	assert_int_equal(status, 0);
 	static const char *const names[] = {"blockretsnoop", "kernelretsnoop", "launchlate",
-					    "memtrace", "smload", "threadhist"};
+					    "memtrace", "smload", "threadhist", "warpretsnoop"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char path[256];
 		assert_non_null(strstr(out, names[i]));
@@ -730,9 +798,10 @@ static void test_cli_tools(void **state)
 static void test_tools_injected(void **state)
 {
 	static const char *const tool[][2] = {
-		{"blockretsnoop", "brs_exit"}, {"kernelretsnoop", "krs_exit"},
+		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_block"},
 		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
-		{"smload", "sl_exit"}, {"threadhist", "th_entry"},
+		{"smload", "sl_block"}, {"threadhist", "th_block"},
+		{"warpretsnoop", "wrs_exit"},
 	};
 	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
 		skip();
@@ -803,8 +872,11 @@ int main(void)
 		cmocka_unit_test(test_threadhist),
 		cmocka_unit_test(test_memtrace),
 		cmocka_unit_test(test_memtrace_collisions),
+		cmocka_unit_test(test_memtrace_sizes),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
+		cmocka_unit_test(test_kernelretsnoop_buckets),
+		cmocka_unit_test(test_warpretsnoop),
 		cmocka_unit_test(test_blockretsnoop),
 		cmocka_unit_test(test_launchlate),
 		cmocka_unit_test(test_wrong_object),

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpu_block_cost - what global and shared-memory updates cost inside a
+ * short memory-bound kernel, written by hand in CUDA (no gpuext): the cost
+ * model behind block probes (docs/ptx-inject.md, "Block probes").
+ *
+ *   nvcc -O2 -arch=sm_90 bench/cuda/gpu_block_cost.cu -o build/bench/gpu_block_cost
+ *   gpu_block_cost [-n ELEMENTS] [-iters N]
+ *
+ * vecadd (c = a + b, 256 threads a block) with, per variant, what a probe
+ * would add: the entry barrier and record of block probes, a shared atomic
+ * per warp exit, fire-and-forget global reductions (`red`, what eBPF's
+ * __sync_fetch_and_add with an unused result becomes) per block or per
+ * warp into per-block or per-SM slots, a 40-byte store per block.  Prints
+ * per variant the median kernel time of N launches (CUDA events; the first
+ * left out) and the ratio to the plain kernel measured in the same run.
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                  \
+	do {                                                                         \
+		cudaError_t err_ = (call);                                           \
+		if (err_ != cudaSuccess) {                                           \
+			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,          \
+				cudaGetErrorString(err_));                           \
+			exit(1);                                                     \
+		}                                                                    \
+	} while (0)
+
+enum {
+	V_PLAIN,
+	V_BARRIER,       // thread 0 fills a 48-byte shared record, then __syncthreads
+	V_BLOCK_PROBES,  // that, and one shared atomic per warp at exit (the scaffold)
+	V_RED_BLOCK,     // one red per block at its block index (8-byte slots)
+	V_RED_BLOCK_PAD, // one red per block, one 128-byte line per block index
+	V_RED_SM,        // one red per block on its SM's line (8 lines an SM)
+	V_RED_SM_2,      // two reds per block on its SM's line
+	V_RED_4,         // two on its SM's line and two at its block index (threadhist)
+	V_STORE_BLOCK,   // a 40-byte record per block and one red on its SM's line
+	V_RED_WARP,      // one red per warp on its SM's line
+	V_RED_WARP_4,    // two per warp on its SM's line, two at its block index
+	V_COUNT
+};
+static const char *const names[] = {
+	"plain", "entry barrier + record", "block probes (barrier, shared atomic per warp exit)",
+	"1 red/block, block index", "1 red/block, block index, 128-B lines",
+	"1 red/block, SM line", "2 red/block, SM line", "4 red/block (2 SM, 2 block index)",
+	"40-B store/block + 1 red/block SM", "1 red/warp, SM line",
+	"4 red/warp (2 SM, 2 block index)",
+};
+
+__device__ static unsigned smid()
+{
+	unsigned s;
+	asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+	return s;
+}
+
+__device__ static void red(unsigned long long *p, unsigned long long v)
+{
+	asm volatile("red.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+template <int V>
+__global__ void vecadd(const float *a, const float *b, float *c, int n,
+		       unsigned long long *slots, unsigned long long nslots)
+{
+	__shared__ unsigned long long rec[6];
+	unsigned t = threadIdx.x, lane = t & 31, bid = blockIdx.x;
+	unsigned long long *sm = slots + ((smid() * 8 + (bid & 7)) * 16) % nslots;
+	if (V == V_BARRIER || V == V_BLOCK_PROBES) {
+		if (t == 0) {
+			unsigned long long now;
+			asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+			rec[0] = now, rec[1] = 0, rec[2] = bid, rec[3] = smid();
+			rec[4] = blockDim.x, rec[5] = 0;
+		}
+		__syncthreads();
+	}
+	if ((V == V_RED_WARP || V == V_RED_WARP_4) && lane == 0) {
+		red(sm, 32);
+		if (V == V_RED_WARP_4) {
+			red(sm + 1, 1);
+			red(slots + (2 * bid) % nslots, 32);
+			red(slots + (2 * bid + 1) % nslots, 1);
+		}
+	}
+	if (t == 0) {
+		switch (V) {
+		case V_RED_BLOCK: red(slots + bid % nslots, 256); break;
+		case V_RED_BLOCK_PAD: red(slots + (bid * 16ull) % nslots, 256); break;
+		case V_RED_SM: red(sm, 256); break;
+		case V_RED_SM_2: red(sm, 256), red(sm + 1, 8); break;
+		case V_RED_4:
+			red(sm, 256), red(sm + 1, 8);
+			red(slots + (2 * bid) % nslots, 256), red(slots + (2 * bid + 1) % nslots, 8);
+			break;
+		case V_STORE_BLOCK: {
+			unsigned long long *r = slots + (bid * 5ull) % (nslots - 5);
+			r[0] = bid, r[1] = bid + 1, r[2] = bid, r[3] = 256, r[4] = 8;
+			red(sm + 2, 1);
+			break;
+		}
+		}
+	}
+	int i = blockIdx.x * blockDim.x + t;
+	if (i < n)
+		c[i] = a[i] + b[i];
+	if (V == V_BLOCK_PROBES) {
+		unsigned mask = __activemask();
+		if (lane == __ffs(mask) - 1) {
+			unsigned long long old =
+				atomicAdd(&rec[5], (unsigned long long)__popc(mask) | 1ull << 32);
+			if ((unsigned)old + __popc(mask) == blockDim.x)
+				rec[1] = old; // the block's last exit
+		}
+	}
+}
+
+typedef void (*kernel_fn)(const float *, const float *, float *, int, unsigned long long *,
+			  unsigned long long);
+static const kernel_fn kernels[V_COUNT] = {
+	vecadd<0>, vecadd<1>, vecadd<2>, vecadd<3>, vecadd<4>, vecadd<5>,
+	vecadd<6>, vecadd<7>, vecadd<8>, vecadd<9>, vecadd<10>,
+};
+
+int main(int argc, char **argv)
+{
+	int n = 16 << 20, iters = 31;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "-n"))
+			n = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "-iters"))
+			iters = atoi(argv[i + 1]);
+	}
+	if (n <= 0 || iters < 2) {
+		fprintf(stderr, "usage: gpu_block_cost [-n ELEMENTS] [-iters N>=2]\n");
+		return 2;
+	}
+	const unsigned long long nslots = 1ull << 24; // 128 MiB of counters
+	float *a, *b, *c;
+	unsigned long long *slots;
+	CHECK(cudaMalloc(&a, n * sizeof(float)));
+	CHECK(cudaMalloc(&b, n * sizeof(float)));
+	CHECK(cudaMalloc(&c, n * sizeof(float)));
+	CHECK(cudaMalloc(&slots, nslots * sizeof(*slots)));
+	CHECK(cudaMemset(a, 0, n * sizeof(float)));
+	CHECK(cudaMemset(b, 0, n * sizeof(float)));
+	CHECK(cudaMemset(slots, 0, nslots * sizeof(*slots)));
+	cudaEvent_t e0, e1;
+	CHECK(cudaEventCreate(&e0));
+	CHECK(cudaEventCreate(&e1));
+	int blocks = (n + 255) / 256;
+	cudaDeviceProp prop;
+	CHECK(cudaGetDeviceProperties(&prop, 0));
+	printf("gpu_block_cost: %s, vecadd n=%d (%d blocks of 256), %d launches a variant, "
+	       "median of the last %d\n", prop.name, n, blocks, iters, iters - 1);
+	printf("| variant | median ms | ratio |\n| --- | ---: | ---: |\n");
+	double plain = 0;
+	// two rounds over the variants, interleaved; the second is reported
+	for (int round = 0; round < 2; round++)
+		for (int v = 0; v < V_COUNT; v++) {
+			std::vector<float> ms;
+			for (int it = 0; it < iters; it++) {
+				CHECK(cudaEventRecord(e0));
+				kernels[v]<<<blocks, 256>>>(a, b, c, n, slots, nslots);
+				CHECK(cudaEventRecord(e1));
+				CHECK(cudaEventSynchronize(e1));
+				float t;
+				CHECK(cudaEventElapsedTime(&t, e0, e1));
+				if (it)
+					ms.push_back(t);
+			}
+			CHECK(cudaGetLastError());
+			std::sort(ms.begin(), ms.end());
+			double med = ms.size() % 2 ? ms[ms.size() / 2]
+						   : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+			if (v == V_PLAIN)
+				plain = med;
+			if (round)
+				printf("| %s | %.6f | %.3f |\n", names[v], med, med / plain);
+		}
+	return 0;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# mem_round.sh - one GPU round of the memory-policy comparison (issue 8),
+# for a machine reached through a time-limited call: run from a copy of the
+# repository layout (build/gpuext, build/libgpuext-agent.so, build/bpf,
+# build/examples/uvm_workload, bench/) as
+#
+#   OUT=DIR bash bench/mem_round.sh PART...
+#
+# PART: baseline (CUPTI signal, as main had it), device (the device signal
+# with the simulator replay of every run), cupy (bench/python/cupy_layers.py:
+# CuPy on managed memory), overhead (the signal's cost where nothing is
+# evicted), full (every pattern and policy at 1.5x and 2x with the
+# simulator).  Each part has its own time limit; every step's
+# failure is logged and the next one runs.  Prints a short summary.
+set -u
+OUT=${OUT:-build/mem-round-out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+cd "$(dirname "$0")/.." || exit 1
+[ -d ../gpu-libs ] && export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export CUDA_CACHE_DISABLE=1
+P=build/bpf/policies
+{
+	date -u
+	nvidia-smi --query-gpu=name,driver_version,memory.free --format=csv,noheader 2>&1
+	cat COMMIT 2>/dev/null
+} > "$OUT/machine.txt"
+step() { echo "--- $* ($(date +%T))"; }
+bench() { # bench NAME LIMIT VAR=VALUE...
+	local name=$1 limit=$2
+	shift 2
+	mkdir -p "$OUT/$name"
+	env OUT="$OUT/$name" "$@" timeout "$limit" bash bench/mem_policy_bench.sh > "$OUT/$name/stdout.log" 2>&1
+	echo "$name: rc=$? ($(grep -c '^| ' "$OUT/$name/mem-policy-bench.md" 2>/dev/null) table rows)"
+	tar czf "$OUT/$name-logs.tgz" -C "$OUT/$name" logs 2>/dev/null && rm -rf "$OUT/$name/logs"
+}
+for part in "$@"; do
+	step "$part"
+	case $part in
+	baseline)
+		bench baseline 30 SIGNAL=cupti BUDGET=256M ITERS=2 MULTS=1.5 PATTERNS="seq dnn" \
+			POLICIES="none= mru=$P/mru.bpf.o" ;;
+	device)
+		bench device 70 SIGNAL=device SIM=1 BUDGET=256M ITERS=2 MULTS=1.5 \
+			PATTERNS="seq dnn moe decode random" \
+			POLICIES="none= mru=$P/mru.bpf.o lru=$P/lru.bpf.o" ;;
+	cupy)
+		bench cupy 35 W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 SIGNAL=device SIM=1 \
+			BUDGET=256M ITERS=2 MULTS=1.5 PATTERNS=layers POLICIES="none= mru=$P/mru.bpf.o" ;;
+	overhead)
+		# budget above the footprint: the signal runs, nothing is evicted
+		f="$OUT/overhead.txt"
+		for pat in seq random; do
+			for k in 1; do
+				timeout 8 build/examples/uvm_workload -pattern "$pat" -n 384 -iters 2 2>&1 |
+					grep time_ms | sed "s/^/$pat plain: /" >> "$f"
+				timeout 8 build/gpuext run --mem-budget 8G -- build/examples/uvm_workload \
+					-pattern "$pat" -n 384 -iters 2 2>&1 |
+					grep -E "time_ms|device signal|evictions" | sed "s/^/$pat signal: /" >> "$f"
+			done
+		done
+		cat "$f" ;;
+	full)
+		bench full 140 SIGNAL=device SIM=1 BUDGET=${FULL_BUDGET:-256M} ITERS=2 ;;
+	*) echo "unknown part $part" ;;
+	esac
+done
+step done
+for t in "$OUT"/*/mem-policy-bench.md; do
+	[ -f "$t" ] && { echo "== $t"; grep -E '^\| [a-z]' "$t" | cut -c1-200; }
+done

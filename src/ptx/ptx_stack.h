@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_stack.h - which eBPF stack slots (and mem-probe ctx fields) the
+ * translator may keep in PTX registers.
+ *
+ * The eBPF stack is a .local frame (ptx_emit.h); every store to it and load
+ * from it is a local-memory round trip through L1, on the path of every
+ * probe (map keys are built there).  ptx_stack_analyze proves, for one eBPF
+ * function, that its frame is only ever touched at constant offsets from
+ * r10 that it can see: it follows, by a forward data-flow fixpoint over the
+ * function's control flow, which registers hold r10 + a constant (and, for a
+ * mem probe's function 0, r1 = ctx + a constant).  Every other thing done
+ * with such a pointer -- stored to memory, passed to a helper or a callee
+ * other than as the key/value of an inline array lookup or update, used in
+ * arithmetic other than +/- a constant, compared, an atomic on it, a
+ * variable offset, an access crossing an 8-byte boundary -- makes the frame
+ * escape: the function keeps today's memory frame.  The analysis is its own
+ * proof (it does not trust the verifier's), so it holds for unverified
+ * programs (the conformance cases) too.
+ *
+ * A promoted frame is one .b64 register per 8-byte slot (%fp0..%fp63, slot
+ * s = bytes [8s - 512, 8s - 504) from r10); narrower accesses are bit-field
+ * extracts and inserts, so a slot written at one width and read at another
+ * reads what memory would hold (little endian).
+ */
+#ifndef GPUEXT_PTX_STACK_H
+#define GPUEXT_PTX_STACK_H
+
+#include <stdint.h>
+
+#include "bpf/err.h"
+#include "bpf/prog.h"
+
+/* ptx_stack_use.space: what an instruction's memory operand is. */
+enum ptx_stack_space {
+	PTX_SPACE_OTHER = 0, /* not provably the frame or the ctx */
+	PTX_SPACE_STACK,     /* the function's frame, at off from r10 */
+	PTX_SPACE_CTX,       /* the mem probe's ctx, at byte off */
+};
+
+/* Per instruction: a load/store's operand; at an inline map call, the key
+ * (r2); value (r3) is the update's value. */
+struct ptx_stack_use {
+	uint8_t space, value_space;
+	int32_t off, value_off;
+};
+
+/* What a call at an instruction reads through its argument registers,
+ * filled in by the translator for each helper call. */
+struct ptx_stack_call {
+	uint8_t nargs;       /* r1..r(nargs) are passed (helpers); 5 for local calls */
+	uint8_t inline_map;  /* the call is an inline array lookup/update: r2 is
+			      * read as a 4-byte key, r3 as value_bytes */
+	uint32_t value_bytes;
+};
+
+struct ptx_stack {
+	int promoted;          /* the frame is registers */
+	int ctx_in_regs;       /* ctx fields are read from registers only */
+	uint64_t slots;        /* bit s: slot s is accessed */
+	struct ptx_stack_use *use; /* per instruction of the program */
+};
+
+enum { PTX_STACK_SLOTS = 64 }; /* 512 bytes */
+
+/*
+ * Analyse function [start, end) of p.  calls[i] describes the call at
+ * instruction i (ignored elsewhere).  ctx: r1 holds the mem probe's ctx at
+ * the function's start (16 bytes, ctx_in_regs says whether it escaped).
+ * st->use must hold p->insn_cnt entries; those of [start, end) are set.
+ */
+int ptx_stack_analyze(const struct prog *p, size_t start, size_t end,
+		      const struct ptx_stack_call *calls, int ctx, struct ptx_stack *st,
+		      struct err *e);
+
+/* Slot register of byte offset off (from r10) and the byte within it. */
+static inline unsigned ptx_stack_slot(int32_t off)
+{
+	return (unsigned)(off + 512) / 8;
+}
+
+static inline unsigned ptx_stack_byte(int32_t off)
+{
+	return (unsigned)(off + 512) % 8;
+}
+
+#endif /* GPUEXT_PTX_STACK_H */
