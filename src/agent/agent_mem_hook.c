@@ -12,43 +12,26 @@
 #include "agent_impl.h"
 #include "agent_mem.h"
 #include "agent_mem_signal.h"
+#include "agent_wrap.h"
 
-static CUresult (*real_alloc_managed)(CUdeviceptr *, size_t, unsigned int);
-static CUresult (*real_free)(CUdeviceptr);
-
-AGENT_WRAP(agent_w_alloc_managed, "cuMemAllocManaged",
-	   (CUdeviceptr *dptr, size_t bytesize, unsigned int flags))
-CUresult agent_w_alloc_managed(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+/* The wrappers are agent_wrap.h's MEM rows (pass-through without a policy). */
+void agent_mem_hook_alloc(CUdeviceptr va, size_t len)
 {
-	AGENT_REAL(real_alloc_managed, "cuMemAllocManaged");
-	CUresult r = real_alloc_managed(dptr, bytesize, flags);
-	if (r == CUDA_SUCCESS && agent_mem_active()) {
-		agent_mem_alloc((uint64_t)*dptr, bytesize);
+	if (agent_mem_active()) {
+		agent_mem_alloc((uint64_t)va, len);
 		agent_mem_signal_window_changed();
 	}
-	return r;
 }
 
-AGENT_WRAP(agent_w_free, "cuMemFree_v2", (CUdeviceptr dptr))
-CUresult agent_w_free(CUdeviceptr dptr)
+void agent_mem_hook_free(CUdeviceptr va)
 {
-	AGENT_REAL(real_free, "cuMemFree_v2");
 	if (agent_mem_active())
-		agent_mem_free((uint64_t)dptr); /* before: the range is gone after */
-	return real_free(dptr);
+		agent_mem_free((uint64_t)va);
 }
-
-static const struct agent_hooked mem_hooked[] = {
-	{"cuMemAllocManaged", (void *)agent_w_alloc_managed, (void **)&real_alloc_managed},
-	{"cuMemFree", (void *)agent_w_free, (void **)&real_free},
-	{"cuMemFree_v2", (void *)agent_w_free, (void **)&real_free},
-};
 
 static void *agent_mem_resolve(const char *name, void *real)
 {
-	const struct agent_hooked *h =
-		agent_hooked_find(mem_hooked, sizeof(mem_hooked) / sizeof(mem_hooked[0]), name);
-	return h ? agent_hooked_take(h, real) : NULL;
+	return agent_wrap_resolve(AGENT_WRAP_MEM, name, real);
 }
 
 /* The driver's functions, looked up at first use (libcuda is loaded late). */

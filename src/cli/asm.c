@@ -28,19 +28,20 @@ int do_asm(int argc, char **argv)
 	char *text;
 	int ret = 1;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	struct cli_opts o = {.cmd = "asm", .shorts = "o:"};
+	int c;
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
 			fputs(asm_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out_path = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			cli_error("asm: unknown option '%s' (see gpuext asm --help)", argv[i]);
-			return 2;
-		} else if (!in_path) {
-			in_path = argv[i];
-		} else {
+		} else if (c == 'o') {
+			out_path = o.arg;
+		} else if (c == CLI_OPT_ARG && !in_path) {
+			in_path = o.arg;
+		} else if (c == CLI_OPT_ARG) {
 			cli_error("asm: more than one input file (see gpuext asm --help)");
+			return 2;
+		} else {
 			return 2;
 		}
 	}

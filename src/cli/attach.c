@@ -109,29 +109,45 @@ int do_attach(int argc, char **argv)
 	double duration = 0;
 	int json = cli_json, st;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	enum { OPT_DURATION = CLI_OPT_LONG, OPT_JSON };
+	static const struct option longs[] = {
+		{"duration", required_argument, NULL, OPT_DURATION},
+		{"json", no_argument, NULL, OPT_JSON},
+		{0},
+	};
+	struct cli_opts o = {.cmd = "attach", .shorts = "p:o:", .longs = longs};
+	int ch;
+	while ((ch = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		st = 0;
+		switch (ch) {
+		case CLI_OPT_HELP:
 			fputs(attach_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "-p") && i + 1 < argc) {
-			if ((st = attach_parse_pid(argv[++i], &pid)))
-				return st;
-		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
-			if ((st = attach_parse_duration(argv[++i], &duration)))
-				return st;
-		} else if (!strcmp(argv[i], "--json")) {
+		case 'p':
+			st = attach_parse_pid(o.arg, &pid);
+			break;
+		case OPT_DURATION:
+			st = attach_parse_duration(o.arg, &duration);
+			break;
+		case OPT_JSON:
 			json = 1;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out_path = argv[++i];
-		} else if (argv[i][0] == '-') {
-			cli_error("attach: unknown option '%s' (see gpuext attach --help)", argv[i]);
-			return 2;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			cli_error("attach: one object per attach (got '%s' and '%s')", file, argv[i]);
+			break;
+		case 'o':
+			out_path = o.arg;
+			break;
+		case CLI_OPT_ARG:
+			if (file) {
+				cli_error("attach: one object per attach (got '%s' and '%s')", file,
+					  o.arg);
+				return 2;
+			}
+			file = o.arg;
+			break;
+		default:
 			return 2;
 		}
+		if (st)
+			return st;
 	}
 	if (!file) {
 		fputs(attach_usage, stderr);

@@ -7,6 +7,7 @@
 #ifndef GPUEXT_CLI_H
 #define GPUEXT_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,11 +21,48 @@ struct cli_cmd {
 /* Print "gpuext: <message>" to stderr (and in JSON mode, as an object). */
 __attribute__((format(printf, 1, 2))) void cli_error(const char *fmt, ...);
 
-/* Is argv[i] one of "-h", "--help"?  Used by every handler. */
-int cli_is_help(const char *arg);
+/*
+ * A command's options, parsed with getopt_long (options.c):
+ *
+ *	struct cli_opts o = {.cmd = "asm", .shorts = "o:", .longs = asm_longs};
+ *	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END)
+ *		switch (c) { case 'o': out = o.arg; break; case CLI_OPT_ARG: ...
+ *
+ * argv[0] is the command itself.  Every command has -h/--help
+ * (CLI_OPT_HELP); long options also take --opt=value and unique prefixes.
+ * Options and positional arguments (CLI_OPT_ARG, o.arg) come in the order
+ * given, so options may follow positional arguments; `--` ends the options:
+ * what follows is positional, or with keep_rest left for the caller at
+ * argv[o.next] (`gpuext run ... -- CMD ARGS`).  A bad option, or one
+ * without its value, is said on stderr naming it and `gpuext CMD --help`:
+ * CLI_OPT_USAGE, to return 2.  An option's value is o.arg.
+ */
+enum {
+	CLI_OPT_END = -1,   /* no more arguments (o.next: the first unparsed) */
+	CLI_OPT_HELP = -2,  /* -h or --help */
+	CLI_OPT_USAGE = -3, /* an error was said: exit status 2 */
+	CLI_OPT_ARG = 1,    /* a positional argument */
+	CLI_OPT_LONG = 0x100, /* first value for long options without a short form */
+};
+struct cli_opts {
+	const char *cmd;             /* "run", "prog dump": for messages (NULL: gpuext's own) */
+	const char *shorts;          /* getopt's short options ("o:p:"), or NULL */
+	const struct option *longs;  /* {0}-terminated, or NULL */
+	int keep_rest;               /* `--` ends the parse, the rest is the caller's */
+	int stop_at_positional;      /* the first positional argument ends the parse */
+	const char *arg;             /* the option's value, or the positional argument */
+	char name[40];               /* the option as "--long" or "-s", for messages */
+	int dashdash;                /* the parse ended at `--` */
+	int next;                    /* after CLI_OPT_END: argv index not parsed */
+	/* private */
+	int started, rest;
+	char shortbuf[64];
+	struct option longbuf[32];
+};
+int cli_opts_next(struct cli_opts *o, int argc, char **argv);
 
-/* An argument of a `CMD FILE SECTION` command that is no known option:
- * FILE, then SECTION.  0, or 2 (usage) after saying what is wrong. */
+/* A positional argument of a `CMD FILE SECTION` command: FILE, then
+ * SECTION.  0, or 2 (usage) after saying there are too many. */
 int cli_take_file_section(const char *cmd, const char *arg, const char **path,
 			  const char **section);
 

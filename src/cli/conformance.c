@@ -118,59 +118,69 @@ int do_conformance(int argc, char **argv)
 {
 	const struct conf_backend *b = &conf_backends[0];
 	struct conf_totals t = {0};
-	int verbose = cli_verbose, npaths = 0;
+	int verbose = cli_verbose, npaths = 0, c;
 	size_t nb = sizeof(conf_backends) / sizeof(conf_backends[0]);
+	static const struct option longs[] = {
+		{"backend", required_argument, NULL, 'b'},
+		{"verbose", no_argument, NULL, 'v'},
+		{0},
+	};
+	struct cli_opts o = {.cmd = "conformance", .shorts = "v", .longs = longs};
+	/* the paths, in order, once every option (wherever it stands) is known */
+	const char **paths = calloc((size_t)argc, sizeof(*paths));
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	if (!paths) {
+		cli_error("conformance: out of memory");
+		return 1;
+	}
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
 			fputs(conformance_usage, stdout);
 			for (size_t k = 0; k < nb; k++)
 				printf(" %s", conf_backends[k].name);
 			printf("\n");
+			free(paths);
 			return 0;
-		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-			const char *name = argv[++i];
+		} else if (c == 'b') {
 			b = NULL;
 			for (size_t k = 0; k < nb && !b; k++)
-				if (!strcmp(conf_backends[k].name, name))
+				if (!strcmp(conf_backends[k].name, o.arg))
 					b = &conf_backends[k];
 			if (!b) {
 				cli_error("conformance: unknown backend '%s' (see gpuext conformance --help)",
-					  name);
+					  o.arg);
+				free(paths);
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
+		} else if (c == 'v') {
 			verbose = 1;
-		} else if (argv[i][0] == '-') {
-			cli_error("conformance: unknown option '%s' (see gpuext conformance --help)",
-				  argv[i]);
-			return 2;
+		} else if (c == CLI_OPT_ARG) {
+			paths[npaths++] = o.arg;
 		} else {
-			npaths++;
+			free(paths);
+			return 2;
 		}
 	}
 	if (!npaths) {
 		cli_error("conformance: no case folder or file given (see gpuext conformance --help)");
+		free(paths);
 		return 2;
 	}
-	for (int i = 1; i < argc; i++) {
+	for (int i = 0; i < npaths; i++) {
 		struct stat st;
-		if (argv[i][0] == '-') {
-			i += !strcmp(argv[i], "--backend");
-			continue;
-		}
-		if (stat(argv[i], &st)) {
-			printf("FAIL %s: %s\n", argv[i], strerror(errno));
+		if (stat(paths[i], &st)) {
+			printf("FAIL %s: %s\n", paths[i], strerror(errno));
 			t.failed++;
 		} else if (S_ISDIR(st.st_mode)) {
-			if (conf_run_dir(argv[i], b, verbose, &t)) {
-				printf("FAIL %s: %s\n", argv[i], strerror(errno));
+			if (conf_run_dir(paths[i], b, verbose, &t)) {
+				printf("FAIL %s: %s\n", paths[i], strerror(errno));
 				t.failed++;
 			}
 		} else {
-			conf_run_file(argv[i], b, verbose, &t);
+			conf_run_file(paths[i], b, verbose, &t);
 		}
 	}
+	free(paths);
 	if (t.skipped)
 		printf("%zu passed, %zu failed, %zu skipped\n", t.passed, t.failed, t.skipped);
 	else

@@ -24,17 +24,18 @@ int do_disasm(int argc, char **argv)
 	size_t len;
 	char *data;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	struct cli_opts o = {.cmd = "disasm"};
+	int c;
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
 			fputs(disasm_usage, stdout);
 			return 0;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			cli_error("disasm: unknown option '%s' (see gpuext disasm --help)", argv[i]);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else {
+		} else if (c == CLI_OPT_ARG && !path) {
+			path = o.arg;
+		} else if (c == CLI_OPT_ARG) {
 			cli_error("disasm: more than one input file (see gpuext disasm --help)");
+			return 2;
+		} else {
 			return 2;
 		}
 	}

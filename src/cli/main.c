@@ -50,32 +50,16 @@ void cli_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (cli_json) {
-		fputs("{\"error\":\"", stdout);
-		for (const char *c = msg; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				putchar('\\');
-			if ((unsigned char)*c < 0x20)
-				printf("\\u%04x", *c);
-			else
-				putchar(*c);
-		}
-		fputs("\"}\n", stdout);
+		fputs("{\"error\":", stdout);
+		cli_json_str(stdout, msg);
+		fputs("}\n", stdout);
 	}
 	fprintf(stderr, "gpuext: %s\n", msg);
-}
-
-int cli_is_help(const char *arg)
-{
-	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
 int cli_take_file_section(const char *cmd, const char *arg, const char **path,
 			  const char **section)
 {
-	if (arg[0] == '-') {
-		cli_error("%s: unknown option '%s' (see gpuext %s --help)", cmd, arg, cmd);
-		return 2;
-	}
 	if (!*path) {
 		*path = arg;
 	} else if (!*section) {
@@ -94,7 +78,8 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
 		fprintf(out, "  %-12s %s\n  %-12s   %s %s\n", cli_cmds[i].name,
 			cli_cmds[i].summary, "", cli_cmds[i].name, cli_cmds[i].usage);
-	fprintf(out, "\n`gpuext COMMAND --help` describes each command.\n");
+	fprintf(out, "\n`gpuext COMMAND --help` describes each command.  Long options take\n"
+		     "--opt=value too; options may follow arguments; `--` ends them.\n");
 }
 
 static int do_help(int argc, char **argv)
@@ -105,31 +90,44 @@ static int do_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	int i = 1;
+	enum { OPT_VERSION = CLI_OPT_LONG };
+	static const struct option longs[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{0},
+	};
+	/* options up to the command; the command's own are its handler's */
+	struct cli_opts o = {.shorts = "jv", .longs = longs,
+			     .keep_rest = 1, .stop_at_positional = 1};
+	int c;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		switch (c) {
+		case 'j':
 			cli_json = 1;
-		else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+			break;
+		case 'v':
 			cli_verbose = 1;
-		else if (cli_is_help(argv[i])) {
+			break;
+		case CLI_OPT_HELP:
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--version")) {
+		case OPT_VERSION:
 			puts("gpuext 0.1.0");
 			return 0;
-		} else {
-			cli_error("unknown option '%s' (see gpuext --help)", argv[i]);
+		default:
 			return 2;
 		}
 	}
-	if (i == argc) {
+	int i = o.next;
+	if (i >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	for (size_t c = 0; c < sizeof(cli_cmds) / sizeof(cli_cmds[0]); c++)
-		if (!strcmp(argv[i], cli_cmds[c].name))
-			return cli_cmds[c].fn(argc - i, argv + i);
+	for (size_t k = 0; k < sizeof(cli_cmds) / sizeof(cli_cmds[0]); k++)
+		if (!strcmp(argv[i], cli_cmds[k].name))
+			return cli_cmds[k].fn(argc - i, argv + i);
 	cli_error("unknown command '%s' (see gpuext --help)", argv[i]);
 	return 2;
 }

@@ -111,15 +111,52 @@ static void prog_show_json(const struct object *obj)
 	printf("]}\n");
 }
 
-static int do_prog_show(int argc, char **argv)
-{
-	struct object *obj;
+static const struct cli_cmd *prog_cmd_find(const char *name);
 
-	if (argc != 2) {
-		cli_error("usage: gpuext prog show FILE");
+/*
+ * The arguments of `prog show|dump` (argv[0]): FILE and, up to max, a
+ * SECTION|NAME, into args; its one flag option (longs) sets *flag.  -1 to
+ * go on, else the exit status (after --help, or an error said).
+ */
+static int prog_args(int argc, char **argv, const struct option *longs, int *flag,
+		     const char **args, int max)
+{
+	const struct cli_cmd *cmd = prog_cmd_find(argv[0]);
+	char name[32];
+	struct cli_opts o = {.cmd = name, .longs = longs};
+	int n = 0, c;
+
+	snprintf(name, sizeof(name), "prog %s", cmd->name);
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
+			printf("Usage: gpuext prog %s %s\n  %s\n", cmd->name, cmd->usage, cmd->summary);
+			return 0;
+		} else if (c == CLI_OPT_ARG) {
+			if (n < max)
+				args[n] = o.arg;
+			n++;
+		} else if (c == CLI_OPT_LONG) {
+			*flag = 1;
+		} else {
+			return 2;
+		}
+	}
+	if (n < 1 || n > max) {
+		cli_error("usage: gpuext prog %s %s", cmd->name, cmd->usage);
 		return 2;
 	}
-	if (cli_open_object(argv[1], &obj))
+	return -1;
+}
+
+static int do_prog_show(int argc, char **argv)
+{
+	const char *file = NULL;
+	struct object *obj;
+	int rc = prog_args(argc, argv, NULL, NULL, &file, 1);
+
+	if (rc >= 0)
+		return rc;
+	if (cli_open_object(file, &obj))
 		return 1;
 	if (cli_json)
 		prog_show_json(obj);
@@ -181,22 +218,14 @@ static int prog_dump_jited(struct object *obj, struct prog *p)
 
 static int do_prog_dump(int argc, char **argv)
 {
+	static const struct option longs[] = {{"jited", no_argument, NULL, CLI_OPT_LONG}, {0}};
 	const char *args[2] = {NULL, NULL};
 	struct object *obj;
-	int found = 0, nargs = 0, jited = 0, rc = 0;
+	int found = 0, jited = 0, rc = prog_args(argc, argv, longs, &jited, args, 2);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--jited"))
-			jited = 1;
-		else if (nargs < 2 && argv[i][0] != '-')
-			args[nargs++] = argv[i];
-		else
-			nargs = 3;
-	}
-	if (nargs < 1 || nargs > 2) {
-		cli_error("usage: gpuext prog dump [--jited] FILE [SECTION|NAME]");
-		return 2;
-	}
+	if (rc >= 0)
+		return rc;
+	rc = 0;
 	if (cli_open_object(args[0], &obj))
 		return 1;
 	for (size_t i = 0; i < obj->prog_cnt && !rc; i++) {
@@ -234,22 +263,33 @@ static void prog_usage(FILE *out)
 			prog_cmds[i].summary);
 }
 
+static const struct cli_cmd *prog_cmd_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(prog_cmds) / sizeof(prog_cmds[0]); i++)
+		if (!strcmp(name, prog_cmds[i].name))
+			return &prog_cmds[i];
+	return NULL;
+}
+
 int do_prog(int argc, char **argv)
 {
-	if (argc < 2 || cli_is_help(argv[1])) {
-		prog_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	/* prog's own options, up to the subcommand: the rest are the subcommand's */
+	struct cli_opts o = {.cmd = "prog", .keep_rest = 1, .stop_at_positional = 1};
+	int c;
+
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		if (c != CLI_OPT_HELP)
+			return 2;
+		prog_usage(stdout);
+		return 0;
 	}
-	for (size_t i = 0; i < sizeof(prog_cmds) / sizeof(prog_cmds[0]); i++) {
-		if (strcmp(argv[1], prog_cmds[i].name))
-			continue;
-		if (argc > 2 && cli_is_help(argv[2])) {
-			printf("Usage: gpuext prog %s %s\n  %s\n", prog_cmds[i].name,
-			       prog_cmds[i].usage, prog_cmds[i].summary);
-			return 0;
-		}
-		return prog_cmds[i].fn(argc - 1, argv + 1);
+	if (o.next >= argc) {
+		prog_usage(stderr);
+		return 2;
 	}
-	cli_error("unknown prog command '%s' (see gpuext prog --help)", argv[1]);
+	const struct cli_cmd *cmd = prog_cmd_find(argv[o.next]);
+	if (cmd)
+		return cmd->fn(argc - o.next, argv + o.next);
+	cli_error("unknown prog command '%s' (see gpuext prog --help)", argv[o.next]);
 	return 2;
 }

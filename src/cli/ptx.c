@@ -35,20 +35,26 @@ int do_ptx(int argc, char **argv)
 	char sym[128];
 	int ret = 1;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	enum { OPT_TARGET = CLI_OPT_LONG, OPT_MODE };
+	static const struct option longs[] = {
+		{"target", required_argument, NULL, OPT_TARGET},
+		{"mode", required_argument, NULL, OPT_MODE},
+		{0},
+	};
+	struct cli_opts args = {.cmd = "ptx", .longs = longs};
+	int c;
+	while ((c = cli_opts_next(&args, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
 			fputs(ptx_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
-			target = argv[++i];
-		} else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
-			const char *m = argv[++i];
-			if (strcmp(m, "warp") && strcmp(m, "thread")) {
-				cli_error("ptx: --mode is warp or thread, not '%s'", m);
-				return 2;
-			}
-			mode = !strcmp(m, "warp") ? PTX_MODE_WARP : PTX_MODE_THREAD;
-		} else if (cli_take_file_section("ptx", argv[i], &path, &section)) {
+		} else if (c == OPT_TARGET) {
+			target = args.arg;
+		} else if (c == OPT_MODE && strcmp(args.arg, "warp") && strcmp(args.arg, "thread")) {
+			cli_error("ptx: --mode is warp or thread, not '%s'", args.arg);
+			return 2;
+		} else if (c == OPT_MODE) {
+			mode = !strcmp(args.arg, "warp") ? PTX_MODE_WARP : PTX_MODE_THREAD;
+		} else if (c != CLI_OPT_ARG || cli_take_file_section("ptx", args.arg, &path, &section)) {
 			return 2;
 		}
 	}

@@ -330,49 +330,80 @@ static int run_trace_enable(struct object *obj, const char *file)
 int do_run(int argc, char **argv)
 {
 	const char *tool = NULL, *file = NULL, *out_path = NULL, *trace_path = NULL;
-	int json = cli_json, kernel_uprobes = 0, i, sr;
+	int json = cli_json, kernel_uprobes = 0, ch;
 	static struct run_mem mem;
 	struct run_sched rs;
+	/* one value an option: getopt_long takes options of the same value
+	 * for one, so that a prefix of both (--mem) would not be ambiguous */
+	enum {
+		OPT_TOOL = CLI_OPT_LONG, OPT_JSON, OPT_KERNEL_UPROBES, OPT_TRACE, OPT_MEM_BUDGET,
+		OPT_MEM_POLICY, OPT_MEM_SIGNAL, OPT_MEM_TRACE, OPT_SESSION, OPT_CLASS, OPT_POLICY
+	};
+	static const struct option longs[] = {
+		{"tool", required_argument, NULL, OPT_TOOL},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"kernel-uprobes", no_argument, NULL, OPT_KERNEL_UPROBES},
+		{"trace", required_argument, NULL, OPT_TRACE},
+		{"mem-budget", required_argument, NULL, OPT_MEM_BUDGET},
+		{"mem-policy", required_argument, NULL, OPT_MEM_POLICY},
+		{"mem-signal", required_argument, NULL, OPT_MEM_SIGNAL},
+		{"mem-trace", required_argument, NULL, OPT_MEM_TRACE},
+		{"session", required_argument, NULL, OPT_SESSION},
+		{"class", required_argument, NULL, OPT_CLASS},
+		{"policy", required_argument, NULL, OPT_POLICY},
+		{0},
+	};
+	/* options and FILE up to `--`; CMD ARGS after it are left as they are */
+	struct cli_opts o = {.cmd = "run", .shorts = "o:", .longs = longs, .keep_rest = 1};
 
 	memset(&rs, 0, sizeof(rs));
-	for (i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	while ((ch = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		switch (ch) {
+		case CLI_OPT_HELP:
 			fputs(run_usage, stdout);
 			fputs(run_sched_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--")) {
-			i++;
+		case OPT_TOOL:
+			tool = o.arg;
 			break;
-		} else if (!strcmp(argv[i], "--tool") && i + 1 < argc) {
-			tool = argv[++i];
-		} else if (!strcmp(argv[i], "--json")) {
+		case OPT_JSON:
 			json = 1;
-		} else if (!strcmp(argv[i], "--kernel-uprobes")) {
+			break;
+		case OPT_KERNEL_UPROBES:
 			kernel_uprobes = 1;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out_path = argv[++i];
-		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
-			trace_path = argv[++i];
-		} else if ((!strcmp(argv[i], "--mem-budget") || !strcmp(argv[i], "--mem-policy") ||
-			    !strcmp(argv[i], "--mem-signal") || !strcmp(argv[i], "--mem-trace")) &&
-			   i + 1 < argc) {
-			if (run_mem_option(&mem, argv[i], argv[i + 1]))
+			break;
+		case 'o':
+			out_path = o.arg;
+			break;
+		case OPT_TRACE:
+			trace_path = o.arg;
+			break;
+		case OPT_MEM_BUDGET:
+		case OPT_MEM_POLICY:
+		case OPT_MEM_SIGNAL:
+		case OPT_MEM_TRACE:
+			if (run_mem_option(&mem, o.name, o.arg))
 				return 2;
-			i++;
-		} else if ((sr = run_sched_option(argc, argv, &i, &rs))) {
-			if (sr < 0)
+			break;
+		case OPT_SESSION:
+		case OPT_CLASS:
+		case OPT_POLICY:
+			if (run_sched_option(&rs, o.name, o.arg))
 				return 2;
-		} else if (argv[i][0] == '-') {
-			cli_error("run: unknown option '%s' (see gpuext run --help)", argv[i]);
-			return 2;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			cli_error("run: one object per run (got '%s' and '%s')", file, argv[i]);
+			break;
+		case CLI_OPT_ARG:
+			if (file) {
+				cli_error("run: one object per run (got '%s' and '%s')", file, o.arg);
+				return 2;
+			}
+			file = o.arg;
+			break;
+		default:
 			return 2;
 		}
 	}
-	if (i >= argc || (tool && file) ||
+	int i = o.next;
+	if (!o.dashdash || i >= argc || (tool && file) ||
 	    (!tool && !file && !mem.budget && !rs.o.name && !rs.o.policy && !rs.class_set)) {
 		fputs(run_usage, stderr);
 		return 2;

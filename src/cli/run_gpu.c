@@ -89,13 +89,17 @@ int do_run_gpu(int argc, char **argv)
 	uint64_t r0;
 	int ret = 1;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	static const struct option longs[] = {{"data", required_argument, NULL, 'd'}, {0}};
+	struct cli_opts o = {.cmd = "run-gpu", .longs = longs};
+	int c;
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
 			fputs(run_gpu_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data_path = argv[++i];
-		} else if (cli_take_file_section("run-gpu", argv[i], &path, &section)) {
+		} else if (c == 'd') {
+			data_path = o.arg;
+		} else if (c != CLI_OPT_ARG ||
+			   cli_take_file_section("run-gpu", o.arg, &path, &section)) {
 			return 2;
 		}
 	}

@@ -29,28 +29,20 @@ static void run_sched_notice(const char *msg)
 	fprintf(stderr, "gpuext: sched: %s\n", msg);
 }
 
-int run_sched_option(int argc, char **argv, int *i, struct run_sched *rs)
+int run_sched_option(struct run_sched *rs, const char *opt, const char *v)
 {
-	const char *a = argv[*i];
-	if (strcmp(a, "--session") && strcmp(a, "--class") && strcmp(a, "--policy"))
-		return 0;
-	if (*i + 1 >= argc) {
-		cli_error("run: %s needs a value (see gpuext run --help)", a);
-		return -1;
-	}
-	const char *v = argv[++*i];
-	if (!strcmp(a, "--session")) {
+	if (!strcmp(opt, "--session")) {
 		rs->o.name = v;
-	} else if (!strcmp(a, "--policy")) {
+	} else if (!strcmp(opt, "--policy")) {
 		rs->o.policy = v;
 	} else if (!strcmp(v, "lc") || !strcmp(v, "be")) {
 		rs->o.klass = v[0] == 'l' ? GPU_SCHED_LC : GPU_SCHED_BE;
 		rs->class_set = 1;
 	} else {
 		cli_error("run: --class '%s': lc or be", v);
-		return -1;
+		return 2;
 	}
-	return 1;
+	return 0;
 }
 
 int run_sched_join(struct run_sched *rs, const char *cmd)

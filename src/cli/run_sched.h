@@ -19,9 +19,9 @@ struct run_sched {
 
 extern const char run_sched_usage[];
 
-/* argv[*i] is a session option: 1 (consumed, *i advanced), 0 (not one),
- * -1 (bad value; said on stderr). */
-int run_sched_option(int argc, char **argv, int *i, struct run_sched *rs);
+/* Take option opt ("--session", "--class" or "--policy") with its value;
+ * 2 after an error. */
+int run_sched_option(struct run_sched *rs, const char *opt, const char *val);
 /* Join before CMD (cmd: its argv[0]); 0, or the exit status to return. */
 int run_sched_join(struct run_sched *rs, const char *cmd);
 /* In the forked child: the tenant's environment. */

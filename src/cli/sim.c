@@ -107,81 +107,91 @@ static int sim_parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t 
 	return 0;
 }
 
+enum {
+	SIM_OPT_TRACE = CLI_OPT_LONG, SIM_OPT_GEN, SIM_OPT_POLICY, SIM_OPT_SIZE, SIM_OPT_BUDGET,
+	SIM_OPT_OVERSUB, SIM_OPT_HTOD, SIM_OPT_DTOH, SIM_OPT_BATCH_US, SIM_OPT_FAULT_NS,
+	SIM_OPT_SEED, SIM_OPT_PASSES, SIM_OPT_BATCH, SIM_OPT_TEXT, SIM_OPT_INTERP, SIM_OPT_JSON,
+	SIM_OPT_HITS,
+};
+
+static const struct option sim_longs[] = {
+	{"trace", required_argument, NULL, SIM_OPT_TRACE},
+	{"gen", required_argument, NULL, SIM_OPT_GEN},
+	{"policy", required_argument, NULL, SIM_OPT_POLICY},
+	{"size", required_argument, NULL, SIM_OPT_SIZE},
+	{"budget", required_argument, NULL, SIM_OPT_BUDGET},
+	{"oversub", required_argument, NULL, SIM_OPT_OVERSUB},
+	{"htod-gbps", required_argument, NULL, SIM_OPT_HTOD},
+	{"dtoh-gbps", required_argument, NULL, SIM_OPT_DTOH},
+	{"batch-us", required_argument, NULL, SIM_OPT_BATCH_US},
+	{"fault-ns", required_argument, NULL, SIM_OPT_FAULT_NS},
+	{"seed", required_argument, NULL, SIM_OPT_SEED},
+	{"passes", required_argument, NULL, SIM_OPT_PASSES},
+	{"batch", required_argument, NULL, SIM_OPT_BATCH},
+	{"text", no_argument, NULL, SIM_OPT_TEXT},
+	{"interp", no_argument, NULL, SIM_OPT_INTERP},
+	{"json", no_argument, NULL, SIM_OPT_JSON},
+	{"hits", no_argument, NULL, SIM_OPT_HITS},
+	{0},
+};
+
+/* One option (c, its value v, named opt in messages); 0, or the exit status. */
+static int sim_option(struct sim_args *a, int c, const char *opt, const char *v)
+{
+	uint64_t n = 0;
+	int rc = 0;
+
+	switch (c) {
+	case SIM_OPT_TRACE: a->trace = v; break;
+	case SIM_OPT_GEN: a->gen = v; break;
+	case 'o': a->out = v; break;
+	case SIM_OPT_TEXT: a->text = 1; break;
+	case SIM_OPT_INTERP: a->interp = 1; break;
+	case SIM_OPT_JSON: cli_json = 1; break;
+	case SIM_OPT_HITS: a->so.hits = 1; break;
+	case SIM_OPT_POLICY:
+		if (a->npol == SIM_MAX_POLICIES) {
+			cli_error("sim: more than %d --policy arguments", SIM_MAX_POLICIES);
+			return 2;
+		}
+		a->policies[a->npol++] = v;
+		break;
+	case SIM_OPT_SIZE: return cli_parse_bytes("sim", opt, v, &a->g.size);
+	case SIM_OPT_BUDGET: return cli_parse_bytes("sim", opt, v, &a->budget);
+	case SIM_OPT_OVERSUB: return sim_parse_num(opt, v, 0.01, &a->oversub);
+	case SIM_OPT_HTOD: return sim_parse_num(opt, v, 0.001, &a->so.link.htod_gbps);
+	case SIM_OPT_DTOH: return sim_parse_num(opt, v, 0.001, &a->so.link.dtoh_gbps);
+	case SIM_OPT_BATCH_US: return sim_parse_num(opt, v, 0, &a->so.link.batch_us);
+	case SIM_OPT_FAULT_NS: return sim_parse_num(opt, v, 0, &a->so.link.fault_ns);
+	case SIM_OPT_SEED: return sim_parse_uint(opt, v, 0, UINT64_MAX, &a->g.seed);
+	case SIM_OPT_PASSES:
+	case SIM_OPT_BATCH:
+		rc = sim_parse_uint(opt, v, 1, 1000000, &n);
+		if (!rc)
+			*(c == SIM_OPT_PASSES ? &a->g.passes : &a->so.batch_max) = (uint32_t)n;
+		break;
+	}
+	return rc;
+}
+
+/* The options into a; 0, -1 after --help, or the exit status. */
 static int sim_parse(int argc, char **argv, struct sim_args *a)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc = 0;
-		if (cli_is_help(o)) {
+	struct cli_opts o = {.cmd = "sim", .shorts = "o:", .longs = sim_longs};
+	int c, rc;
+
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
 			sim_usage(stdout);
 			return -1;
 		}
-		if (!strcmp(o, "--json")) {
-			cli_json = 1;
-			continue;
-		}
-		if (!strcmp(o, "--text")) {
-			a->text = 1;
-			continue;
-		}
-		if (!strcmp(o, "--interp")) {
-			a->interp = 1;
-			continue;
-		}
-		if (!strcmp(o, "--hits")) {
-			a->so.hits = 1;
-			continue;
-		}
-		if (o[0] != '-' || !strcmp(o, "-")) {
-			cli_error("sim: unexpected argument '%s' (see gpuext sim --help)", o);
+		if (c == CLI_OPT_ARG) {
+			cli_error("sim: unexpected argument '%s' (see gpuext sim --help)", o.arg);
 			return 2;
 		}
-		if (!v) {
-			cli_error("sim: %s needs a value (see gpuext sim --help)", o);
+		if (c == CLI_OPT_USAGE)
 			return 2;
-		}
-		i++;
-		if (!strcmp(o, "--trace"))
-			a->trace = v;
-		else if (!strcmp(o, "--gen"))
-			a->gen = v;
-		else if (!strcmp(o, "-o"))
-			a->out = v;
-		else if (!strcmp(o, "--policy")) {
-			if (a->npol == SIM_MAX_POLICIES) {
-				cli_error("sim: more than %d --policy arguments", SIM_MAX_POLICIES);
-				return 2;
-			}
-			a->policies[a->npol++] = v;
-		} else if (!strcmp(o, "--size"))
-			rc = cli_parse_bytes("sim", o, v, &a->g.size);
-		else if (!strcmp(o, "--budget"))
-			rc = cli_parse_bytes("sim", o, v, &a->budget);
-		else if (!strcmp(o, "--oversub"))
-			rc = sim_parse_num(o, v, 0.01, &a->oversub);
-		else if (!strcmp(o, "--htod-gbps"))
-			rc = sim_parse_num(o, v, 0.001, &a->so.link.htod_gbps);
-		else if (!strcmp(o, "--dtoh-gbps"))
-			rc = sim_parse_num(o, v, 0.001, &a->so.link.dtoh_gbps);
-		else if (!strcmp(o, "--batch-us"))
-			rc = sim_parse_num(o, v, 0, &a->so.link.batch_us);
-		else if (!strcmp(o, "--fault-ns"))
-			rc = sim_parse_num(o, v, 0, &a->so.link.fault_ns);
-		else if (!strcmp(o, "--seed"))
-			rc = sim_parse_uint(o, v, 0, UINT64_MAX, &a->g.seed);
-		else if (!strcmp(o, "--passes") || !strcmp(o, "--batch")) {
-			uint64_t n = 0;
-			rc = sim_parse_uint(o, v, 1, 1000000, &n);
-			if (!strcmp(o, "--passes"))
-				a->g.passes = (uint32_t)n;
-			else
-				a->so.batch_max = (uint32_t)n;
-		} else {
-			cli_error("sim: unknown option '%s' (see gpuext sim --help)", o);
-			return 2;
-		}
-		if (rc)
+		if ((rc = sim_option(a, c, o.name, o.arg)))
 			return rc;
 	}
 	if (!!a->trace == !!a->gen) {

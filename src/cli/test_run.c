@@ -183,36 +183,51 @@ int do_test_run(int argc, char **argv)
 	struct err e = {{0}};
 	int rc = 1;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	enum { OPT_DATA = CLI_OPT_LONG, OPT_REPEAT, OPT_BACKEND };
+	static const struct option longs[] = {
+		{"data", required_argument, NULL, OPT_DATA},
+		{"repeat", required_argument, NULL, OPT_REPEAT},
+		{"backend", required_argument, NULL, OPT_BACKEND},
+		{0},
+	};
+	struct cli_opts o = {.cmd = "test-run", .longs = longs};
+	char *end;
+	int c;
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		switch (c) {
+		case CLI_OPT_HELP:
 			fputs(test_run_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data_path = argv[++i];
-		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-			char *end;
-			repeat = strtol(argv[++i], &end, 0);
+		case OPT_DATA:
+			data_path = o.arg;
+			break;
+		case OPT_REPEAT:
+			repeat = strtol(o.arg, &end, 0);
 			if (*end || repeat < 1 || repeat > 1000000000) {
-				cli_error("--repeat: '%s' is not a count from 1 to 1e9", argv[i]);
+				cli_error("--repeat: '%s' is not a count from 1 to 1e9", o.arg);
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-			i++;
-			if (!strcmp(argv[i], "interp"))
+			break;
+		case OPT_BACKEND:
+			if (!strcmp(o.arg, "interp"))
 				backend = PROG_BACKEND_INTERP;
-			else if (strcmp(argv[i], "jit")) {
-				cli_error("--backend: '%s' is not interp or jit", argv[i]);
+			else if (strcmp(o.arg, "jit")) {
+				cli_error("--backend: '%s' is not interp or jit", o.arg);
 				return 2;
 			}
-		} else if (argv[i][0] == '-') {
-			cli_error("test-run: unknown or incomplete option '%s' (see --help)", argv[i]);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else if (!name) {
-			name = argv[i];
-		} else {
-			cli_error("test-run: unexpected argument '%s' (see --help)", argv[i]);
+			break;
+		case CLI_OPT_ARG:
+			if (!path) {
+				path = o.arg;
+			} else if (!name) {
+				name = o.arg;
+			} else {
+				cli_error("test-run: unexpected argument '%s' (see gpuext test-run --help)",
+					  o.arg);
+				return 2;
+			}
+			break;
+		default:
 			return 2;
 		}
 	}

@@ -7,14 +7,17 @@
 
 int do_tools(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
+	struct cli_opts o = {.cmd = "tools"};
+	int c = cli_opts_next(&o, argc, argv);
+
+	if (c == CLI_OPT_HELP) {
 		puts("Usage: gpuext tools\n\nList the shipped tools (gpuext run --tool NAME -- CMD).");
 		return 0;
 	}
-	if (argc > 1) {
-		cli_error("tools: no arguments expected (got '%s')", argv[1]);
+	if (c == CLI_OPT_ARG)
+		cli_error("tools: no arguments expected (got '%s')", o.arg);
+	if (c != CLI_OPT_END)
 		return 2;
-	}
 	for (size_t i = 0; i < run_fmt_cnt; i++)
 		if (run_fmts[i].about) {
 			if (cli_json)

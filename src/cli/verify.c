@@ -47,16 +47,9 @@ static int verify_one(struct prog *p, const struct vfy_opts *base, char *log)
 		printf("{\"prog\":\"%s\",\"section\":\"%s\",\"ok\":%s,", p->name, p->section,
 		       err ? "false" : "true");
 		if (err) {
-			fputs("\"error\":\"", stdout);
-			for (const char *c = e.msg; *c; c++) {
-				if (*c == '"' || *c == '\\')
-					putchar('\\');
-				if ((unsigned char)*c < 0x20)
-					printf("\\u%04x", *c);
-				else
-					putchar(*c);
-			}
-			fputs("\",", stdout);
+			fputs("\"error\":", stdout);
+			cli_json_str(stdout, e.msg);
+			fputs(",", stdout);
 		}
 		printf("\"insns\":%zu,\"insns_processed\":%llu,\"states\":%u,\"peak_states\":%u,"
 		       "\"pruned\":%u,\"stack_depth\":%u,\"time_us\":%.1f}\n",
@@ -87,52 +80,68 @@ int do_verify(int argc, char **argv)
 	struct object *obj = NULL;
 	struct err e = {""};
 	char *log = NULL;
-	int i = 1, rc = 0;
+	enum { OPT_GPU = CLI_OPT_LONG, OPT_LOG_ALL };
+	static const struct option longs[] = {
+		{"gpu", no_argument, NULL, OPT_GPU},
+		{"log-all", no_argument, NULL, OPT_LOG_ALL},
+		{0},
+	};
+	/* argv[0]: "verify", or "verify" of `gpuext prog verify` */
+	struct cli_opts o = {.cmd = argv[0], .longs = longs};
+	const char *file = NULL, **names = calloc((size_t)argc, sizeof(*names));
+	int nnames = 0, c, rc = 2;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (cli_is_help(argv[i])) {
+	if (!names) {
+		cli_error("out of memory");
+		return 1;
+	}
+	while ((c = cli_opts_next(&o, argc, argv)) != CLI_OPT_END) {
+		if (c == CLI_OPT_HELP) {
 			verify_usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--gpu")) {
+			rc = 0;
+			goto out;
+		} else if (c == OPT_GPU) {
 			opts.profile = VFY_PROFILE_GPU;
-		} else if (!strcmp(argv[i], "--log-all")) {
+		} else if (c == OPT_LOG_ALL) {
 			opts.log_level = VFY_LOG_ALL;
+		} else if (c == CLI_OPT_ARG && !file) {
+			file = o.arg;
+		} else if (c == CLI_OPT_ARG) {
+			names[nnames++] = o.arg;
 		} else {
-			cli_error("verify: unknown option '%s'", argv[i]);
-			return 2;
+			goto out;
 		}
 	}
-	if (i == argc) {
+	if (!file) {
 		verify_usage(stderr);
-		return 2;
+		goto out;
 	}
+	rc = 1;
 	if (cli_verbose && !opts.log_level)
 		opts.log_level = VFY_LOG_PATH;
-	if (object_open(argv[i], &obj, &e) || object_create_maps(obj, &e)) {
+	if (object_open(file, &obj, &e) || object_create_maps(obj, &e)) {
 		cli_error("%s", e.msg);
-		object_free(obj);
-		return 1;
+		goto out;
 	}
 	if (opts.log_level && !(log = malloc(VERIFY_LOG_SIZE))) {
 		cli_error("out of memory");
-		object_free(obj);
-		return 1;
+		goto out;
 	}
-	if (i + 1 == argc) {
-		for (size_t p = 0; p < obj->prog_cnt; p++)
-			rc |= verify_one(obj->progs[p], &opts, log);
-	} else {
-		for (int a = i + 1; a < argc; a++) {
-			struct prog *p = object_find_prog(obj, argv[a]);
-			if (!p) {
-				cli_error("%s: no program or section '%s'", argv[i], argv[a]);
-				rc = 1;
-				continue;
-			}
-			rc |= verify_one(p, &opts, log);
+	rc = 0;
+	for (size_t p = 0; !nnames && p < obj->prog_cnt; p++)
+		rc |= verify_one(obj->progs[p], &opts, log);
+	for (int a = 0; a < nnames; a++) {
+		struct prog *p = object_find_prog(obj, names[a]);
+		if (!p) {
+			cli_error("%s: no program or section '%s'", file, names[a]);
+			rc = 1;
+			continue;
 		}
+		rc |= verify_one(p, &opts, log);
 	}
+out:
 	free(log);
+	free(names);
 	object_free(obj);
 	return rc;
 }
