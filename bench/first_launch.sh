@@ -11,21 +11,14 @@
 # the example under `gpuext run` with GPUEXT_AGENT_VERBOSE=1 and reads the
 # agent's first-launch line (device side, parse+inject, JIT, load, total),
 # once per variant:
-#   off   no module cache, nothing ahead (GPUEXT_CACHE_DISABLE=1,
-#         GPUEXT_AGENT_AHEAD=0): the PTX compiled by the first launch (the
-#         path before either: cuModuleLoadDataEx / the JIT linker)
-#   lazy  an empty cache folder, nothing ahead: the first launch compiles
-#         through the JIT linker and stores the cubin
-#   cold  an empty cache folder, the kernels instrumented ahead of their
-#         first launch (src/agent/agent_ahead.c): the first run ever as a
-#         user sees it; "first ms" is then what the launch waited
-#   warm  the cold run's folder again: the application's next run
-# and, for each of OPT_LEVELS, cold with GPUEXT_AGENT_JIT_OPT=N (the
-# driver's JIT optimization level; 4 is its default), or for "split" with
-# GPUEXT_AGENT_JIT_THREADS=0 (the compiler's optimizations on every CPU).  Kernel time: the median of the
-# example's own CUDA-event times, the first launch left out, and its ratio
-# to the plain run, so a faster compile that makes slower code shows.
-# CUDA_CACHE_DISABLE=1 throughout (the driver's own cache off).
+#   off   no cache at all (CUDA_CACHE_DISABLE=1, GPUEXT_CACHE_DISABLE=1): the
+#         PTX compiled by every first launch (the path before the caches)
+#   cold  the first run ever: empty caches, gpuext's module cache (modules
+#         linked with the prebuilt runtime) and the driver's ComputeCache
+#         (the others), in folders of their own (CUDA_CACHE_PATH,
+#         GPUEXT_CACHE_PATH); $AHEAD=1: kernels instrumented ahead of their
+#         first launch (GPUEXT_AGENT_AHEAD), "first ms" then what it waited
+#   warm  the cold run's caches again: the application's next run
 # Writes $OUT/first_launch.md (one table) and the logs; prints the table.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -33,10 +26,10 @@ OUT=${OUT:-build/first-launch}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 EX=${EX:-build/examples}
 ITERS=${ITERS:-11}
-VARIANTS=${VARIANTS:-off lazy cold warm}
+VARIANTS=${VARIANTS:-off cold warm}
 OPT_LEVELS=${OPT_LEVELS-1}
 BUDGET_S=${BUDGET_S:-140} # stop starting runs after this many seconds
-export CUDA_CACHE_DISABLE=1
+unset CUDA_CACHE_DISABLE
 T0=$(date +%s)
 LOGS=$OUT/logs
 mkdir -p "$LOGS"
@@ -64,7 +57,7 @@ field() {
 	case $2 in
 	jit) sed -n 's/.*JIT \([0-9.]*\),.*/\1/p' <<< "$l" ;;
 	total) sed -n 's/.*; \([0-9.]*\) ms)$/\1/p' <<< "$l" ;;
-	cache) sed -n 's/.*, \(cache [a-z ,]*\); [0-9.]* ms)$/\1/p' <<< "$l" | tr ' ' '_' ;;
+	cache) sed -n 's/.*, \([a-z ,]*cache[a-z ,]*\); [0-9.]* ms)$/\1/p' <<< "$l" | tr ' ' '_' ;;
 	esac
 }
 
@@ -74,7 +67,7 @@ MD=$OUT/first_launch.md
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
-	echo "- command: \`OUT=$OUT ITERS=$ITERS VARIANTS=\"$VARIANTS\" OPT_LEVELS=\"$OPT_LEVELS\" bench/first_launch.sh\`, CUDA_CACHE_DISABLE=1"
+	echo "- command: \`OUT=$OUT ITERS=$ITERS VARIANTS=\"$VARIANTS\" OPT_LEVELS=\"$OPT_LEVELS\" bench/first_launch.sh\`"
 	echo "- first ms: the agent's total for the first launch (device side + parse/inject + JIT + load); JIT: the driver's compile; kernel: median of $ITERS launches after the first, / plain"
 	echo
 	echo "| example | program | variant | first ms | JIT ms | cache | kernel ms | / plain | rc |"
@@ -90,9 +83,9 @@ run_one() {
 	log=$LOGS/$name.$p.$v.log
 	[ "$p" = recompile ] && set -- "$@" GPUEXT_AGENT_NO_PROBES=1
 	case $v in
-	off) set -- "$@" GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
-	lazy) rm -rf "$dir.lazy" && set -- "$@" GPUEXT_CACHE_PATH="$dir.lazy" GPUEXT_AGENT_AHEAD=0 ;;
-	*) set -- "$@" GPUEXT_CACHE_PATH="$dir" ;;
+	off) set -- "$@" CUDA_CACHE_DISABLE=1 GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
+	*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" \
+		GPUEXT_AGENT_AHEAD="${AHEAD:-0}" ;;
 	esac
 	# shellcheck disable=SC2086
 	"$@" GPUEXT_AGENT_VERBOSE=1 timeout 60 build/gpuext run "$(obj "$p")" -- "$EX/$name" \
@@ -113,7 +106,7 @@ for c in "${cases[@]}"; do
 	for p in "${progs[@]}"; do
 		[ -f "$(obj "$p")" ] || continue
 		dir=$OUT/cache/$name.$p
-		rm -rf "$dir" "$dir.lazy"
+		rm -rf "$dir"
 		for v in $VARIANTS; do
 			in_budget || { echo "| $c | $p | $v | skipped (time budget) |" >> "$MD"; continue; }
 			run_one "$c" "$p" "$v" "$dir"
@@ -131,6 +124,8 @@ for o in $OPT_LEVELS; do
 			rm -rf "$dir"
 			if [ "$o" = split ]; then
 				run_one "$c" "$p" "cold-split" "$dir" GPUEXT_AGENT_JIT_THREADS=0
+			elif [ "$o" = nopic ]; then
+				run_one "$c" "$p" "cold-nopic" "$dir" GPUEXT_AGENT_JIT_PIC=0
 			else
 				run_one "$c" "$p" "cold-O$o" "$dir" GPUEXT_AGENT_JIT_OPT="$o"
 			fi

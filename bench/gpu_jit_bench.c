@@ -66,7 +66,7 @@ static double turn(struct ptx_rt *rt, const char *ptx, enum way w, struct err *e
 		break;
 	default: {
 		struct ptx_rt_jit jit = {w >= WAY_O0 && w <= WAY_O3 ? (int)w - WAY_O0 : -1,
-					 w == WAY_SPLIT ? 0 : -1};
+					 w == WAY_SPLIT ? 0 : -1, -1};
 		err = ptx_rt_compile(rt, ptx, w == WAY_RT, &jit, &cubin, &len, NULL, e);
 		if (!err)
 			err = ptx_rt_module_load_image(rt, cubin, &mod, e);

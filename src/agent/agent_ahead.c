@@ -13,7 +13,7 @@
  * the compile in progress (one at a time, under the agent's GPU lock) and
  * then does its own.  At most AGENT_AHEAD_MAX compiles per process are done
  * ahead (a module of many kernels that are never launched costs no more);
- * GPUEXT_AGENT_AHEAD=0 turns it off.  The thread works from its own copy of
+ * GPUEXT_AGENT_AHEAD=1 turns it on (see agent_ahead_on).  The thread works from its own copy of
  * a module's image (the application may unload the module meanwhile), and
  * is stopped, after the compile in progress, at exit.
  */
@@ -142,10 +142,15 @@ static void agent_ahead_atexit(void)
 		pthread_join(agent_ahead.thread, NULL);
 }
 
+/* Off unless GPUEXT_AGENT_AHEAD=1: cudart (CUDA_MODULE_LOADING=LAZY, the
+ * default) loads a module only at the first launch from it, 0.1-0.2 ms
+ * before (bench/results/2026-11-22-h200-first-launch.md), which leaves
+ * nothing to do ahead; applications that load modules themselves, early,
+ * gain. */
 static int agent_ahead_on(void)
 {
 	const char *v = getenv("GPUEXT_AGENT_AHEAD");
-	return !v || strcmp(v, "0");
+	return v && !strcmp(v, "1");
 }
 
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx)

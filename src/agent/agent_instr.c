@@ -218,37 +218,6 @@ static void agent_mark_mirrored(const struct prog *p)
 	}
 }
 
-/*
- * The device maps at one fixed address (GPUEXT_AGENT_MAPS_AT, hex; default
- * AGENT_MAPS_AT; 0: wherever cuMemAlloc puts them): the programs' PTX holds
- * the maps' addresses, so maps at the same place in every run make the same
- * PTX and the module cache serves the next run.  Any failure: the maps are
- * allocated as before (the cache then misses across runs), said under
- * GPUEXT_AGENT_VERBOSE.
- */
-#define AGENT_MAPS_AT 0x200000000000ull /* 32 TiB: above PIE and heap, below mmap */
-
-static void agent_maps_at(struct ptx_rt *rt)
-{
-	const char *v = getenv("GPUEXT_AGENT_MAPS_AT");
-	CUdeviceptr hint = v ? strtoull(v, NULL, 16) : AGENT_MAPS_AT, at = 0;
-	size_t bytes = 0;
-	const struct session *s = agent_session;
-	for (size_t i = 0; i < s->obj->map_cnt; i++)
-		bytes += ptx_rt_map_bytes(rt, &s->obj->maps[i].def);
-	if (!hint || !bytes)
-		return;
-	struct err e = {{0}};
-	int err = ptx_rt_arena_open(rt, hint, bytes, &at, &e);
-	if (getenv("GPUEXT_AGENT_VERBOSE")) {
-		if (err)
-			agent_notice("device maps not at a fixed address: %s", e.msg);
-		else if (at != hint)
-			agent_notice("device maps at 0x%llx, not 0x%llx (taken)",
-				     (unsigned long long)at, (unsigned long long)hint);
-	}
-}
-
 /* Called with agent_gpu_lock held: 0 when the device side is ready. */
 static int agent_gpu_init(struct err *e)
 {
@@ -275,7 +244,6 @@ static int agent_gpu_init(struct err *e)
 		return err_set(e, ENOTSUP, "not the primary context");
 	}
 	struct session *s = agent_session;
-	agent_maps_at(rt);
 	for (size_t i = 0; i < s->obj->map_cnt && !err; i++) {
 		const struct object_map *om = &s->obj->maps[i];
 		if (i >= AGENT_MAX_MAPS) {
@@ -419,6 +387,38 @@ static void agent_probes_free(struct agent_probes *pr)
 	*pr = (struct agent_probes){0};
 }
 
+/* The instrumented module's table of the device maps' addresses (ptx_emit_
+ * opts.map_table): the code reads them from there, so that it does not
+ * depend on where the maps are and the module cache can keep it. */
+#define AGENT_MAP_TABLE "gx_map_table"
+
+static size_t agent_map_cnt(void)
+{
+	size_t n = agent_session->obj->map_cnt;
+	return n < AGENT_MAX_MAPS ? (n ? n : 1) : AGENT_MAX_MAPS;
+}
+
+/* Fill mod's map table (every module with probes has one): the code must
+ * not run before. */
+static int agent_map_table_fill(CUmodule mod, struct err *e)
+{
+	const struct cu_driver *cu = agent_gpu.rt->cu;
+	uint64_t table[2 * AGENT_MAX_MAPS] = {0};
+	CUdeviceptr d;
+	size_t bytes = 0, n = agent_map_cnt();
+	CUresult r = cu->module_get_global(&d, &bytes, mod, AGENT_MAP_TABLE);
+	if (r != CUDA_SUCCESS)
+		return cu_err(cu, e, r, "the instrumented module's map table");
+	for (size_t i = 0; i < n && i < agent_session->obj->map_cnt; i++) {
+		table[2 * i] = agent_gpu.refs[i].map;
+		table[2 * i + 1] = agent_gpu.refs[i].value;
+	}
+	if (bytes < 16 * n)
+		return err_set(e, EINVAL, "the instrumented module's map table is %zu bytes", bytes);
+	r = cu->memcpy_htod(d, table, 16 * n);
+	return r == CUDA_SUCCESS ? 0 : cu_err(cu, e, r, "filling the map table");
+}
+
 static int agent_build_probes(const char *kernel, int link, struct agent_probes *pr,
 			      struct err *e)
 {
@@ -432,7 +432,7 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		struct prog *p = agent_gpu_progs[i];
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
-		struct ptx_emit_opts o = {.maps = agent_gpu.refs};
+		struct ptx_emit_opts o = {.maps = agent_gpu.refs, .map_table = AGENT_MAP_TABLE};
 		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
 		if (kind != PTX_PROBE_MEM) {
 			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
@@ -471,10 +471,15 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		const char *texts[1 + AGENT_SITES] = {code.text ? code.text : ""};
 		for (int i = 0; i < AGENT_SITES; i++)
 			texts[1 + i] = site[i].text;
+		/* the maps' addresses, filled in at each load (agent_map_table_fill) */
+		ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
+			       2 * agent_map_cnt());
 		int declared = link ? ptx_emit_runtime_decls(&b, texts, 1 + AGENT_SITES) : -1;
 		pr->linked = declared > 0;
 		if (declared < 0) {
 			ptx_buf_free(&b);
+			ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
+				       2 * agent_map_cnt());
 			ptx_emit_runtime_used(&b, texts, 1 + AGENT_SITES);
 		}
 		if (code.len)
@@ -533,13 +538,17 @@ static int agent_block_entry_at_exit(void)
 }
 
 /* The JIT options of instrumented modules: GPUEXT_AGENT_JIT_OPT=0..4 (the
- * driver's optimization level, CU_JIT_OPTIMIZATION_LEVEL, default 4) and
- * GPUEXT_AGENT_JIT_THREADS=N (CU_JIT_SPLIT_COMPILE: N threads, 0 all CPUs);
- * unset or invalid: the driver's defaults. */
+ * driver's optimization level, CU_JIT_OPTIMIZATION_LEVEL, default 4),
+ * GPUEXT_AGENT_JIT_THREADS=N (CU_JIT_SPLIT_COMPILE: N threads, 0 all CPUs)
+ * and GPUEXT_AGENT_JIT_PIC=0|1 (CU_JIT_POSITION_INDEPENDENT_CODE); unset or
+ * invalid: the driver's defaults. */
 static struct ptx_rt_jit agent_jit_opts(void)
 {
-	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS");
-	struct ptx_rt_jit j = {-1, -1};
+	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS"),
+		   *pic = getenv("GPUEXT_AGENT_JIT_PIC");
+	struct ptx_rt_jit j = {-1, -1, -1};
+	if (pic && (pic[0] == '0' || pic[0] == '1') && !pic[1])
+		j.pic = pic[0] - '0';
 	if (o && o[0] >= '0' && o[0] <= '4' && !o[1])
 		j.opt_level = o[0] - '0';
 	if (t && *t && strspn(t, "0123456789") == strlen(t) && strlen(t) < 4)
@@ -555,17 +564,17 @@ static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag,
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (size_t i = 0; i < fb_len; i++) /* the prebuilt runtime linked in */
 		h = (h ^ ((const unsigned char *)fb)[i]) * 0x100000001b3ull;
-	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, runtime %s "
-		 "%016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor, agent_gpu.rt->cu->version,
-		 jit->opt_level, jit->threads, linked ? "linked" : "none", (unsigned long long)h);
+	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, pic %d, "
+		 "runtime %s %016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor,
+		 agent_gpu.rt->cu->version, jit->opt_level, jit->threads, jit->pic,
+		 linked ? "linked" : "none", (unsigned long long)h);
 }
 
 /*
- * Turn instrumented PTX into a loaded module (linked with the prebuilt
- * runtime when linked): the cubin from the module cache when it has one
- * for exactly this PTX, GPU and driver; else compiled by the driver's JIT
- * and stored there.  With the cache off (GPUEXT_CACHE_DISABLE=1) the PTX
- * goes to cuModuleLoadDataEx as it is.  A cache entry that is not valid, or
+ * Turn instrumented PTX into a loaded module.  Linked with the prebuilt
+ * runtime (linked): the cubin from the module cache when it has one for
+ * exactly this PTX, GPU, driver and JIT options; else compiled by the
+ * driver's JIT linker and stored there.  A cache entry that is not valid, or
  * that the driver refuses, is named once and compiled over.
  */
 static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct agent_timing *tm,
@@ -577,8 +586,13 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	int err;
 	float jit_ms = 0;
 
-	if (ptx_cache_dir(dir, sizeof(dir))) {
-		tm->cache = "cache off";
+	/* A module without the prebuilt runtime goes to cuModuleLoadDataEx,
+	 * which compiles it whole (the JIT linker compiles its inputs as
+	 * relocatable code: gemm's kernel 1.27x slower on the H200) and keeps
+	 * the result in the driver's own cache (ComputeCache), across runs too. */
+	int off = ptx_cache_dir(dir, sizeof(dir));
+	if (off || !linked) {
+		tm->cache = off ? "cache off" : "driver cache";
 		err = linked ? ptx_rt_module_link(rt, text, mod, &jit_ms, e)
 			     : ptx_rt_module_load_timed(rt, text, mod, &jit_ms, e);
 		tm->jit += jit_ms;
@@ -653,6 +667,8 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
+	if (!err && !bare && (err = agent_map_table_fill(*mod, e)))
+		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
 	free(text);
 	return err;

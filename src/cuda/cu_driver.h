@@ -33,6 +33,8 @@
 	  (CUmodule * m, const void *image, unsigned int n, CUjit_option *opts,          \
 	   void **vals))                                                                 \
 	X(module_unload, "cuModuleUnload", (CUmodule m))                                 \
+	X(module_get_global, "cuModuleGetGlobal_v2",                                     \
+	  (CUdeviceptr * p, size_t *bytes, CUmodule m, const char *name))                \
 	X(link_create, "cuLinkCreate_v2",                                                \
 	  (unsigned int n, CUjit_option *opts, void **vals, CUlinkState *st))             \
 	X(link_add_data, "cuLinkAddData_v2",                                             \
@@ -54,22 +56,6 @@
 	X(mem_host_get_device_pointer, "cuMemHostGetDevicePointer_v2",                   \
 	  (CUdeviceptr * d, void *p, unsigned int flags))                                \
 	X(mem_free_host, "cuMemFreeHost", (void *p))                                     \
-	X(mem_get_allocation_granularity, "cuMemGetAllocationGranularity",               \
-	  (size_t * g, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags f)) \
-	X(mem_address_reserve, "cuMemAddressReserve",                                    \
-	  (CUdeviceptr * p, size_t size, size_t align, CUdeviceptr addr,                 \
-	   unsigned long long flags))                                                    \
-	X(mem_address_free, "cuMemAddressFree", (CUdeviceptr p, size_t size))            \
-	X(mem_create, "cuMemCreate",                                                     \
-	  (CUmemGenericAllocationHandle * h, size_t size, const CUmemAllocationProp *prop, \
-	   unsigned long long flags))                                                    \
-	X(mem_release, "cuMemRelease", (CUmemGenericAllocationHandle h))                 \
-	X(mem_map, "cuMemMap",                                                           \
-	  (CUdeviceptr p, size_t size, size_t offset, CUmemGenericAllocationHandle h,    \
-	   unsigned long long flags))                                                    \
-	X(mem_unmap, "cuMemUnmap", (CUdeviceptr p, size_t size))                         \
-	X(mem_set_access, "cuMemSetAccess",                                              \
-	  (CUdeviceptr p, size_t size, const CUmemAccessDesc *desc, size_t count))       \
 	X(get_error_string, "cuGetErrorString", (CUresult r, const char **s))            \
 	X(get_error_name, "cuGetErrorName", (CUresult r, const char **s))
 

@@ -559,6 +559,23 @@ static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_
 	return r;
 }
 
+/* Into reg, the address of map k's header (value 0) or of its value 0 plus
+ * off (value 1): an immediate, or read from the options' map_table. */
+static void ptx_emit_map_addr(struct ptx_ctx *c, const char *reg, size_t k, int value,
+			      uint64_t off)
+{
+	const struct ptx_map_ref *r = c->o->maps ? &c->o->maps[k] : NULL;
+	if (!c->o->map_table || !r) {
+		uint64_t v = r ? (value ? r->value : r->map) + off : 0;
+		ptx_buf_printf(c->b, "\tmov.b64 %s, 0x%016llx;\n", reg, (unsigned long long)v);
+		return;
+	}
+	ptx_buf_printf(c->b, "\tld.const.u64 %s, [%s+%zu];\n", reg, c->o->map_table,
+		       16 * k + 8 * (size_t)value);
+	if (off)
+		ptx_buf_printf(c->b, "\tadd.s64 %s, %s, %llu;\n", reg, reg, (unsigned long long)off);
+}
+
 static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 			 const struct ptx_stack_use *u);
 
@@ -584,8 +601,13 @@ static void ptx_emit_key(struct ptx_ctx *c, size_t i)
  */
 static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 {
-	ptx_buf_printf(c->b, "\tmul.wide.u32 %%t0, %%h0, %u;\n\tadd.s64 %%t0, %%t0, 0x%llx;\n",
-		       r->value_stride, (unsigned long long)r->value);
+	ptx_buf_printf(c->b, "\tmul.wide.u32 %%t0, %%h0, %u;\n", r->value_stride);
+	if (c->o->map_table) { /* %t2 is free here, in a lookup and an update */
+		ptx_emit_map_addr(c, "%t2", (size_t)(r - c->o->maps), 1, 0);
+		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, %%t2;\n");
+	} else {
+		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, 0x%llx;\n", (unsigned long long)r->value);
+	}
 	if (r->type == MAP_TYPE_PERCPU_ARRAY) /* this SM's copy */
 		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %%smid;\n\trem.u32 %%h1, %%h1, %u;\n"
 				     "\tcvt.u64.u32 %%t1, %%h1;\n"
@@ -795,13 +817,11 @@ static int ptx_emit_ld_imm64(struct ptx_ctx *c, size_t i, const struct isa_insn 
 		if (in->imm < 0 || (size_t)in->imm >= c->p->map_cnt)
 			return err_set(e, EINVAL, "insn %zu: map index %d, the program has %zu maps",
 				       i, in->imm, c->p->map_cnt);
-		if (!c->o->maps)
-			v = 0;
-		else if (in->src == ISA_PSEUDO_MAP_FD)
-			v = c->o->maps[in->imm].map;
-		else
-			v = c->o->maps[in->imm].value + (uint64_t)(uint32_t)next->imm;
-		break;
+		char reg[16];
+		snprintf(reg, sizeof(reg), "%%r%u", in->dst);
+		ptx_emit_map_addr(c, reg, (size_t)in->imm, in->src == ISA_PSEUDO_MAP_VALUE,
+				  in->src == ISA_PSEUDO_MAP_VALUE ? (uint32_t)next->imm : 0);
+		return 0;
 	default:
 		return err_set(e, ENOTSUP, "insn %zu: LD_IMM64 source %u is not supported on the GPU",
 			       i, in->src);

@@ -82,6 +82,13 @@ struct ptx_emit_opts {
 	/* prog->map_cnt entries; NULL: every reference resolves to 0 (for
 	 * checking the PTX without a device). */
 	const struct ptx_map_ref *maps;
+	/* NULL: the maps' addresses are immediates in the code.  Else the name
+	 * of a module-scope `.const .u64 NAME[2 * number of maps]` holding each
+	 * map's header and value-0 addresses (maps[k].map, maps[k].value at
+	 * NAME[2k], NAME[2k+1]), which the code reads instead: PTX that does
+	 * not depend on where the maps are (the agent's module cache keeps the
+	 * compiled code across runs, where the maps land elsewhere). */
+	const char *map_table;
 	/* struct ptx_devmap of the ring buffer trace_printk writes to; 0: none
 	 * (trace_printk then returns -ENOENT). */
 	uint64_t trace_ring;

@@ -60,72 +60,10 @@ int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e)
 	return 0;
 }
 
-/* Undo ptx_rt_arena_open's steps that were done (arena_mem, mapping, range). */
-static void ptx_rt_arena_close(struct ptx_rt *rt, int mapped)
-{
-	const struct cu_driver *cu = rt->cu;
-	if (mapped)
-		cu->mem_unmap(rt->arena, rt->arena_size);
-	if (rt->arena_mem)
-		cu->mem_release(rt->arena_mem);
-	if (rt->arena)
-		cu->mem_address_free(rt->arena, rt->arena_size);
-	rt->arena = 0;
-	rt->arena_mem = 0;
-	rt->arena_size = rt->arena_used = 0;
-}
-
-int ptx_rt_arena_open(struct ptx_rt *rt, CUdeviceptr hint, size_t bytes, CUdeviceptr *at,
-		      struct err *e)
-{
-	const struct cu_driver *cu = rt->cu;
-	CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
-				    .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE,
-						 .id = rt->dev}};
-	CUmemAccessDesc rw = {.location = prop.location,
-			      .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
-	size_t gran = 0;
-	const char *what = "cuMemGetAllocationGranularity";
-	int mapped = 0;
-
-	if (rt->arena)
-		return err_set(e, EEXIST, "device map arena already open");
-	CUresult r = cu->mem_get_allocation_granularity(&gran, &prop,
-							 CU_MEM_ALLOC_GRANULARITY_MINIMUM);
-	if (r == CUDA_SUCCESS && !gran)
-		r = CUDA_ERROR_INVALID_VALUE;
-	if (r == CUDA_SUCCESS) {
-		rt->arena_size = (bytes + gran - 1) / gran * gran;
-		what = "cuMemAddressReserve";
-		r = cu->mem_address_reserve(&rt->arena, rt->arena_size, gran, hint, 0);
-	}
-	if (r == CUDA_SUCCESS) {
-		what = "cuMemCreate";
-		r = cu->mem_create(&rt->arena_mem, rt->arena_size, &prop, 0);
-	}
-	if (r == CUDA_SUCCESS) {
-		what = "cuMemMap";
-		r = cu->mem_map(rt->arena, rt->arena_size, 0, rt->arena_mem, 0);
-		mapped = r == CUDA_SUCCESS;
-	}
-	if (r == CUDA_SUCCESS) {
-		what = "cuMemSetAccess";
-		r = cu->mem_set_access(rt->arena, rt->arena_size, &rw, 1);
-	}
-	if (r != CUDA_SUCCESS) {
-		ptx_rt_arena_close(rt, mapped);
-		return cu_err(cu, e, r, what);
-	}
-	*at = rt->arena;
-	return 0;
-}
-
 void ptx_rt_close(struct ptx_rt *rt)
 {
 	if (!rt)
 		return;
-	if (rt->arena)
-		ptx_rt_arena_close(rt, 1);
 	rt->cu->primary_ctx_release(rt->dev);
 	free(rt);
 }
@@ -170,52 +108,6 @@ static int ptx_rt_map_check(const struct map_def *d, struct err *e)
 	return 0;
 }
 
-/* The header of a map of def (all but its device pointers) in *h; returns
- * the bytes of data after the header. */
-static size_t ptx_rt_map_geometry(const struct ptx_rt *rt, const struct map_def *def,
-				  struct ptx_devmap *h)
-{
-	size_t data_len;
-	h->type = def->type;
-	h->key_size = def->key_size;
-	h->value_size = def->value_size;
-	h->max_entries = def->max_entries;
-	h->value_stride = ptx_round8(def->value_size);
-	h->key_stride = ptx_round8(def->key_size);
-	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY || def->type == MAP_TYPE_PERCPU_HASH ||
-				    def->type == MAP_TYPE_RINGBUF
-			    ? (uint32_t)rt->nr_sms : 1;
-	switch (def->type) {
-	case MAP_TYPE_ARRAY:
-	case MAP_TYPE_PERCPU_ARRAY:
-		/* per-SM copies start on their own 128-byte line: SMs adding to
-		 * their copy never contend for a line with another SM */
-		h->sm_stride = ((uint64_t)def->max_entries * h->value_stride + 127) & ~127ull;
-		data_len = (size_t)h->nr_sms * h->sm_stride;
-		break;
-	case MAP_TYPE_RINGBUF: /* the per-SM drop counters */
-		data_len = (size_t)h->nr_sms * PTX_RB_DROP_STRIDE;
-		break;
-	default: /* hashes: at most half full, so probe sequences stay short */
-		h->nr_slots = 2;
-		while (h->nr_slots < 2 * def->max_entries)
-			h->nr_slots *= 2;
-		h->slot_size = 8 + h->key_stride + h->nr_sms * h->value_stride;
-		data_len = (size_t)h->nr_slots * h->slot_size;
-		break;
-	}
-	return data_len;
-}
-
-size_t ptx_rt_map_bytes(const struct ptx_rt *rt, const struct map_def *def)
-{
-	struct ptx_devmap h = {0};
-	if (ptx_rt_map_check(def, NULL))
-		return 0;
-	/* 256-byte aligned, as cuMemAlloc's are */
-	return (sizeof(h) + ptx_rt_map_geometry(rt, def, &h) + 255) & ~(size_t)255;
-}
-
 int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_rt_map **out,
 		      struct err *e)
 {
@@ -233,14 +125,35 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 	m->rt = rt;
 	m->def = *def;
 	h = &m->hdr;
-	m->data_len = ptx_rt_map_geometry(rt, def, h);
-	if (rt->arena && rt->arena_size - rt->arena_used >= ptx_rt_map_bytes(rt, def)) {
-		m->dev = rt->arena + rt->arena_used;
-		rt->arena_used += ptx_rt_map_bytes(rt, def);
-		r = CUDA_SUCCESS;
-	} else {
-		r = cu->mem_alloc(&m->dev, sizeof(*h) + m->data_len);
+	h->type = def->type;
+	h->key_size = def->key_size;
+	h->value_size = def->value_size;
+	h->max_entries = def->max_entries;
+	h->value_stride = ptx_round8(def->value_size);
+	h->key_stride = ptx_round8(def->key_size);
+	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY || def->type == MAP_TYPE_PERCPU_HASH ||
+				    def->type == MAP_TYPE_RINGBUF
+			    ? (uint32_t)rt->nr_sms : 1;
+	switch (def->type) {
+	case MAP_TYPE_ARRAY:
+	case MAP_TYPE_PERCPU_ARRAY:
+		/* per-SM copies start on their own 128-byte line: SMs adding to
+		 * their copy never contend for a line with another SM */
+		h->sm_stride = ((uint64_t)def->max_entries * h->value_stride + 127) & ~127ull;
+		m->data_len = (size_t)h->nr_sms * h->sm_stride;
+		break;
+	case MAP_TYPE_RINGBUF: /* the per-SM drop counters */
+		m->data_len = (size_t)h->nr_sms * PTX_RB_DROP_STRIDE;
+		break;
+	default: /* hashes: at most half full, so probe sequences stay short */
+		h->nr_slots = 2;
+		while (h->nr_slots < 2 * def->max_entries)
+			h->nr_slots *= 2;
+		h->slot_size = 8 + h->key_stride + h->nr_sms * h->value_stride;
+		m->data_len = (size_t)h->nr_slots * h->slot_size;
+		break;
 	}
+	r = cu->mem_alloc(&m->dev, sizeof(*h) + m->data_len);
 	if (r != CUDA_SUCCESS) {
 		free(m);
 		return cu_err(cu, e, r, "allocating a device map");
@@ -284,9 +197,7 @@ void ptx_rt_map_free(struct ptx_rt_map *m)
 {
 	if (!m)
 		return;
-	struct ptx_rt *rt = m->rt;
-	if (!rt->arena || m->dev < rt->arena || m->dev >= rt->arena + rt->arena_size)
-		rt->cu->mem_free(m->dev); /* arena memory goes with the arena */
+	m->rt->cu->mem_free(m->dev);
 	if (m->rb_host)
 		m->rt->cu->mem_free_host(m->rb_host);
 	free(m);
@@ -694,9 +605,9 @@ int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, const struct
 {
 	const struct cu_driver *cu = rt->cu;
 	static char log[8192];
-	CUjit_option opts[5] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+	CUjit_option opts[6] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
 				CU_JIT_WALL_TIME};
-	void *vals[5] = {log, (void *)(uintptr_t)sizeof(log), NULL};
+	void *vals[6] = {log, (void *)(uintptr_t)sizeof(log), NULL};
 	unsigned n = 3;
 	if (jit && jit->opt_level >= 0) {
 		opts[n] = CU_JIT_OPTIMIZATION_LEVEL;
@@ -705,6 +616,10 @@ int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, const struct
 	if (jit && jit->threads >= 0) {
 		opts[n] = CU_JIT_SPLIT_COMPILE;
 		vals[n++] = (void *)(uintptr_t)jit->threads;
+	}
+	if (jit && jit->pic >= 0) {
+		opts[n] = CU_JIT_POSITION_INDEPENDENT_CODE;
+		vals[n++] = (void *)(uintptr_t)jit->pic;
 	}
 	CUlinkState st;
 	void *out;

@@ -30,30 +30,11 @@ struct ptx_rt {
 	int nr_sms;
 	int cc_major, cc_minor;
 	char name[128];
-	/* ptx_rt_arena_open: device maps bump-allocated from one range */
-	CUdeviceptr arena;
-	size_t arena_size, arena_used;
-	CUmemGenericAllocationHandle arena_mem;
 };
 
 /* Open GPU `ordinal` (0 = first) and make its primary context current. */
 int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e);
 void ptx_rt_close(struct ptx_rt *rt);
-
-/*
- * Device maps at a chosen address: reserve bytes of device address space at
- * hint (the driver takes it when it is free, else picks another range),
- * back it with device memory, and create the maps made after this in it.
- * Translated programs carry their maps' addresses as constants, so maps
- * that land at the same addresses in every run make the same PTX, which is
- * what lets the module cache (ptx_cache.h) serve the next run; the
- * default allocator's addresses change from run to run.  *at gets where the
- * range is.  Maps that do not fit are allocated as before.
- */
-int ptx_rt_arena_open(struct ptx_rt *rt, CUdeviceptr hint, size_t bytes, CUdeviceptr *at,
-		      struct err *e);
-/* Device memory a map of def takes (in the arena or not); 0 if invalid. */
-size_t ptx_rt_map_bytes(const struct ptx_rt *rt, const struct map_def *def);
 
 struct ptx_rt_map {
 	struct ptx_rt *rt;
@@ -135,6 +116,7 @@ int ptx_rt_module_link(struct ptx_rt *rt, const char *ptx, CUmodule *mod, float 
 struct ptx_rt_jit {
 	int opt_level; /* CU_JIT_OPTIMIZATION_LEVEL 0..4; -1: the default (4) */
 	int threads;   /* CU_JIT_SPLIT_COMPILE: 0 all CPUs, N threads; -1: not asked (1) */
+	int pic;       /* CU_JIT_POSITION_INDEPENDENT_CODE 0/1; -1: not asked */
 };
 
 /*

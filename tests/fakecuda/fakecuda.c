@@ -76,6 +76,7 @@ static int fake_fail(const char *fn)
 struct CUmod_st {
 	int id;
 	char *ptx; /* NULL for binary images */
+	void *globals; /* cuModuleGetGlobal's memory (one variable, 4 KiB) */
 };
 struct CUfunc_st {
 	struct CUmod_st *mod;
@@ -180,8 +181,26 @@ FAKE_API CUresult cuStreamQuery(CUstream s) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *m) { *m = CU_STREAM_CAPTURE_MODE_GLOBAL; return CUDA_SUCCESS; }
 FAKE_API CUresult cuModuleLoadData(CUmodule *m, const void *image) { return fake_load(m, image, "cuModuleLoadData"); }
 FAKE_API CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *o, void **v) { return fake_load(m, image, "cuModuleLoadDataEx"); }
+/* A module variable: any name the module's PTX declares (".u64 NAME["),
+ * logged as "global MOD NAME"; 4 KiB of host memory per module. */
+FAKE_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name)
+{
+	struct CUmod_st *mod = (struct CUmod_st *)m;
+	char pat[300];
+	snprintf(pat, sizeof(pat), " %s[", name);
+	if (fake_fail("cuModuleGetGlobal_v2") || !mod->ptx || !strstr(mod->ptx, pat))
+		return CUDA_ERROR_NOT_FOUND;
+	if (!mod->globals && !(mod->globals = calloc(1, 4096)))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*p = (CUdeviceptr)mod->globals;
+	if (bytes)
+		*bytes = 4096;
+	fake_log("global %d %s", mod->id, name);
+	return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuModuleUnload(CUmodule m)
 {
+	free(((struct CUmod_st *)m)->globals);
 	free(((struct CUmod_st *)m)->ptx);
 	free(m);
 	return CUDA_SUCCESS;
@@ -283,46 +302,6 @@ FAKE_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgra
 {
 	*n = (CUgraphNode)p;
 	return fake_launch(p->func ? p->func : (CUfunction)p->kern, "cuGraphAddKernelNode_v2");
-}
-
-/* Virtual memory management: address ranges are host mappings (PROT_NONE
- * until mapped), at the asked address when it is free; a handle is only
- * its size. */
-FAKE_API CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *p, CUmemAllocationGranularity_flags f)
-{
-	*g = 2 << 20;
-	return fake_fail("cuMemGetAllocationGranularity") ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
-}
-FAKE_API CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags)
-{
-	if (fake_fail("cuMemAddressReserve"))
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-	void *m = addr ? mmap((void *)addr, size, PROT_NONE, fl | MAP_FIXED_NOREPLACE, -1, 0) : MAP_FAILED;
-	if (m == MAP_FAILED)
-		m = mmap(NULL, size, PROT_NONE, fl, -1, 0);
-	if (m == MAP_FAILED)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	*p = (CUdeviceptr)m;
-	return CUDA_SUCCESS;
-}
-FAKE_API CUresult cuMemAddressFree(CUdeviceptr p, size_t size) { munmap((void *)p, size); return CUDA_SUCCESS; }
-FAKE_API CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *p, unsigned long long flags)
-{
-	*h = size;
-	return fake_fail("cuMemCreate") ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
-}
-FAKE_API CUresult cuMemRelease(CUmemGenericAllocationHandle h) { return CUDA_SUCCESS; }
-FAKE_API CUresult cuMemMap(CUdeviceptr p, size_t size, size_t off, CUmemGenericAllocationHandle h, unsigned long long flags)
-{
-	if (fake_fail("cuMemMap") || size > h)
-		return CUDA_ERROR_INVALID_VALUE;
-	return mprotect((void *)p, size, PROT_READ | PROT_WRITE) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
-}
-FAKE_API CUresult cuMemUnmap(CUdeviceptr p, size_t size) { mprotect((void *)p, size, PROT_NONE); return CUDA_SUCCESS; }
-FAKE_API CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc *d, size_t n)
-{
-	return fake_fail("cuMemSetAccess") ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)

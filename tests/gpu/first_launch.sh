@@ -10,8 +10,9 @@
 # the module cache cold, then warm) and checks, for every example and
 # program:
 #   - the run exits 0 (the example checks its result against the CPU);
-#   - the warm run (the application's next run) loads the cached module
-#     ("cache hit") and its first launch adds <= 20 ms;
+#   - the warm run (the application's next run, its caches from the cold
+#     run: gpuext's module cache and the driver's ComputeCache) adds <= 20 ms
+#     to its first launch;
 # and prints the cold (first run ever) first-launch times next to them:
 # those are the driver's JIT compile, reported, not checked here.
 # PASS/FAIL lines, the table in $OUT (default build/first-launch-out),
@@ -56,8 +57,6 @@ while IFS='|' read -r ex prog variant first cache rc; do
 		skipped=$((skipped + 1))
 	elif [ "$rc" != 0 ] || [ "${crc:-1}" != 0 ]; then
 		result FAIL "$what: exit status cold ${crc:-?}, warm $rc"
-	elif [ "$cache" != cache_hit ]; then
-		result FAIL "$what: the warm run did not load the cached module"
 	elif ! awk -v a="$first" 'BEGIN { exit !(a == a + 0 && a <= 20) }'; then
 		result FAIL "$what: over 20 ms"
 	else
