@@ -398,7 +398,11 @@ static void test_cli_attach_running_process(void **state)
 	long n = summary_value(out, 0);
 	if (n <= 0 || n > 300)
 		fail_msg("counted %ld of 300 calls:\n%s", n, out);
-	assert_int_equal(summary_value(out, 1), n);
+	/* the probes attach one after another to a process already calling:
+	 * the call in flight then may be seen at entry or return only */
+	long r = summary_value(out, 1);
+	if (r < n - 1 || r > n + 1)
+		fail_msg("%ld entries but %ld returns:\n%s", n, r, out);
 	free(out);
 }
 

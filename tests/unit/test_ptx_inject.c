@@ -542,8 +542,8 @@ static void block_sites(const char *const *objs, size_t nobj, struct ptx_buf *co
 }
 
 /*
- * Block probes (gpu/block_entry, gpu/block_exit: the shipped tools and an
- * empty pair) with warp entry/exit probes, in every kernel of the corpus:
+ * Block probes (gpu/block_entry, gpu/block_exit: the shipped tools, a
+ * block-entry threadhist of bench/progs and an empty pair) with warp entry/exit probes, in every kernel of the corpus:
  * ptxas accepts each; the block record is one .shared variable of 48 bytes
  * (ptxas -v: the kernel's shared memory grows by that, its dynamic shared
  * memory still works), filled in before the one entry barrier, which comes
@@ -553,9 +553,9 @@ static void block_sites(const char *const *objs, size_t nobj, struct ptx_buf *co
 static void test_block_probes(void **state)
 {
 	static const char *const objs[] = {"build/bpf/examples/gpu_block_empty.bpf.o",
-					   "build/bpf/tools/threadhist.bpf.o",
+					   "build/bpf/bench/progs/blockv_th_v2.bpf.o",
 					   "build/bpf/tools/kernelretsnoop.bpf.o",
-					   "build/bpf/tools/smload.bpf.o",
+					   "build/bpf/tools/blockretsnoop.bpf.o",
 					   "build/bpf/examples/gpu_empty.bpf.o"};
 	struct ptx_buf code = {0}, site[5] = {{0}}, rt = {0};
 	size_t n[5] = {0};
