@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * smload: the work every SM did: warps, threads and thread-time (the sum
- * over its threads of exit - entry time).  The CLI shows the imbalance
- * (max / mean over the SMs that ran something) and a bar per SM.
+ * smload: the work every SM did: blocks, warps, threads and warp-time (the
+ * sum over its blocks of warps x the block's run time, entry to last
+ * exit).  The CLI shows the imbalance (max / mean over the SMs that ran
+ * something) and a bar per SM.
  *
- * Entry and exit each add to the SM's own counters (fire-and-forget
- * reductions on a line no other SM touches): the time is summed at both
- * ends instead of kept per warp (smload.h), which replaced a hash of start
- * times whose insert at entry and delete at exit cost thousands of cycles a
- * warp, and whose deleted slots, which stay bound to their key, filled the
- * table on grids of more warps than slots.
+ * A block probe (gpu/block_exit): once per block, when its last warp
+ * leaves, the block's record (struct gpuext_block_ctx) has its start and
+ * end times and its warps, and four fire-and-forget adds go to its SM's
+ * own line.  A block holds its SM's resources (warp slots, registers,
+ * shared memory) from its entry to its last exit, so warps x that time is
+ * the SM time it occupied.  This replaced per-warp probes at entry and
+ * exit that added lanes x %globaltimer at both ends (5 global reductions a
+ * warp: 2.09x on vecadd -n 16M,
+ * bench/results/2026-11-22-h200-device-maps-inline.md).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -25,39 +29,20 @@ struct {
 	__type(value, struct sl_load);
 } per_sm SEC(".maps");
 
-/* The warp's copy of its SM's counters (spread.h). */
-static __always_inline __u32 sl_key(void)
+SEC("gpu/block_exit/*")
+int sl_block(struct gpuext_block_ctx *ctx)
 {
-	return bpf_gpu_sm_id() * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
-}
-
-SEC("gpu/entry/*")
-int sl_entry(void *ctx)
-{
-	__u64 lanes = bpf_gpu_lane_count();
-	__u32 sm = sl_key();
+	__u64 warps = ctx->warps, start = ctx->start_ns, end = ctx->end_ns;
+	/* the block's copy of its SM's counters (spread.h) */
+	__u32 sm = ctx->sm * SPREAD_SLOTS + (ctx->block & (SPREAD_SLOTS - 1));
 
 	struct sl_load *l = bpf_map_lookup_elem(&per_sm, &sm);
 	if (!l)
 		return 0;
-	__sync_fetch_and_add(&l->warps, 1);
-	__sync_fetch_and_add(&l->threads, lanes);
-	__sync_fetch_and_add(&l->entry_lane_ns, lanes * bpf_gpu_globaltimer());
-	return 0;
-}
-
-/* Once per exit a warp's lanes take: each thread is counted once. */
-SEC("gpu/exit/*")
-int sl_exit(void *ctx)
-{
-	__u64 lanes = bpf_gpu_lane_count();
-	__u32 sm = sl_key();
-
-	struct sl_load *l = bpf_map_lookup_elem(&per_sm, &sm);
-	if (!l)
-		return 0;
-	__sync_fetch_and_add(&l->exit_threads, lanes);
-	__sync_fetch_and_add(&l->exit_lane_ns, lanes * bpf_gpu_globaltimer());
+	__sync_fetch_and_add(&l->blocks, 1);
+	__sync_fetch_and_add(&l->warps, warps);
+	__sync_fetch_and_add(&l->threads, ctx->threads);
+	__sync_fetch_and_add(&l->warp_ns, warps * (end > start ? end - start : 0));
 	return 0;
 }
 

@@ -10,21 +10,17 @@
 #define SL_MAX_SM 1024
 
 /*
- * Value of `per_sm` (key: SM id x SPREAD_SLOTS + spread slot), a 128-byte
- * line of its own (spread.h).  A warp's
- * threads enter and exit on one SM, so the SM's thread-time, the sum over
- * its threads of (exit - entry), is exit_lane_ns - entry_lane_ns once every
- * thread has left (threads == exit_threads): no per-warp start time needs
- * to be kept anywhere.  The sums are taken modulo 2^64, which the
- * difference undoes.
+ * Value of `per_sm` (key: SM id x SPREAD_SLOTS + spread slot, chosen by
+ * block index), a 128-byte line of its own (spread.h).  Added to once per
+ * block, when the block's last warp has left (a block still running is not
+ * counted yet).
  */
 struct sl_load {
-	__u64 warps;         /* warps that entered */
-	__u64 threads;       /* lanes at entry */
-	__u64 exit_threads;  /* lanes at the exits (a warp may leave by several) */
-	__u64 entry_lane_ns; /* sum of lanes x %globaltimer at entry */
-	__u64 exit_lane_ns;  /* sum of lanes x %globaltimer at each exit */
-	__u64 pad[11];
+	__u64 blocks;  /* blocks that ran to their end */
+	__u64 warps;   /* their warps */
+	__u64 threads; /* their threads */
+	__u64 warp_ns; /* sum over the blocks of warps x (last exit - entry) */
+	__u64 pad[12];
 };
 
 #endif

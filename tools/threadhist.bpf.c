@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * threadhist: threads and warps that entered kernels, per block and per SM.
- * The entry probe runs once per warp: it adds the warp's lane count to the
- * thread counters and 1 to the warp counters of its SM and of its block.
+ * A block probe: the program runs once per block, after all its threads
+ * have entered (gpu/block_entry), and adds the block's threads and warps
+ * to the counters of its SM and of its block index.
+ *
+ * One program run per block instead of one per warp: on vecadd -n 16M
+ * (65,536 blocks of 8 warps, 65 us) the four adds per warp were 2M global
+ * reductions, as many as the kernel's own accesses, and cost 2.3x
+ * (bench/results/2026-11-22-h200-device-maps-inline.md); per block they
+ * are 8 times fewer, and the block's count comes from the block record
+ * (struct gpuext_block_ctx), with no helper call.
  *
  * Both maps are arrays, so finding a counter is an address computation, and
- * the adds are fire-and-forget reductions: no warp waits for memory here.
- * No counter is shared by the whole grid: an SM's counters sit on cache
- * lines of their own (only that SM's warps add to them, spread over
- * SPREAD_SLOTS lines: spread.h), a block's are added to by its own warps
- * only.  The summary adds the per-SM counts for the
- * totals.  (A grand-total word serialised every warp of the grid: 14x on a
- * short kernel; per-block hash inserts and lookups cost ~5000 cycles.)
+ * the adds are fire-and-forget reductions.  An SM's counters sit on cache
+ * lines of their own, spread over SPREAD_SLOTS lines by block index
+ * (spread.h); a block index's are added to once per launch.  The summary
+ * adds the per-SM counts for the totals.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -35,24 +40,24 @@ struct {
 	__type(value, struct th_sm_count);
 } per_sm SEC(".maps");
 
-SEC("gpu/entry/*")
-int th_entry(void *ctx)
+SEC("gpu/block_entry/*")
+int th_block(struct gpuext_block_ctx *ctx)
 {
-	__u64 lanes = bpf_gpu_lane_count();
-	__u32 block = bpf_gpu_block_idx(0) +
-		      bpf_gpu_grid_dim(0) * (bpf_gpu_block_idx(1) +
-					     bpf_gpu_grid_dim(1) * bpf_gpu_block_idx(2));
-	__u32 sm = bpf_gpu_sm_id() * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
+	__u64 threads = ctx->threads, warps = ctx->warps, index = ctx->block;
+	__u32 sm = ctx->sm * SPREAD_SLOTS + (index & (SPREAD_SLOTS - 1));
 
 	struct th_sm_count *s = bpf_map_lookup_elem(&per_sm, &sm);
 	if (s) {
-		__sync_fetch_and_add(&s->threads, lanes);
-		__sync_fetch_and_add(&s->warps, 1);
+		__sync_fetch_and_add(&s->threads, threads);
+		__sync_fetch_and_add(&s->warps, warps);
 	}
+	if (index >= TH_MAX_BLOCKS)
+		return 0; /* counted per SM only */
+	__u32 block = index;
 	struct th_count *b = bpf_map_lookup_elem(&per_block, &block);
-	if (b) { /* NULL past TH_MAX_BLOCKS */
-		__sync_fetch_and_add(&b->threads, lanes);
-		__sync_fetch_and_add(&b->warps, 1);
+	if (b) {
+		__sync_fetch_and_add(&b->threads, threads);
+		__sync_fetch_and_add(&b->warps, warps);
 	}
 	return 0;
 }

@@ -19,9 +19,10 @@ struct th_count {
 	__u64 warps;
 };
 
-/* Value of `per_sm` (key: SM id x SPREAD_SLOTS + spread slot): a 128-byte
- * line of its own, so that the SMs' counters, which every warp of the grid
- * updates, never share one (spread.h). */
+/* Value of `per_sm` (key: SM id x SPREAD_SLOTS + spread slot, the slot
+ * chosen by block index): a 128-byte line of its own, so that the SMs'
+ * counters, which every block of the grid updates, never share one
+ * (spread.h). */
 struct th_sm_count {
 	__u64 threads;
 	__u64 warps;

@@ -364,20 +364,16 @@ static void run_block(struct object *obj, const char *name, uint32_t bx, uint32_
 	run_prog(obj, name, &c);
 }
 
-/* A 2x2 grid of blocks of 70 threads (warps of 32, 32, 6) on SMs 0 and 3. */
+/* A 2x2 grid of blocks of 70 threads (3 warps) on SMs 0 and 3. */
 static void test_threadhist(void **state)
 {
 	struct object *obj = tool_open("threadhist");
 	gpu.grid[0] = 2;
 	gpu.grid[1] = 2;
 	gpu.grid[2] = 1;
-	static const uint64_t lanes[] = {32, 32, 6};
 	for (unsigned by = 0; by < 2; by++)
 		for (unsigned bx = 0; bx < 2; bx++)
-			for (unsigned w = 0; w < 3; w++) {
-				set_warp(bx, by, w, lanes[w], bx + by ? 3 : 0);
-				run_prog(obj, "th_entry", NULL);
-			}
+			run_block(obj, "th_block", bx, by, bx + by ? 3 : 0, 70, 1000, 0);
 	char *text = summary(tool_threadhist_summary, obj, 0);
 	assert_string_equal(
 		text,
@@ -495,46 +491,38 @@ static void test_memtrace_collisions(void **state)
 }
 
 /*
- * SM 2 runs 3 warps of 100 ns, one of them with 12 lanes leaving 1000 ns
- * later by another exit; SM 5 one warp of 500 ns.  Thread-time: SM 2
- * 32x100 + (20x100 + 12x1100) + 32x100 = 21600 ns, SM 5 32x500 = 16000 ns;
- * warp-time (/32) 675 and 500: imbalance 675 / 587.5 = 1.149.
+ * SM 2 runs 3 blocks of 2 warps (64 threads) of 100, 1100 and 100 ns, SM 5
+ * one of 500 ns.  Warp-time: SM 2 2 x 1300 = 2600 ns, SM 5 2 x 500 = 1000:
+ * imbalance 2600 / 1800 = 1.444; warps 6 and 2: 1.5.  A block whose end
+ * reads before its start (a clock step) adds no time.
  */
 static void test_smload(void **state)
 {
 	struct object *obj = tool_open("smload");
-	for (unsigned w = 0; w < 4; w++) {
-		set_warp(w, 0, 0, 32, w < 3 ? 2 : 5);
-		gpu.timer = 1000 * (w + 1);
-		run_prog(obj, "sl_entry", NULL);
-		gpu.timer += w < 3 ? 100 : 500;
-		set_warp(w, 0, 0, w == 1 ? 20 : 32, w < 3 ? 2 : 5);
-		run_prog(obj, "sl_exit", NULL);
-		if (w == 1) { /* the other 12 lanes leave by another exit, later */
-			set_warp(w, 0, 0, 12, 2);
-			gpu.timer += 1000;
-			run_prog(obj, "sl_exit", NULL);
-		}
-	}
+	gpu.grid[0] = 8, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	static const uint64_t dur[] = {100, 1100, 100, 500};
+	for (unsigned b = 0; b < 4; b++)
+		run_block(obj, "sl_block", b, 0, b < 3 ? 2 : 5, 64, 1000 * (b + 1),
+			  1000 * (b + 1) + dur[b]);
 	char *text = summary(tool_smload_summary, obj, 0);
 	assert_string_equal(
 		text,
-		"SMs used 2, warps 4, warp-time 1175 ns\n"
-		"imbalance (max/mean): warp-time 1.149, warps 1.500\n\n"
-		"@busy_ns_per_sm[2]:           675 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"@busy_ns_per_sm[5]:           500 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@              |\n"
+		"SMs used 2, blocks 4, warps 8, warp-time 3600 ns\n"
+		"imbalance (max/mean): warp-time 1.444, warps 1.500\n\n"
+		"@busy_ns_per_sm[2]:          2600 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"@busy_ns_per_sm[5]:          1000 |@@@@@@@@@@@@@@@@@@@@                                |\n"
 		"\n");
 	free(text);
 	text = summary(tool_smload_summary, obj, 1);
-	assert_non_null(strstr(text, "\"running_threads\":0,"));
-	assert_non_null(strstr(text, "\"busy_max_over_mean\":1.149"));
-	assert_non_null(strstr(text, "{\"sm\":2,\"warps\":3,\"threads\":96,\"busy_ns\":675}"));
+	assert_non_null(strstr(text, "\"blocks\":4,\"warps\":8,\"busy_ns\":3600,"));
+	assert_non_null(strstr(text, "\"busy_max_over_mean\":1.444"));
+	assert_non_null(strstr(text, "{\"sm\":2,\"blocks\":3,\"warps\":6,\"threads\":192,"
+				     "\"busy_ns\":2600}"));
 	free(text);
-	/* a warp that has not exited: its SM's time is not made up */
-	set_warp(9, 0, 0, 32, 5);
-	run_prog(obj, "sl_entry", NULL);
-	text = summary(tool_smload_summary, obj, 0);
-	assert_non_null(strstr(text, "32 threads had not exited: their SMs' time is 0\n"));
+	run_block(obj, "sl_block", 7, 0, 5, 64, 9000, 8000); /* end before start */
+	text = summary(tool_smload_summary, obj, 1);
+	assert_non_null(strstr(text, "{\"sm\":5,\"blocks\":2,\"warps\":4,\"threads\":128,"
+				     "\"busy_ns\":1000}"));
 	free(text);
 	object_free(obj);
 }
@@ -812,7 +800,7 @@ static void test_tools_injected(void **state)
 	static const char *const tool[][2] = {
 		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_block"},
 		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
-		{"smload", "sl_entry"}, {"threadhist", "th_entry"},
+		{"smload", "sl_block"}, {"threadhist", "th_block"},
 		{"warpretsnoop", "wrs_exit"},
 	};
 	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
