@@ -10,11 +10,11 @@
 #include "tools.h"
 #include "../../tools/warpretsnoop.h"
 
-static struct tool_dur krs;
+static struct tool_dur wrs;
 
 void tool_warpretsnoop_reset(void)
 {
-	memset(&krs, 0, sizeof(krs));
+	memset(&wrs, 0, sizeof(wrs));
 }
 
 int tool_warpretsnoop_event(FILE *out, const struct object *obj, const char *map,
@@ -24,7 +24,7 @@ int tool_warpretsnoop_event(FILE *out, const struct object *obj, const char *map
 	if (size != sizeof(ev))
 		return 1; /* not ours: the generic hex output */
 	memcpy(&ev, data, sizeof(ev));
-	uint64_t dur = tool_dur_add(&krs, ev.start_ns, ev.end_ns);
+	uint64_t dur = tool_dur_add(&wrs, ev.start_ns, ev.end_ns);
 	fprintf(out,
 		json ? "{\"block\":[%u,%u,%u],\"warp\":%u,\"sm\":%u,\"lanes\":%u,"
 		       "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64 "}\n"
@@ -38,6 +38,6 @@ int tool_warpretsnoop_event(FILE *out, const struct object *obj, const char *map
 int tool_warpretsnoop_summary(FILE *out, const struct object *obj,
 				const struct session_status *st, int json)
 {
-	tool_dur_print(out, &krs, "warps", json);
+	tool_dur_print(out, &wrs, "warps", json);
 	return 0;
 }
