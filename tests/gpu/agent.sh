@@ -19,6 +19,7 @@ set -u
 OUT=${OUT:-build/agent-gpu-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 GPUEXT=build/gpuext
 PROG=build/bpf/examples/gpu_count.bpf.o
 EX=build/examples
@@ -26,17 +27,9 @@ LOGS="$OUT/logs"
 mkdir -p "$LOGS"
 SUMMARY="$OUT/agent-summary.txt"
 : > "$SUMMARY"
-{
-	date -u
-	nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv 2>&1
-	git log -1 --oneline 2>/dev/null
-} > "$OUT/machine.txt"
+gpu_machine_info > "$OUT/machine.txt"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 
 # Threads and warps the example launched, from its first output line:
 # "NAME: ... launches=L grid=GxH block=BxC" (or grid=G, blocks=G, block=B).

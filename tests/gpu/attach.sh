@@ -28,6 +28,7 @@ set -u
 OUT=${OUT:-build/attach-gpu-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 if [ -d gpu-libs ]; then
 	export LD_LIBRARY_PATH="$PWD/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
@@ -46,10 +47,6 @@ SUMMARY="$OUT/attach-summary.txt"
 } > "$OUT/machine.txt"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 # value KEY LOG: "  KEY: N" under "map launches:" (empty when absent)
 value() { sed -n '/^map launches:/,/^map /p' "$2" | awk -v k="$1:" '$1 == k {print $2}'; }
 checksum() { grep '^checksum:' "$1"; }

@@ -26,23 +26,16 @@ set -u
 OUT=${OUT:-build/cupti-gpu-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 GPUEXT=build/gpuext
 EX=build/examples
 LOGS="$OUT/logs"
 mkdir -p "$LOGS"
 SUMMARY="$OUT/cupti-summary.txt"
 : > "$SUMMARY"
-{
-	date -u
-	nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv 2>&1
-	git log -1 --oneline 2>/dev/null
-} > "$OUT/machine.txt"
+gpu_machine_info > "$OUT/machine.txt"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 checksum() { grep '^checksum:' "$1" | tail -1; }
 launches() { head -1 "$1" | tr ' ' '\n' | awk -F= '$1 == "launches" { print $2 }'; }
 

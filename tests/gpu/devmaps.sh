@@ -26,23 +26,16 @@ set -u
 OUT=${OUT:-build/devmaps-gpu-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 ITERS=${ITERS:-30}
 MAX_ADD=${MAX_ADD:-300}
 LOGS="$OUT/logs"
 mkdir -p "$LOGS"
 SUMMARY="$OUT/devmaps-summary.txt"
 : > "$SUMMARY"
-{
-	date -u
-	nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv 2>&1
-	git log -1 --oneline 2>/dev/null
-} > "$OUT/machine.txt"
+gpu_machine_info > "$OUT/machine.txt"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 
 # cycles ROW_PREFIX COLUMN LOG: a number of gpu_probe_bench's table (column 2
 # once per warp, 3 per thread), empty when the row is missing or failed

@@ -19,6 +19,7 @@ set -u
 OUT=${OUT:-build/host-gpu-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 GPUEXT=build/gpuext
 PROG=build/bpf/tests/progs/apiprobe_cuda.bpf.o
 SUMMARY="$OUT/host-summary.txt"
@@ -31,10 +32,6 @@ SUMMARY="$OUT/host-summary.txt"
 } > "$OUT/machine.txt"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 
 if build/bench/apiprobe_bench > "$OUT/apiprobe_bench.md" 2>&1; then
 	result PASS "apiprobe_bench (see apiprobe_bench.md)"

@@ -23,6 +23,7 @@ set -u
 OUT=${OUT:-build/mem-gpu-out}
 mkdir -p "$OUT/logs" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 GPUEXT=build/gpuext
 W=build/examples/uvm_workload
 P=build/bpf/policies
@@ -30,17 +31,9 @@ BUDGET=512M
 SIZE=768
 SUMMARY="$OUT/mem-summary.txt"
 : > "$SUMMARY"
-{
-	date -u
-	nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv 2>&1
-	git log -1 --oneline 2>/dev/null
-} > "$OUT/machine.txt"
+gpu_machine_info > "$OUT/machine.txt"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 mem_stat() { # stat LOG NAME -> the number in the {"mem":{...}} line, or -1
 	python3 - "$1" "$2" <<'PY'
 import json, sys

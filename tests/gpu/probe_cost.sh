@@ -21,6 +21,7 @@ set -u
 OUT=${OUT:-build/probe-cost-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 export CUDA_CACHE_DISABLE=1
 # first launches here are compiles: gpuext's module cache off too, and
 # nothing instrumented ahead of the launch
@@ -30,10 +31,6 @@ SUMMARY="$OUT/probe-cost-summary.txt"
 : > "$SUMMARY"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 
 OUT=$OUT/linked ITERS=30 TOOLS="threadhist memtrace" timeout 150 bench/gpu_overhead.sh \
 	> "$OUT/linked.log" 2>&1

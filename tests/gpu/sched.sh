@@ -25,6 +25,7 @@ set -u
 OUT=${OUT:-build/sched-gpu-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 GPUEXT=$PWD/build/gpuext
 T=${TENANT:-$PWD/build/examples/tenant} # TENANT: a stand-in, to try the script without a GPU
 POLICY=$PWD/build/bpf/policies/sched_lc_be.bpf.o
@@ -40,10 +41,6 @@ SUMMARY="$OUT/sched-summary.txt"
 } > "$OUT/machine.txt"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 # MPS control daemons and servers of this user (comm is cut to 15 characters:
 # "nvidia-cuda-mps" names both).
 mps_daemons() { pgrep -x -u "$(id -u)" nvidia-cuda-mps | wc -l; }

@@ -35,6 +35,7 @@ set -u
 OUT=${OUT:-build/tools-gpu-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
+. tests/gpu/lib.sh # result, gpu_machine_info
 GPUEXT=build/gpuext
 EX=${EX:-build/examples}
 LOGS="$OUT/logs"
@@ -49,10 +50,6 @@ SUMMARY="$OUT/tools-summary.txt"
 } > "$OUT/machine.txt"
 
 pass=0 fail=0
-result() { # result PASS|FAIL text
-	echo "$1 $2" | tee -a "$SUMMARY"
-	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
 finish() {
 	echo "tools: $pass passed, $fail failed" | tee -a "$SUMMARY"
 	tar -C "$OUT" -czf "$OUT/tools.tgz" --exclude=tools.tgz . 2>/dev/null
