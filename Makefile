@@ -317,6 +317,13 @@ $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 		-Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
+# laid out like an nvcc-built program: the PTX below in its fatbin
+RTAPP_PTX := tests/ptx_corpus/checked.compute_75.ptx
+$(FAKECUDA_DIR)/rtapp: tests/fakecuda/rtapp.c $(RTAPP_PTX) $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -DRTAPP_PTX=$(RTAPP_PTX) -o $@ $< -L$(FAKECUDA_DIR) \
+		-l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/rtapp
+all: $(FAKECUDA_DIR)/rtapp
 $(FAKECUDA_DIR)/memapp: tests/fakecuda/memapp.c $(FAKECUDA_DIR)/libcuda.so.1
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/memapp

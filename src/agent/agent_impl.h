@@ -102,13 +102,19 @@ struct agent_kernel *agent_kernel_find(const void *handle);
  * for the module loaded from it): 1 if there is such a link. */
 int agent_link_take(const void *cubin, char ***ptx, size_t *cnt);
 
+/* The next kernel ptx defines from *at on (".entry NAME(" or ".entry NAME"
+ * and a space), into name; advances *at past it.  0 when there is none. */
+int agent_next_entry(const char **at, char *name, size_t len);
+
 /* Launch path (agent_instr.c): the function to launch for f on stream s
  * (f itself when untargeted or on any failure). */
 CUfunction agent_launch_target(CUfunction f, CUstream s);
 /* Instrument the targeted kernels of m (a private copy of a module loaded in
  * ctx), at most budget of them, now, ahead of their first launch, when ctx is
- * GPU 0's primary context: the results wait in the instrumented-module cache
- * for those launches.  The number of compiles done. */
+ * GPU 0's primary context (NULL: from process start, before the application
+ * has one; the device side then makes it): the results wait in the
+ * instrumented-module cache for those launches.  The number of compiles
+ * done. */
 int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget);
 /* agent_ahead.c: module m was loaded in ctx: instrument its targeted
  * kernels ahead of their first launch, in the background. */

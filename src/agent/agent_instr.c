@@ -290,9 +290,7 @@ static int agent_gpu_init(struct err *e)
 
 /* ---- building the instrumented module ---------------------------------- */
 
-/* The next kernel ptx defines from *at on (".entry NAME(" or ".entry NAME"
- * and a space), into name; advances *at past it.  0 when there is none. */
-static int agent_next_entry(const char **at, char *name, size_t len)
+int agent_next_entry(const char **at, char *name, size_t len)
 {
 	for (const char *p; (p = strstr(*at, ".entry ")); *at = p + 7) {
 		const char *q = p + 7;
@@ -837,7 +835,12 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 		if (ready) {
 			agent_gpu.ctx_get_current(&ctx);
 			struct agent_cached *hit = NULL;
-			k->inst = agent_instrument(k, ctx, &hit, &tm, &e);
+			/* the device maps live in GPU 0's primary context, made
+			 * (maybe at process start, agent_ahead.c) before the
+			 * application's own: another context fails open */
+			k->inst = ctx == agent_gpu.rt->ctx ? agent_instrument(k, ctx, &hit, &tm, &e)
+				  : (err_set(&e, ENOTSUP, "the application's context is not GPU 0's "
+					     "primary context (the device maps' context)"), NULL);
 			if (hit && hit->ahead) {
 				agent_claim_ahead(k, hit, agent_ms_since(&t0));
 			} else if (k->inst && !hit) {
@@ -911,7 +914,9 @@ int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
 	int done = 0;
 
 	pthread_mutex_lock(&agent_gpu_lock);
-	int ready = agent_is_primary(ctx) && !agent_gpu_init(&e);
+	int ready = (!ctx || agent_is_primary(ctx)) && !agent_gpu_init(&e);
+	if (ready && !ctx) /* from process start: the context the device side made */
+		ctx = agent_gpu.rt->ctx;
 	/* one module's PTX, or each PTX input of a link */
 	const char *ptx = ready && m->kind != AGENT_IMAGE_LINKED ? agent_module_ptx(m, "", &e) : NULL;
 	pthread_mutex_unlock(&agent_gpu_lock);
