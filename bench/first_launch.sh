@@ -21,11 +21,14 @@
 #   cold   the first run ever, the agent's default: the targeted kernels
 #          compiled from process start (agent_ahead.c)
 #   warm   cold's caches again: the application's next run
+#   coldL, warmL  as cold and warm with GPUEXT_AGENT_AHEAD=link: compiled
+#          from process start with no context (the JIT linker, the GPU
+#          named) into gpuext's module cache, every module through it
 # "first ms" is the application's own first launch: the first kernel_ms
 # line (CUDA events around the launch; the stream is idle, so it holds the
 # module load and the JIT that the launch call does before the kernel is
 # queued); "added" is that minus the plain run's first launch in the same
-# cache state (cold for off/cold0/cold, warm for warm): what instrumenting
+# cache state (cold for off/cold*, warm for warm*): what instrumenting
 # adds.  "agent ms" is the agent's own first-launch line (its total, or
 # what the launch waited for the compile ahead), "JIT" the driver's compile
 # in it, "ahead" whether the compile was done ahead; "run ms" the whole
@@ -112,6 +115,7 @@ run_one() {
 	case $v in
 	off) set -- "$@" CUDA_CACHE_DISABLE=1 GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
 	cold0*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=0 ;;
+	*L) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=link ;;
 	*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" ;;
 	esac
 	# shellcheck disable=SC2086
@@ -121,7 +125,7 @@ run_one() {
 	k=$(kmedian "$log")
 	f=$(first_ms "$log")
 	base=$plain_cold_first
-	[ "$v" = warm ] && base=$plain_warm_first
+	[[ "$v" == warm* ]] && base=$plain_warm_first
 	echo "| $c | $p | $v | $f | $(minus "$f" "$base") | $(field "$log" total) | $(field "$log" jit) | $(field "$log" cache) | $(field "$log" ahead) | $run_ms | $k | $(ratio "$k" "$plain") | $rc |" >> "$MD"
 }
 
@@ -145,8 +149,8 @@ for c in "${cases[@]}"; do
 		rm -rf "$dir"
 		for v in $VARIANTS; do
 			in_budget || { echo "| $c | $p | $v | skipped (time budget) |" >> "$MD"; continue; }
-			# cold0 and cold both start from empty caches
-			[ "$v" = cold ] && rm -rf "$dir"
+			# every cold variant starts from empty caches
+			[[ "$v" == cold* ]] && rm -rf "$dir"
 			run_one "$c" "$p" "$v" "$dir"
 		done
 	done

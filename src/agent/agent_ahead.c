@@ -170,9 +170,10 @@ static void *agent_ahead_main(void *arg)
 		/* from process start: only a fatbin with a targeted kernel
 		 * starts the driver (a program that targets nothing of this
 		 * binary's gets no context from the agent) */
-		int done = budget > 0 && (j->ctx || agent_image_targeted(j->m.image))
+		int done = budget <= 0 || (!j->ctx && !agent_image_targeted(j->m.image)) ? 0
+			   : j->ctx || !agent_ahead_linker()
 				   ? agent_instrument_ahead(&j->m, j->ctx, budget)
-				   : 0;
+				   : agent_compile_ahead_noctx(&j->m, budget);
 		agent_ahead_free(j);
 		pthread_mutex_lock(&agent_ahead_lock);
 		agent_ahead.left -= done;
@@ -200,12 +201,20 @@ static void agent_ahead_atexit(void)
  * (CUDA_MODULE_LOADING=LAZY, its default) loads a module only at the first
  * launch from it, 0.1-0.2 ms before (bench/results/2026-11-22-h200-first-
  * launch.md), which leaves nothing to do ahead. */
-enum agent_ahead_mode { AGENT_AHEAD_OFF, AGENT_AHEAD_START, AGENT_AHEAD_ALL };
+enum agent_ahead_mode { AGENT_AHEAD_OFF, AGENT_AHEAD_START, AGENT_AHEAD_ALL, AGENT_AHEAD_LINK };
 
 static enum agent_ahead_mode agent_ahead_mode(void)
 {
 	const char *v = getenv("GPUEXT_AGENT_AHEAD");
-	return !v || !*v ? AGENT_AHEAD_START : !strcmp(v, "1") ? AGENT_AHEAD_ALL : AGENT_AHEAD_OFF;
+	return !v || !*v               ? AGENT_AHEAD_START
+	       : !strcmp(v, "1")      ? AGENT_AHEAD_ALL
+	       : !strcmp(v, "link")   ? AGENT_AHEAD_LINK
+				      : AGENT_AHEAD_OFF;
+}
+
+int agent_ahead_linker(void)
+{
+	return agent_ahead_mode() == AGENT_AHEAD_LINK;
 }
 
 /* Queue job j for the thread (started on the first job of this process);

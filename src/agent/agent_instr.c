@@ -73,6 +73,29 @@ struct agent_cached {
 };
 static struct agent_cached *agent_cache;
 
+/* Compiles ahead from process start with the JIT linker (agent_ahead.c,
+ * GPUEXT_AGENT_AHEAD=link), before any context exists: GPU 0 described
+ * without one, and the device maps' references as they will be. */
+static struct {
+	int tried;
+	struct ptx_rt *rt;
+	struct ptx_map_ref refs[AGENT_MAX_MAPS];
+} agent_noctx;
+
+/* GPU 0 as the choice of PTX and the module cache's tag see it: the device
+ * side's, or, before it exists, the description the compiles ahead use. */
+static const struct ptx_rt *agent_gpu0(void)
+{
+	return agent_gpu.rt ? agent_gpu.rt : agent_noctx.rt;
+}
+
+/* The maps' references the probes are translated with (the code reads the
+ * addresses from the module's map table: only the layout matters). */
+static const struct ptx_map_ref *agent_refs(void)
+{
+	return agent_gpu.rt ? agent_gpu.refs : agent_noctx.refs;
+}
+
 static uint64_t agent_hash(uint64_t h, const char *s)
 {
 	for (; *s; s++)
@@ -328,7 +351,7 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 	}
 	if (m->ptx)
 		return m->ptx;
-	unsigned sm = (unsigned)(agent_gpu.rt->cc_major * 10 + agent_gpu.rt->cc_minor);
+	unsigned sm = (unsigned)(agent_gpu0()->cc_major * 10 + agent_gpu0()->cc_minor);
 	size_t len;
 	switch (m->kind) {
 	case AGENT_IMAGE_PTX:
@@ -430,7 +453,7 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		struct prog *p = agent_gpu_progs[i];
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
-		struct ptx_emit_opts o = {.maps = agent_gpu.refs, .map_table = AGENT_MAP_TABLE};
+		struct ptx_emit_opts o = {.maps = agent_refs(), .map_table = AGENT_MAP_TABLE};
 		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
 		if (kind != PTX_PROBE_MEM) {
 			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
@@ -544,9 +567,11 @@ static struct ptx_rt_jit agent_jit_opts(void)
 {
 	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS"),
 		   *pic = getenv("GPUEXT_AGENT_JIT_PIC");
-	struct ptx_rt_jit j = {-1, -1, -1};
+	struct ptx_rt_jit j = {.opt_level = -1, .threads = -1, .pic = -1};
 	if (pic && (pic[0] == '0' || pic[0] == '1') && !pic[1])
 		j.pic = pic[0] - '0';
+	else if (agent_ahead_linker())
+		j.pic = 0; /* every module linked: as a whole program's code */
 	if (o && o[0] >= '0' && o[0] <= '4' && !o[1])
 		j.opt_level = o[0] - '0';
 	if (t && *t && strspn(t, "0123456789") == strlen(t) && strlen(t) < 4)
@@ -563,8 +588,8 @@ static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag,
 	for (size_t i = 0; i < fb_len; i++) /* the prebuilt runtime linked in */
 		h = (h ^ ((const unsigned char *)fb)[i]) * 0x100000001b3ull;
 	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, pic %d, "
-		 "runtime %s %016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor,
-		 agent_gpu.rt->cu->version, jit->opt_level, jit->threads, jit->pic,
+		 "runtime %s %016llx", agent_gpu0()->cc_major, agent_gpu0()->cc_minor,
+		 agent_gpu0()->cu->version, jit->opt_level, jit->threads, jit->pic,
 		 linked ? "linked" : "none", (unsigned long long)h);
 }
 
@@ -589,7 +614,7 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	 * relocatable code: gemm's kernel 1.27x slower on the H200) and keeps
 	 * the result in the driver's own cache (ComputeCache), across runs too. */
 	int off = ptx_cache_dir(dir, sizeof(dir));
-	if (off || !linked) {
+	if (off || (!linked && !agent_ahead_linker())) {
 		tm->cache = off ? "cache off" : "driver cache";
 		err = linked ? ptx_rt_module_link(rt, text, mod, &jit_ms, e)
 			     : ptx_rt_module_load_timed(rt, text, mod, &jit_ms, e);
@@ -633,11 +658,10 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	return err;
 }
 
-/* Inject pr into kernel's module pm and load the result (linked with the
- * prebuilt runtime when pr says so). */
-static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
-			     const struct agent_probes *pr, CUmodule *mod,
-			     struct agent_timing *tm, struct err *e)
+/* The text of kernel's module pm with pr injected (*text malloc'd). */
+static int agent_inject_text(const struct ptx_module *pm, const char *kernel,
+			     const struct agent_probes *pr, char **text, struct agent_timing *tm,
+			     struct err *e)
 {
 	int bare = agent_no_probes();
 	struct ptx_inject_opts o = {.kernel = kernel,
@@ -655,11 +679,23 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    /* a variable it uses would be a second copy */
 				    .no_variables = 1};
 	struct timespec t0;
-	char *text = NULL;
 	size_t len;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int err = ptx_inject(pm, &o, &text, &len, e);
+	int err = ptx_inject(pm, &o, text, &len, e);
 	tm->inject += agent_ms_since(&t0);
+	return err;
+}
+
+/* Inject pr into kernel's module pm and load the result (linked with the
+ * prebuilt runtime when pr says so). */
+static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
+			     const struct agent_probes *pr, CUmodule *mod,
+			     struct agent_timing *tm, struct err *e)
+{
+	struct timespec t0;
+	char *text = NULL;
+	int bare = agent_no_probes();
+	int err = agent_inject_text(pm, kernel, pr, &text, tm, e);
 	if (err)
 		return err;
 	double jit0 = tm->jit;
@@ -927,6 +963,97 @@ int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
 			if (agent_kernel_targeted(name))
 				done += agent_ahead_one(text, name, ctx);
 	}
+	return done;
+}
+
+/* GPU 0 described and the maps' references planned, once, for the compiles
+ * before the device side exists (agent_gpu_lock held): 0 when ready. */
+static int agent_noctx_open(struct err *e)
+{
+	if (agent_noctx.tried)
+		return agent_noctx.rt ? 0 : err_set(e, ENODEV, "no GPU (see above)");
+	agent_noctx.tried = 1;
+	if (ptx_rt_open_noctx(0, &agent_noctx.rt, e))
+		return -ENODEV;
+	const struct object *obj = agent_session->obj;
+	for (size_t i = 0; i < obj->map_cnt && i < AGENT_MAX_MAPS; i++)
+		agent_noctx.refs[i] = ptx_rt_map_ref_planned(agent_noctx.rt, &obj->maps[i].def);
+	return 0;
+}
+
+/* Compile kernel name of ptx as its first launch will want it, into the
+ * module cache at dir, with no context (agent_gpu_lock held): 1 if a
+ * compile was done, 0 if there was nothing to do, -errno (e set) if the
+ * driver would not. */
+static int agent_noctx_one(const char *ptx, const char *name, const char *dir, struct err *e)
+{
+	struct agent_timing tm = {0};
+	struct agent_probes pr;
+	struct ptx_module *pm = NULL;
+	char *text = NULL, tag[200];
+	void *cubin = NULL;
+	size_t len = 0;
+	float jit_ms = 0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct ptx_rt_jit jit = agent_jit_opts();
+	/* the GPU named: no context needed (not in the tag: sm_XY is) */
+	jit.target = agent_noctx.rt->cc_major * 10 + agent_noctx.rt->cc_minor;
+	int err = agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e);
+	if (err)
+		return err;
+	int linked = pr.linked && !agent_no_probes(), done = 0;
+	if (!(err = ptx_parse(ptx, strlen(ptx), &pm, e)) &&
+	    !(err = agent_inject_text(pm, name, &pr, &text, &tm, e))) {
+		agent_cache_tag(linked, &jit, tag, sizeof(tag));
+		const char *why;
+		void *hit = ptx_cache_get(dir, tag, text, &len, &why);
+		if (hit) {
+			free(hit); /* the launch will load it */
+		} else if (!(err = ptx_rt_compile(agent_noctx.rt, text, linked, &jit, &cubin, &len,
+						  &jit_ms, e))) {
+			struct err pe = {{0}};
+			int stored = !ptx_cache_put(dir, tag, text, cubin, len, &pe);
+			done = 1;
+			if (getenv("GPUEXT_AGENT_VERBOSE"))
+				agent_notice("kernel %s compiled ahead of its first launch, before any "
+					     "context (parse+inject %.1f, JIT %.1f, %s; %.1f ms)", name,
+					     tm.inject, jit_ms, stored ? "cache stored" : pe.msg,
+					     agent_ms_since(&t0));
+		}
+	}
+	free(cubin);
+	free(text);
+	ptx_module_free(pm);
+	agent_probes_free(&pr);
+	return err ? err : done;
+}
+
+int agent_compile_ahead_noctx(struct agent_module *m, int budget)
+{
+	struct err e = {{0}};
+	char name[512], dir[3800];
+	int done = 0, err = 0;
+
+	pthread_mutex_lock(&agent_gpu_lock);
+	/* the device side is there already: its context compiles; no module
+	 * cache: nowhere to leave the results */
+	int here = !agent_gpu.tried && !ptx_cache_dir(dir, sizeof(dir)) && !agent_noctx_open(&e);
+	const char *ptx = here ? agent_module_ptx(m, "", &e) : NULL;
+	for (const char *at = ptx; ptx && !err && done < budget &&
+				   agent_next_entry(&at, name, sizeof(name));) {
+		if (!agent_kernel_targeted(name))
+			continue;
+		int r = agent_noctx_one(ptx, name, dir, &e);
+		done += r > 0;
+		err = r < 0 ? r : 0;
+	}
+	pthread_mutex_unlock(&agent_gpu_lock);
+	if (err && getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("compiles before any context stopped (the first launches compile): %s",
+			     e.msg);
+	if (!here)
+		return agent_instrument_ahead(m, NULL, budget);
 	return done;
 }
 
