@@ -123,27 +123,26 @@ static struct agent_ahead_job *agent_ahead_copy(const struct agent_module *m)
 	return j;
 }
 
-/* Does a PTX entry of fatbin wrapper image define a kernel that a program
- * targets?  (Any arch: each has the same kernels.) */
+/* Does the PTX of fatbin wrapper image define a kernel that a program
+ * targets?  (The first PTX entry: every arch's has the same kernels.) */
 static int agent_image_targeted(const void *image)
 {
 	struct fatbin_iter it;
 	struct fatbin_entry ent;
 	struct err e = {{0}};
+	uint8_t *text = NULL;
+	size_t len;
+	char name[512];
 	int hit = 0;
 	if (fatbin_iter_init(&it, image, FATBIN_LEN_UNKNOWN, &e))
 		return 0;
-	while (!hit && fatbin_iter_next(&it, &ent, &e) == 1) {
-		uint8_t *text;
-		size_t len;
-		char name[512];
-		if (ent.kind != FATBIN_KIND_PTX || fatbin_entry_contents(&ent, &text, &len, &e))
-			continue;
-		for (const char *at = (const char *)text;
-		     !hit && agent_next_entry(&at, name, sizeof(name));)
-			hit = agent_kernel_targeted(name);
-		free(text);
-	}
+	while (!text && fatbin_iter_next(&it, &ent, &e) == 1)
+		if (ent.kind == FATBIN_KIND_PTX && fatbin_entry_contents(&ent, &text, &len, &e))
+			text = NULL;
+	for (const char *at = (const char *)text;
+	     text && !hit && agent_next_entry(&at, name, sizeof(name));)
+		hit = agent_kernel_targeted(name);
+	free(text);
 	return hit;
 }
 
