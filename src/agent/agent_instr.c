@@ -603,11 +603,18 @@ static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag,
 static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct agent_timing *tm,
 			  struct err *e)
 {
-	struct ptx_rt *rt = agent_gpu.rt;
+	/* no device side yet: a compile ahead with no context, the GPU named
+	 * (agent_compile_ahead_noctx), into the module cache only */
+	int compile_only = !agent_gpu.rt;
+	struct ptx_rt *rt = compile_only ? agent_noctx.rt : agent_gpu.rt;
 	char dir[3800], tag[200];
 	struct ptx_rt_jit jit = agent_jit_opts();
 	int err;
 	float jit_ms = 0;
+
+	*mod = NULL;
+	if (compile_only) /* the GPU named (not in the tag: its sm_XY is) */
+		jit.target = rt->cc_major * 10 + rt->cc_minor;
 
 	/* A module without the prebuilt runtime goes to cuModuleLoadDataEx,
 	 * which compiles it whole (the JIT linker compiles its inputs as
@@ -615,6 +622,8 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	 * the result in the driver's own cache (ComputeCache), across runs too. */
 	int off = ptx_cache_dir(dir, sizeof(dir));
 	if (off || (!linked && !agent_ahead_linker())) {
+		if (compile_only)
+			return err_set(e, ENOTSUP, "no module cache to compile into");
 		tm->cache = off ? "cache off" : "driver cache";
 		err = linked ? ptx_rt_module_link(rt, text, mod, &jit_ms, e)
 			     : ptx_rt_module_load_timed(rt, text, mod, &jit_ms, e);
@@ -626,7 +635,7 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	const char *why;
 	void *cubin = ptx_cache_get(dir, tag, text, &len, &why);
 	if (cubin) {
-		err = ptx_rt_module_load_image(rt, cubin, mod, NULL);
+		err = compile_only ? 0 : ptx_rt_module_load_image(rt, cubin, mod, NULL);
 		free(cubin);
 		if (!err) {
 			tm->cache = "cache hit";
@@ -642,7 +651,7 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	if ((err = ptx_rt_compile(rt, text, linked, &jit, &cubin, &len, &jit_ms, e)))
 		return err;
 	tm->jit += jit_ms;
-	err = ptx_rt_module_load_image(rt, cubin, mod, e);
+	err = compile_only ? 0 : ptx_rt_module_load_image(rt, cubin, mod, e);
 	struct err pe = {{0}};
 	if (err) {
 		tm->cache = "cache miss";
@@ -658,10 +667,12 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	return err;
 }
 
-/* The text of kernel's module pm with pr injected (*text malloc'd). */
-static int agent_inject_text(const struct ptx_module *pm, const char *kernel,
-			     const struct agent_probes *pr, char **text, struct agent_timing *tm,
-			     struct err *e)
+/* Inject pr into kernel's module pm and load the result (linked with the
+ * prebuilt runtime when pr says so); with no device side yet (compiles
+ * ahead with no context) only compiled into the module cache, *mod NULL. */
+static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
+			     const struct agent_probes *pr, CUmodule *mod,
+			     struct agent_timing *tm, struct err *e)
 {
 	int bare = agent_no_probes();
 	struct ptx_inject_opts o = {.kernel = kernel,
@@ -679,29 +690,17 @@ static int agent_inject_text(const struct ptx_module *pm, const char *kernel,
 				    /* a variable it uses would be a second copy */
 				    .no_variables = 1};
 	struct timespec t0;
+	char *text = NULL;
 	size_t len;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int err = ptx_inject(pm, &o, text, &len, e);
+	int err = ptx_inject(pm, &o, &text, &len, e);
 	tm->inject += agent_ms_since(&t0);
-	return err;
-}
-
-/* Inject pr into kernel's module pm and load the result (linked with the
- * prebuilt runtime when pr says so). */
-static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
-			     const struct agent_probes *pr, CUmodule *mod,
-			     struct agent_timing *tm, struct err *e)
-{
-	struct timespec t0;
-	char *text = NULL;
-	int bare = agent_no_probes();
-	int err = agent_inject_text(pm, kernel, pr, &text, tm, e);
 	if (err)
 		return err;
 	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
-	if (!err && !bare && (err = agent_map_table_fill(*mod, e)))
+	if (!err && !bare && *mod && (err = agent_map_table_fill(*mod, e)))
 		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
 	free(text);
@@ -735,7 +734,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
-	CUmodule mod;
+	CUmodule mod = NULL;
 	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
 	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, tm, e)) && pr.linked &&
@@ -758,7 +757,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			      : compiled    ? "runtime compiled"
 					    : "no runtime";
 	}
-	if (!err) {
+	if (!err && mod) {
 		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, name);
 		if (r != CUDA_SUCCESS) {
 			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
@@ -766,8 +765,9 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			fn = NULL;
 		}
 	}
-	/* failures are cached too: the kernel's other handles run unchanged */
-	struct agent_cached *c = malloc(sizeof(*c));
+	/* failures are cached too: the kernel's other handles run unchanged
+	 * (compiles with no context, ctx NULL: in the module cache) */
+	struct agent_cached *c = ctx ? malloc(sizeof(*c)) : NULL;
 	if (c) {
 		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn,
 					   .jit = tm->jit, .cache = tm->cache,
@@ -981,52 +981,26 @@ static int agent_noctx_open(struct err *e)
 	return 0;
 }
 
-/* Compile kernel name of ptx as its first launch will want it, into the
- * module cache at dir, with no context (agent_gpu_lock held): 1 if a
- * compile was done, 0 if there was nothing to do, -errno (e set) if the
- * driver would not. */
-static int agent_noctx_one(const char *ptx, const char *name, const char *dir, struct err *e)
+/* Compile kernel name of ptx as its first launch will want it, with no
+ * context, into the module cache (agent_gpu_lock held; the launch path's
+ * own functions, so that the text is the one the launch makes): 1 if a
+ * compile was done, 0 if the cache had it, -errno (e set) if the driver
+ * would not. */
+static int agent_noctx_one(const char *ptx, const char *name, struct err *e)
 {
 	struct agent_timing tm = {0};
-	struct agent_probes pr;
-	struct ptx_module *pm = NULL;
-	char *text = NULL, tag[200];
-	void *cubin = NULL;
-	size_t len = 0;
-	float jit_ms = 0;
+	struct agent_cached *hit = NULL;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct ptx_rt_jit jit = agent_jit_opts();
-	/* the GPU named: no context needed (not in the tag: sm_XY is) */
-	jit.target = agent_noctx.rt->cc_major * 10 + agent_noctx.rt->cc_minor;
-	int err = agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e);
-	if (err)
-		return err;
-	int linked = pr.linked && !agent_no_probes(), done = 0;
-	if (!(err = ptx_parse(ptx, strlen(ptx), &pm, e)) &&
-	    !(err = agent_inject_text(pm, name, &pr, &text, &tm, e))) {
-		agent_cache_tag(linked, &jit, tag, sizeof(tag));
-		const char *why;
-		void *hit = ptx_cache_get(dir, tag, text, &len, &why);
-		if (hit) {
-			free(hit); /* the launch will load it */
-		} else if (!(err = ptx_rt_compile(agent_noctx.rt, text, linked, &jit, &cubin, &len,
-						  &jit_ms, e))) {
-			struct err pe = {{0}};
-			int stored = !ptx_cache_put(dir, tag, text, cubin, len, &pe);
-			done = 1;
-			if (getenv("GPUEXT_AGENT_VERBOSE"))
-				agent_notice("kernel %s compiled ahead of its first launch, before any "
-					     "context (parse+inject %.1f, JIT %.1f, %s; %.1f ms)", name,
-					     tm.inject, jit_ms, stored ? "cache stored" : pe.msg,
-					     agent_ms_since(&t0));
-		}
-	}
-	free(cubin);
-	free(text);
-	ptx_module_free(pm);
-	agent_probes_free(&pr);
-	return err ? err : done;
+	agent_instrument_ptx(ptx, name, NULL, &hit, &tm, e);
+	if (!tm.cache) /* what the module cache did: set once it had the cubin */
+		return -EINVAL;
+	if (getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("kernel %s compiled ahead of its first launch, before any context "
+			     "(parse+inject %.1f, JIT %.1f, %s, %s; %.1f ms)", name, tm.inject, tm.jit,
+			     tm.runtime ? tm.runtime : "-", tm.cache ? tm.cache : "-",
+			     agent_ms_since(&t0));
+	return tm.cache && strcmp(tm.cache, "cache hit");
 }
 
 int agent_compile_ahead_noctx(struct agent_module *m, int budget)
@@ -1044,7 +1018,7 @@ int agent_compile_ahead_noctx(struct agent_module *m, int budget)
 				   agent_next_entry(&at, name, sizeof(name));) {
 		if (!agent_kernel_targeted(name))
 			continue;
-		int r = agent_noctx_one(ptx, name, dir, &e);
+		int r = agent_noctx_one(ptx, name, &e);
 		done += r > 0;
 		err = r < 0 ? r : 0;
 	}
