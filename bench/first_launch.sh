@@ -21,9 +21,9 @@
 #   cold   the first run ever, the agent's default: the targeted kernels
 #          compiled from process start (agent_ahead.c)
 #   warm   cold's caches again: the application's next run
-#   coldL, warmL  as cold and warm with GPUEXT_AGENT_AHEAD=link: compiled
-#          from process start with no context (the JIT linker, the GPU
-#          named) into gpuext's module cache, every module through it
+#   warm0  cold0's caches again, nothing ahead
+#   coldL, warmL  as cold and warm with GPUEXT_AGENT_AHEAD=library: compiled
+#          from process start with no context (cuLibraryLoadData)
 # "first ms" is the application's own first launch: the first kernel_ms
 # line (CUDA events around the launch; the stream is idle, so it holds the
 # module load and the JIT that the launch call does before the kernel is
@@ -114,8 +114,8 @@ run_one() {
 	[ "$p" = recompile ] && set -- "$@" GPUEXT_AGENT_NO_PROBES=1
 	case $v in
 	off) set -- "$@" CUDA_CACHE_DISABLE=1 GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
-	cold0*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=0 ;;
-	*L) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=link ;;
+	*0) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=0 ;;
+	*L) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=library ;;
 	*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" ;;
 	esac
 	# shellcheck disable=SC2086

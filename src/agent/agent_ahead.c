@@ -36,11 +36,13 @@
  * many targeted kernels that are never launched costs no more); the thread
  * is stopped, after the compile in progress, at exit.
  */
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -170,7 +172,7 @@ static void *agent_ahead_main(void *arg)
 		 * starts the driver (a program that targets nothing of this
 		 * binary's gets no context from the agent) */
 		int done = budget <= 0 || (!j->ctx && !agent_image_targeted(j->m.image)) ? 0
-			   : j->ctx || !agent_ahead_linker()
+			   : j->ctx || !agent_ahead_no_context()
 				   ? agent_instrument_ahead(&j->m, j->ctx, budget)
 				   : agent_compile_ahead_noctx(&j->m, budget);
 		agent_ahead_free(j);
@@ -200,20 +202,80 @@ static void agent_ahead_atexit(void)
  * (CUDA_MODULE_LOADING=LAZY, its default) loads a module only at the first
  * launch from it, 0.1-0.2 ms before (bench/results/2026-11-22-h200-first-
  * launch.md), which leaves nothing to do ahead. */
-enum agent_ahead_mode { AGENT_AHEAD_OFF, AGENT_AHEAD_START, AGENT_AHEAD_ALL, AGENT_AHEAD_LINK };
+enum agent_ahead_mode { AGENT_AHEAD_OFF, AGENT_AHEAD_START, AGENT_AHEAD_ALL, AGENT_AHEAD_LIBRARY };
 
 static enum agent_ahead_mode agent_ahead_mode(void)
 {
 	const char *v = getenv("GPUEXT_AGENT_AHEAD");
 	return !v || !*v               ? AGENT_AHEAD_START
 	       : !strcmp(v, "1")      ? AGENT_AHEAD_ALL
-	       : !strcmp(v, "link")   ? AGENT_AHEAD_LINK
-				      : AGENT_AHEAD_OFF;
+	       : !strcmp(v, "library") ? AGENT_AHEAD_LIBRARY
+				       : AGENT_AHEAD_OFF;
 }
 
-int agent_ahead_linker(void)
+int agent_ahead_no_context(void)
 {
-	return agent_ahead_mode() == AGENT_AHEAD_LINK;
+	return agent_ahead_mode() == AGENT_AHEAD_LIBRARY;
+}
+
+/* ---- libraries compiled with no context ------------------------------ */
+
+/* cuLibraryLoadData compiles PTX with no context at all (measured on the
+ * H200: 37-74 ms for reduce's kernel, while cuLinkCreate refuses without
+ * one: CUDA_ERROR_INVALID_CONTEXT), into the same whole-program code as
+ * cuModuleLoadDataEx (gemm 0.2792 vs 0.2797 ms a launch); a launch then
+ * takes the library's module in its context (cuLibraryGetModule, 0.1 ms).
+ * The driver's own entry points: the application's (the agent's wrappers)
+ * would take these libraries for the application's. */
+struct agent_lib {
+	struct agent_lib *next;
+	char *text; /* the PTX it was made from */
+	CUlibrary lib;
+};
+
+typedef CUresult (*lib_load_fn)(CUlibrary *, const void *, CUjit_option *, void **, unsigned,
+				CUlibraryOption *, void **, unsigned);
+typedef CUresult (*lib_module_fn)(CUmodule *, CUlibrary);
+
+static pthread_mutex_t agent_lib_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct agent_lib *agent_libs;
+
+int agent_ahead_lib_compile(const char *text, double *ms, struct err *e)
+{
+	lib_load_fn load = (lib_load_fn)agent_real_driver("cuLibraryLoadData");
+	struct agent_lib *l = calloc(1, sizeof(*l));
+	struct timespec t0, t1;
+	if (!load || !l || !(l->text = strdup(text))) {
+		free(l);
+		return err_set(e, ENOTSUP, "no cuLibraryLoadData in the driver (or out of memory)");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CUresult r = load(&l->lib, text, NULL, NULL, 0, NULL, NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	if (r != CUDA_SUCCESS) {
+		free(l->text);
+		free(l);
+		return err_set(e, EINVAL, "cuLibraryLoadData with no context: CUresult %d", (int)r);
+	}
+	pthread_mutex_lock(&agent_lib_lock);
+	l->next = agent_libs;
+	agent_libs = l;
+	pthread_mutex_unlock(&agent_lib_lock);
+	return 0;
+}
+
+int agent_ahead_lib_module(const char *text, CUmodule *mod)
+{
+	static lib_module_fn get;
+	const struct agent_lib *l;
+	pthread_mutex_lock(&agent_lib_lock);
+	for (l = agent_libs; l && strcmp(l->text, text); l = l->next)
+		;
+	pthread_mutex_unlock(&agent_lib_lock);
+	if (l && !get)
+		get = (lib_module_fn)agent_real_driver("cuLibraryGetModule");
+	return l && get && get(mod, l->lib) == CUDA_SUCCESS;
 }
 
 /* Queue job j for the thread (started on the first job of this process);

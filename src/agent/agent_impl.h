@@ -117,15 +117,21 @@ CUfunction agent_launch_target(CUfunction f, CUstream s);
  * done. */
 int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget);
 /* Compile the targeted kernels of m (from process start, before any
- * context) with the JIT linker, the GPU named, into the module cache, where
- * their first launches find them; when the device side exists already, or
- * there is no module cache, agent_instrument_ahead(m, NULL, budget) instead.
- * The number of compiles done. */
+ * context) into context-independent libraries, where their first launches
+ * find them (agent_ahead_lib_*); when the device side exists already,
+ * agent_instrument_ahead(m, NULL, budget) instead.  The number of compiles
+ * done. */
 int agent_compile_ahead_noctx(struct agent_module *m, int budget);
-/* agent_ahead.c: GPUEXT_AGENT_AHEAD=link: compiles from process start go
- * through the JIT linker with no context, and every instrumented module
- * through the module cache (agent_jit_load), where they meet. */
-int agent_ahead_linker(void);
+/* agent_ahead.c: GPUEXT_AGENT_AHEAD=library: compiles from process start
+ * with no context (cuLibraryLoadData), every probe's runtime functions
+ * compiled in (nothing to link without a context). */
+int agent_ahead_no_context(void);
+/* A library compiled from PTX text with no context (*ms: how long), kept
+ * for the launch that wants that text; 0 or -errno (e set). */
+int agent_ahead_lib_compile(const char *text, double *ms, struct err *e);
+/* The module in the current context of the library made from text: 1, or
+ * 0 when there is none. */
+int agent_ahead_lib_module(const char *text, CUmodule *mod);
 /* agent_ahead.c: module m was loaded in ctx: instrument its targeted
  * kernels ahead of their first launch, in the background. */
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx);

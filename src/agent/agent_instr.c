@@ -73,8 +73,8 @@ struct agent_cached {
 };
 static struct agent_cached *agent_cache;
 
-/* Compiles ahead from process start with the JIT linker (agent_ahead.c,
- * GPUEXT_AGENT_AHEAD=link), before any context exists: GPU 0 described
+/* Compiles ahead from process start with no context (agent_ahead.c,
+ * GPUEXT_AGENT_AHEAD=library), before any context exists: GPU 0 described
  * without one, and the device maps' references as they will be. */
 static struct {
 	int tried;
@@ -570,8 +570,6 @@ static struct ptx_rt_jit agent_jit_opts(void)
 	struct ptx_rt_jit j = {.opt_level = -1, .threads = -1, .pic = -1};
 	if (pic && (pic[0] == '0' || pic[0] == '1') && !pic[1])
 		j.pic = pic[0] - '0';
-	else if (agent_ahead_linker())
-		j.pic = 0; /* every module linked: as a whole program's code */
 	if (o && o[0] >= '0' && o[0] <= '4' && !o[1])
 		j.opt_level = o[0] - '0';
 	if (t && *t && strspn(t, "0123456789") == strlen(t) && strlen(t) < 4)
@@ -603,27 +601,38 @@ static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag,
 static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct agent_timing *tm,
 			  struct err *e)
 {
-	/* no device side yet: a compile ahead with no context, the GPU named
-	 * (agent_compile_ahead_noctx), into the module cache only */
-	int compile_only = !agent_gpu.rt;
-	struct ptx_rt *rt = compile_only ? agent_noctx.rt : agent_gpu.rt;
+	struct ptx_rt *rt = agent_gpu.rt;
 	char dir[3800], tag[200];
 	struct ptx_rt_jit jit = agent_jit_opts();
 	int err;
 	float jit_ms = 0;
 
+	/* No device side yet: a compile ahead with no context, into a
+	 * context-independent library (agent_compile_ahead_noctx); with one,
+	 * such a library's module in the current context, when there is one
+	 * for this text. */
 	*mod = NULL;
-	if (compile_only) /* the GPU named (not in the tag: its sm_XY is) */
-		jit.target = rt->cc_major * 10 + rt->cc_minor;
+	if (!rt) {
+		if (linked)
+			return err_set(e, ENOTSUP, "a module linked with the runtime needs a context");
+		double ms;
+		if ((err = agent_ahead_lib_compile(text, &ms, e)))
+			return err;
+		tm->jit += ms;
+		tm->cache = "library";
+		return 0;
+	}
+	if (!linked && agent_ahead_lib_module(text, mod)) {
+		tm->cache = "compiled ahead with no context";
+		return 0;
+	}
 
 	/* A module without the prebuilt runtime goes to cuModuleLoadDataEx,
 	 * which compiles it whole (the JIT linker compiles its inputs as
 	 * relocatable code: gemm's kernel 1.27x slower on the H200) and keeps
 	 * the result in the driver's own cache (ComputeCache), across runs too. */
 	int off = ptx_cache_dir(dir, sizeof(dir));
-	if (off || (!linked && !agent_ahead_linker())) {
-		if (compile_only)
-			return err_set(e, ENOTSUP, "no module cache to compile into");
+	if (off || !linked) {
 		tm->cache = off ? "cache off" : "driver cache";
 		err = linked ? ptx_rt_module_link(rt, text, mod, &jit_ms, e)
 			     : ptx_rt_module_load_timed(rt, text, mod, &jit_ms, e);
@@ -635,7 +644,7 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	const char *why;
 	void *cubin = ptx_cache_get(dir, tag, text, &len, &why);
 	if (cubin) {
-		err = compile_only ? 0 : ptx_rt_module_load_image(rt, cubin, mod, NULL);
+		err = ptx_rt_module_load_image(rt, cubin, mod, NULL);
 		free(cubin);
 		if (!err) {
 			tm->cache = "cache hit";
@@ -651,7 +660,7 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	if ((err = ptx_rt_compile(rt, text, linked, &jit, &cubin, &len, &jit_ms, e)))
 		return err;
 	tm->jit += jit_ms;
-	err = compile_only ? 0 : ptx_rt_module_load_image(rt, cubin, mod, e);
+	err = ptx_rt_module_load_image(rt, cubin, mod, e);
 	struct err pe = {{0}};
 	if (err) {
 		tm->cache = "cache miss";
@@ -718,8 +727,10 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	struct agent_probes pr;
 	CUfunction fn = NULL;
 	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
-	 * (what linking saves, measured by bench/gpu_overhead.sh's callers) */
-	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
+	 * (what linking saves, measured by bench/gpu_overhead.sh's callers);
+	 * compiles with no context can link nothing: there too */
+	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK") && !agent_ahead_no_context(),
+			       &pr, e))
 		return NULL;
 	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), name);
 	hash = agent_hash(hash, pr.extra);
@@ -982,10 +993,9 @@ static int agent_noctx_open(struct err *e)
 }
 
 /* Compile kernel name of ptx as its first launch will want it, with no
- * context, into the module cache (agent_gpu_lock held; the launch path's
- * own functions, so that the text is the one the launch makes): 1 if a
- * compile was done, 0 if the cache had it, -errno (e set) if the driver
- * would not. */
+ * context, into a library (agent_gpu_lock held; the launch path's own
+ * functions, so that the text is the one the launch makes): 1 when done,
+ * -errno (e set) if the driver would not. */
 static int agent_noctx_one(const char *ptx, const char *name, struct err *e)
 {
 	struct agent_timing tm = {0};
@@ -993,26 +1003,25 @@ static int agent_noctx_one(const char *ptx, const char *name, struct err *e)
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	agent_instrument_ptx(ptx, name, NULL, &hit, &tm, e);
-	if (!tm.cache) /* what the module cache did: set once it had the cubin */
+	if (!tm.cache) /* set once the library is made */
 		return -EINVAL;
 	if (getenv("GPUEXT_AGENT_VERBOSE"))
 		agent_notice("kernel %s compiled ahead of its first launch, before any context "
 			     "(parse+inject %.1f, JIT %.1f, %s, %s; %.1f ms)", name, tm.inject, tm.jit,
 			     tm.runtime ? tm.runtime : "-", tm.cache ? tm.cache : "-",
 			     agent_ms_since(&t0));
-	return tm.cache && strcmp(tm.cache, "cache hit");
+	return 1;
 }
 
 int agent_compile_ahead_noctx(struct agent_module *m, int budget)
 {
 	struct err e = {{0}};
-	char name[512], dir[3800];
+	char name[512];
 	int done = 0, err = 0;
 
 	pthread_mutex_lock(&agent_gpu_lock);
-	/* the device side is there already: its context compiles; no module
-	 * cache: nowhere to leave the results */
-	int here = !agent_gpu.tried && !ptx_cache_dir(dir, sizeof(dir)) && !agent_noctx_open(&e);
+	/* the device side is there already: its context compiles */
+	int here = !agent_gpu.tried && !agent_noctx_open(&e);
 	const char *ptx = here ? agent_module_ptx(m, "", &e) : NULL;
 	for (const char *at = ptx; ptx && !err && done < budget &&
 				   agent_next_entry(&at, name, sizeof(name));) {

@@ -645,14 +645,10 @@ int ptx_rt_compile(struct ptx_rt *rt, const char *ptx, int runtime, const struct
 {
 	const struct cu_driver *cu = rt->cu;
 	static char log[8192];
-	CUjit_option opts[7] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+	CUjit_option opts[6] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
 				CU_JIT_WALL_TIME};
-	void *vals[7] = {log, (void *)(uintptr_t)sizeof(log), NULL};
+	void *vals[6] = {log, (void *)(uintptr_t)sizeof(log), NULL};
 	unsigned n = 3;
-	if (jit && jit->target > 0) {
-		opts[n] = CU_JIT_TARGET;
-		vals[n++] = (void *)(uintptr_t)jit->target;
-	}
 	if (jit && jit->opt_level >= 0) {
 		opts[n] = CU_JIT_OPTIMIZATION_LEVEL;
 		vals[n++] = (void *)(uintptr_t)jit->opt_level;

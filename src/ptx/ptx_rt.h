@@ -34,9 +34,9 @@ struct ptx_rt {
 
 /* Open GPU `ordinal` (0 = first) and make its primary context current. */
 int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e);
-/* GPU `ordinal` described (ctx NULL), no context made or made current: for
- * compiles with the GPU named (ptx_rt_jit.target) and for planning device
- * maps (ptx_rt_map_ref_planned), before the application has a context. */
+/* GPU `ordinal` described (ctx NULL), no context made or made current: to
+ * choose PTX for it and plan device maps (ptx_rt_map_ref_planned) before
+ * the application has a context. */
 int ptx_rt_open_noctx(int ordinal, struct ptx_rt **out, struct err *e);
 void ptx_rt_close(struct ptx_rt *rt);
 
@@ -126,8 +126,6 @@ struct ptx_rt_jit {
 	int opt_level; /* CU_JIT_OPTIMIZATION_LEVEL 0..4; -1: the default (4) */
 	int threads;   /* CU_JIT_SPLIT_COMPILE: 0 all CPUs, N threads; -1: not asked (1) */
 	int pic;       /* CU_JIT_POSITION_INDEPENDENT_CODE 0/1; -1: not asked */
-	int target;    /* CU_JIT_TARGET (e.g. 90): the GPU named, no context
-			* needed; 0: the current context's */
 };
 
 /*

@@ -403,43 +403,41 @@ static void test_ahead_from_start(void **state)
 }
 
 /*
- * GPUEXT_AGENT_AHEAD=link: from process start the targeted kernels are
- * compiled with no context (the JIT linker, the GPU named) into the module
- * cache, where their first launches find them; when the driver will not,
- * the launches compile, as without it.
+ * GPUEXT_AGENT_AHEAD=library: from process start the targeted kernels are
+ * compiled with no context into libraries (cuLibraryLoadData), whose
+ * modules their first launches take in the application's context; when the
+ * driver will not, the launches compile, as without it.
  */
-static void test_ahead_linker(void **state)
+static void test_ahead_no_context(void **state)
 {
 	static const struct {
 		const char *fail, *want;
 		int ahead;
 	} cases[] = {
-		{"", "no runtime, cache hit; ", 1},
-		{"FAKECUDA_FAIL=cuLinkAddData_v2:1", "no runtime, cache miss, stored; ", 0},
+		{"", "compiled ahead with no context; ", 1},
+		{"FAKECUDA_FAIL=cuLibraryLoadData:1", "cache off; ", 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char dir[] = "/tmp/gpuext-agent-link-XXXXXX", env[512], cmd[512];
+		char env[512], cmd[512];
 		struct launches l;
 		int status;
-		assert_non_null(mkdtemp(dir));
-		snprintf(env, sizeof(env), "GPUEXT_AGENT_VERBOSE=1 GPUEXT_AGENT_AHEAD=link "
-			 "GPUEXT_CACHE_DISABLE=0 GPUEXT_CACHE_PATH=%s APP_DELAY_MS=300 %s", dir,
-			 cases[i].fail);
-		snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_empty.bpf.o -- %s "
+		snprintf(env, sizeof(env), "GPUEXT_AGENT_VERBOSE=1 GPUEXT_AGENT_AHEAD=library "
+			 "APP_DELAY_MS=300 %s", cases[i].fail);
+		snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_count.bpf.o -- %s "
 			 "vec_add reduce_atomic", test_cli_path(), RTAPP);
 		char *out = run(env, cmd, &status, &l);
 		if (status || !strstr(out, "rtapp ok") || !strstr(out, cases[i].want))
 			fail_msg("case %zu: expected '%s' in:\n%s", i, cases[i].want, out);
 		assert_int_equal(l.targeted_inst, 2);
 		assert_int_equal(l.other_inst, 2);
+		/* the map table filled in the launch's module, compiled or not */
+		assert_int_equal(l.table_fills, 2);
 		assert_int_equal(count_lines(out, "gpuext: kernel vec_add compiled ahead of its first "
 					     "launch, before any context ("), cases[i].ahead);
 		assert_int_equal(count_lines(out, "gpuext: compiles before any context stopped"),
 				 !cases[i].ahead);
 		assert_int_equal(count_lines(out, "gpuext: kernel vec_add instrumented ("), 1);
 		free(out);
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		free(test_run_cmd(cmd, NULL));
 	}
 }
 
@@ -565,7 +563,7 @@ int main(void)
 		cmocka_unit_test(test_numba_module),
 		cmocka_unit_test(test_instrument_ahead),
 		cmocka_unit_test(test_ahead_from_start),
-		cmocka_unit_test(test_ahead_linker),
+		cmocka_unit_test(test_ahead_no_context),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),
