@@ -18,6 +18,9 @@
 #   signal    the mem-signal probe's cost with nothing evicted (uvm_workload
 #             seq and random, --mem-budget 8G), main vs branch
 #   tools     tests/gpu/tools.sh with the branch (memtrace bytes exact)
+#   sass      cuobjdump -sass of the cubins staged in sass/ (instrumented
+#             modules compiled by ptxas on the build machine), where the
+#             machine has cuobjdump
 # Prints a short summary at the end.
 set -u
 OUT=${OUT:-build/devinline-out}
@@ -108,7 +111,19 @@ part_tools() {
 	tar czf "$OUT/tools-logs.tgz" -C "$OUT" tools 2>/dev/null && rm -rf "$OUT/tools"
 }
 
-for p in ${*:-check cost jit signal tools}; do
+part_sass() {
+	local cu f
+	cu=$(command -v cuobjdump || ls /usr/local/cuda*/bin/cuobjdump 2>/dev/null | head -1)
+	[ -n "$cu" ] || { note "sass: no cuobjdump"; return; }
+	for f in sass/*.cubin; do
+		[ -f "$f" ] || continue
+		echo "=== $f"
+		"$cu" -sass "$f" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | sed 's/ *\/\* 0x[0-9a-f]* \*\/ *$//'
+	done > "$OUT/sass.txt" 2>&1
+	note "sass: $(grep -c '^===' "$OUT/sass.txt") cubins, $(wc -l < "$OUT/sass.txt") lines"
+}
+
+for p in ${*:-check cost jit signal tools sass}; do
 	t0=$(date +%s)
 	"part_$p"
 	echo "($p: $(($(date +%s) - t0)) s)" | tee -a "$summary"

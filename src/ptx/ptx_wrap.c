@@ -205,8 +205,8 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 	 * u32 kind;}, in registers %gxp_c0 (addr) and %gxp_c1 (size | kind <<
 	 * 32), and in local memory only when the program does more than load
 	 * its fields (ptx_emit.h, inline_ctx).  Pasted at an access, the
-	 * second is an immediate to ptxas, which folds the program's tests of
-	 * the size and kind. */
+	 * second is an immediate to ptxas, which can fold the program's tests
+	 * of the size and kind. */
 	ptx_buf_printf(&block, "\t{ // mem probe of program '%s'\n"
 			       "\t.reg .b64 %%gxp_ctx, %%gxp_c<2>;\n"
 			       "\tmov.b64 %%gxp_c0, %s;\n\tmov.b64 %%gxp_c1, %s;\n",

@@ -3,7 +3,8 @@
  * ptx_wrap.h - how translated programs are entered on the GPU.
  *
  * A probe is a PTX .func that every thread of a warp calls at the probe
- * point (kernel entry, each exit, each global memory access).  In warp mode
+ * point (kernel entry, each exit, each global memory access), or the same
+ * code pasted there (ptx_emit_probe_inline, ptx_emit_mem_probe).  In warp mode
  * only the lowest active lane runs the program, with the warp's active mask
  * in the warp word, so helpers report the mask and the lane count and the
  * program aggregates per-thread quantities (a counter adds the lane count)
