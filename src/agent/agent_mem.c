@@ -12,8 +12,9 @@
  * GPU time of each other (and at a free and at exit: agent_mem_flush).
  * Out: the runtime's decisions become placement hints on a stream of the
  * agent's own, so they overlap the application's kernels: pages it
- * prefetches (the policy's region minus the faulting pages, which the
- * driver is already migrating) go to the GPU, evicted blocks go to the CPU.
+ * prefetches (the policy's region minus what the driver's fault service
+ * moves by itself: the faulting big pages and its density tree) go to the
+ * GPU, evicted blocks go to the CPU.
  * Each range is cut to the managed allocations that cover it.
  *
  * Data is never touched: a prefetch only moves pages, the driver keeps them
@@ -40,9 +41,13 @@
 #include "policy/uvm_sim.h"
 
 enum { MEM_BATCH = 256 }; /* the driver's fault batch */
-/* CUPTI's migration cause (a record's flags) for a migration on access:
- * CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE */
-enum { AGENT_MEM_CAUSE_COHERENCE = 2 };
+/* A migration's cause (a record's flags; CUPTI's
+ * CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_* and the UVM driver's
+ * UvmEventMigrationCause share the numbers): a device-to-host migration
+ * that is neither a user's migration (the runtime's eviction hints,
+ * cuMemPrefetchAsync) nor the driver's eviction is the CPU's own access
+ * (coherence, and the driver's read-ahead around a CPU fault: prefetch). */
+enum { AGENT_MEM_CAUSE_USER = 1, AGENT_MEM_CAUSE_EVICTION = 4 };
 #define MEM_BATCH_GAP_NS 1000000ull
 
 struct agent_mem_range {
@@ -161,13 +166,15 @@ static void agent_mem_hint_runs(uint64_t va, const struct mem_bits *pages, int t
 	}
 }
 
+/* Only what the driver's own fault service does not move (its big pages
+ * and density tree) needs a hint: the rest is moving already. */
 static void agent_mem_migrate_in(void *arg, uint64_t va, const struct mem_bits *pages,
-				 const struct mem_bits *faulted)
+				 const struct mem_bits *driver)
 {
 	struct mem_bits prefetched;
 
 	for (uint32_t w = 0; w < MEM_WORDS; w++)
-		prefetched.w[w] = pages->w[w] & ~faulted->w[w];
+		prefetched.w[w] = pages->w[w] & ~driver->w[w];
 	agent_mem_hint_runs(va, &prefetched, 1);
 }
 
@@ -358,7 +365,7 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 		am.st.dtoh_bytes += r->bytes;
 		/* the host touched GPU-resident pages (the application's own
 		 * reads), not an eviction: what no GPU-side trace holds */
-		if (r->flags == AGENT_MEM_CAUSE_COHERENCE)
+		if (r->flags != AGENT_MEM_CAUSE_USER && r->flags != AGENT_MEM_CAUSE_EVICTION)
 			am.st.dtoh_cpu_bytes += r->bytes;
 		break;
 	default:

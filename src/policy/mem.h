@@ -130,10 +130,11 @@ uint32_t mem_policy_ctx_size(const char *op);
 
 /* What the runtime asks its user to do: move pages, at block granularity. */
 struct mem_rt_backend {
-	/* Pages of the block at va set in pages move host -> GPU (faulted
-	 * ones first in the bitmap `faulted`, the rest prefetched). */
+	/* Pages of the block at va set in pages move host -> GPU; `driver`:
+	 * those the driver's own fault service moves (the faulting pages'
+	 * big pages and its density tree), the rest are the policy's. */
 	void (*migrate_in)(void *arg, uint64_t va, const struct mem_bits *pages,
-			   const struct mem_bits *faulted);
+			   const struct mem_bits *driver);
 	/* The block at va leaves the GPU; pages were resident. */
 	void (*evict)(void *arg, uint64_t va, const struct mem_bits *pages);
 	void *arg;
@@ -164,6 +165,11 @@ struct mem_rt {
 	struct mem_policy *pol;   /* NULL: the driver's defaults; not owned */
 	struct mem_rt_backend be;
 	struct mem_rt_stats st;
+	/* Pages the driver's fault service moves around a faulting page, an
+	 * aligned power of two: MEM_GROUP_PAGES (its 64 KiB big page, what the
+	 * H200 with driver 580 moves: bench/results/2026-11-22-h200-mem-policies.md)
+	 * unless set otherwise after mem_rt_init; 1 moves only the page. */
+	uint32_t fault_pages;
 	uint64_t batch;           /* sequence number of the batch in service */
 	uint64_t now;             /* faults so far (the ctx's clock) */
 	/* Hits reach the policy: the signal is complete (the device's), so a

@@ -38,7 +38,7 @@ struct uvm_sim {
 };
 
 static void uvm_sim_migrate_in(void *arg, uint64_t va, const struct mem_bits *pages,
-			       const struct mem_bits *faulted)
+			       const struct mem_bits *driver)
 {
 	struct uvm_sim *s = arg;
 	s->r->bytes_htod += (uint64_t)mem_bits_count(pages, 0, MEM_PAGES) << MEM_PAGE_SHIFT;
@@ -117,6 +117,8 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 	if ((err = mem_rt_init(&s.rt, (uint32_t)capacity, pol, &be, e)))
 		return err;
 	s.rt.hits = o->hits;
+	if (o->fault_pages)
+		s.rt.fault_pages = o->fault_pages;
 	err = uvm_pending_init(&s.pend, o->batch_max ? o->batch_max : UVM_BATCH_MAX, e);
 	for (size_t i = 0; !err && i < t->cnt; i++) {
 		const struct uvm_rec *rec = &t->recs[i];

@@ -79,6 +79,7 @@ struct uvm_sim_opts {
 	uint32_t batch_max;   /* 0: UVM_BATCH_MAX */
 	int hits;             /* hits reach the policy (mem_rt_hit): a trace of
 			       * every access, as the device signal records */
+	uint32_t fault_pages; /* pages a fault moves (mem_rt.fault_pages); 0: its default */
 	struct uvm_link link;
 };
 

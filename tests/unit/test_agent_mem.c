@@ -138,7 +138,7 @@ static void test_budget_and_lru(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(evicted((size_t)i), i);
 	assert_int_equal(evicted(4), -1);
-	fault(4, 1); /* a new page of 4: moves it to the tail */
+	fault(4, 16); /* a new big page of 4: moves it to the tail */
 	fault(8, 0);
 	assert_int_equal(evicted(4), 5);
 	assert_true(model_resident() <= 4);
@@ -149,7 +149,8 @@ static void test_budget_and_lru(void **state)
 	assert_int_equal(st.capacity_blocks, 4);
 	assert_int_equal(st.evictions, 5);
 	assert_int_equal(st.prefetch_calls_cpu, 5);
-	assert_int_equal(st.bytes_to_cpu, 5 * 4096); /* one resident page per block */
+	/* one resident big page per block: a fault moves its 64 KiB */
+	assert_int_equal(st.bytes_to_cpu, 5 * 65536);
 	assert_int_equal(st.peak_resident_blocks, 4);
 	assert_int_equal(st.fault_records, 10);
 	assert_int_equal(streams, 1);
@@ -167,13 +168,14 @@ static void test_policy_changes_order(void **state)
 	/* MRU: the newest candidate goes first (3, then 4), not 0 and 1. */
 	assert_int_equal(evicted(0), 3);
 	assert_int_equal(evicted(1), 4);
-	/* always-max: the rest of each faulting block is prefetched to the GPU,
-	 * on the agent's stream, and evictions write back the whole block. */
+	/* always-max: the rest of each faulting block beyond the big page the
+	 * driver moves itself is prefetched to the GPU, on the agent's stream,
+	 * and evictions write back the whole block. */
 	size_t gpu = 0;
 	for (size_t k = 0; k < ncalls; k++)
 		if (calls[k].to_gpu) {
-			assert_int_equal(calls[k].va % BLK, 4096);
-			assert_int_equal(calls[k].len, BLK - 4096);
+			assert_int_equal(calls[k].va % BLK, 65536);
+			assert_int_equal(calls[k].len, BLK - 65536);
 			gpu++;
 		} else {
 			assert_int_equal(calls[k].len, BLK);
@@ -230,17 +232,23 @@ static void test_htod_and_free(void **state)
 	assert_int_equal(ncalls, 0); /* room was made by the free, not by eviction */
 	fault(0, 0);                 /* freed: untracked */
 	on_gpu[0] = 0;
-	/* migrations to the host: an eviction (cause 1, a prefetch) and the
-	 * CPU's access (cause 2, coherence) */
+	/* migrations to the host: the runtime's eviction (cause 1, a user's
+	 * migration), the driver's eviction (4), and the CPU's access (cause 2,
+	 * coherence, and 3, the driver's read-ahead around a CPU fault) */
 	struct gpuext_cupti_uvm d = {.kind = GPUEXT_CUPTI_UVM_DTOH, .address = BASE + 2 * BLK,
 				     .bytes = 4096, .flags = 1, .pid = 7};
+	agent_mem_uvm(&d);
+	d.flags = 4;
 	agent_mem_uvm(&d);
 	d.flags = 2;
 	d.bytes = 8192;
 	agent_mem_uvm(&d);
+	d.flags = 3;
+	d.bytes = 16384;
+	agent_mem_uvm(&d);
 	agent_mem_stats_get(&st);
-	assert_int_equal(st.dtoh_bytes, 4096 + 8192);
-	assert_int_equal(st.dtoh_cpu_bytes, 8192);
+	assert_int_equal(st.dtoh_bytes, 4096 * 2 + 8192 + 16384);
+	assert_int_equal(st.dtoh_cpu_bytes, 8192 + 16384);
 	assert_int_equal(st.htod_records, 1);
 	assert_int_equal(st.htod_bytes, 65536);
 	assert_int_equal(st.untracked, 1);

@@ -138,8 +138,11 @@ static void test_every_shipped_policy_runs(void **state)
 			/* Every fault brings its page in; every eviction takes pages out. */
 			assert_true(r.bytes_htod >= r.st.faults * 4096);
 			assert_true(r.bytes_dtoh <= r.bytes_htod);
+			/* only the faulting pages' big pages, which the driver
+			 * moves whatever a policy says */
 			if (!strcmp(shipped[i], "prefetch-none"))
-				assert_int_equal(r.st.pages_prefetched, 0);
+				assert_true(r.bytes_htod <=
+					    r.st.faults * (MEM_GROUP_PAGES << MEM_PAGE_SHIFT));
 			/* The driver restated as policies: identical results. */
 			if (!strcmp(shipped[i], "lru") || !strcmp(shipped[i], "prefetch-tree")) {
 				assert_int_equal(r.st.faults, none.st.faults);

@@ -18,12 +18,13 @@
 
 #define POLICIES TEST_BPF_DIR "/policies"
 
-static void sim_text(const char *text, uint64_t budget_blocks, uint32_t batch_max,
-		     const char *policy, struct uvm_sim_result *r)
+/* Simulate text; granule: pages a fault moves (0: the default, 64 KiB). */
+static void sim_text_granule(const char *text, uint64_t budget_blocks, uint32_t batch_max,
+			     const char *policy, uint32_t granule, struct uvm_sim_result *r)
 {
 	struct uvm_trace t;
 	struct uvm_sim_opts o = {.budget = budget_blocks << MEM_BLOCK_SHIFT,
-				 .batch_max = batch_max,
+				 .batch_max = batch_max, .fault_pages = granule,
 				 .link = {1.0, 2.0, 10.0, 100.0}};
 	struct mem_policy *pol = NULL;
 	struct err e = {""};
@@ -37,6 +38,13 @@ static void sim_text(const char *text, uint64_t budget_blocks, uint32_t batch_ma
 		fail_msg("%s", e.msg);
 	mem_policy_free(pol);
 	uvm_trace_free(&t);
+}
+
+/* The hand-worked cases below count 4 KiB pages: a fault moves its page. */
+static void sim_text(const char *text, uint64_t budget_blocks, uint32_t batch_max,
+		     const char *policy, struct uvm_sim_result *r)
+{
+	sim_text_granule(text, budget_blocks, batch_max, policy, 1, r);
 }
 
 /*
@@ -93,6 +101,39 @@ static void test_tree_prefetch(void **state)
 	assert_int_equal(r.st.batches, 2);
 	assert_int_equal(r.st.evictions, 0);
 	assert_int_equal(r.bytes_dtoh, 0);
+}
+
+/*
+ * The driver's granule (the default, 64 KiB = 16 pages): a fault brings its
+ * whole big page, and the tree counts big pages.  Launch 1 faults page 5
+ * of A: pages [0,16).  Launch 2 faults page 20 ([16,32) in; [0,32) now
+ * full, [0,64) 32 of 64 = 50%: no more).  Launch 3 faults one page in each
+ * of the groups 2..16 of B: 15 groups, 240 pages (47% of the block: no),
+ * but [0,256) holds 14 of its 16 groups (87%): 256 + 16 = 272 pages in.
+ * Launch 4 faults in group 17 of B: 272 + 16 = 288 of 512 (56% > 51%):
+ * the whole block.  Pages in: 16 + 16 + 512 = 544.
+ * With the 4 KiB granule the same trace moves 1 + 1 + 15 + 1 pages.
+ */
+static void test_fault_granule(void **state)
+{
+	char text[4096];
+	size_t n = 0;
+	struct uvm_sim_result r;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "0 1 1 r 0x205000\n1 2 1 r 0x214000\n");
+	for (int g = 2; g <= 16; g++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%d 3 1 r 0x%x\n", g,
+				      0x400000 + g * 0x10000 + 0x3000);
+	snprintf(text + n, sizeof(text) - n, "20 4 1 r 0x%x\n", 0x400000 + 17 * 0x10000);
+	sim_text_granule(text, 4, 0, NULL, 0, &r);
+	assert_int_equal(r.st.faults, 18);
+	assert_int_equal(r.bytes_htod, 544 * 4096);
+	assert_int_equal(r.st.pages_prefetched, 544 - 18);
+	sim_text(text, 4, 0, NULL, &r);
+	assert_int_equal(r.bytes_htod, 18 * 4096);
+	/* prefetch-none cannot shrink a fault below the big page */
+	sim_text_granule(text, 4, 0, POLICIES "/prefetch-none.bpf.o", 0, &r);
+	assert_int_equal(r.bytes_htod, 18 * 16 * 4096);
 }
 
 /*
@@ -366,6 +407,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_block_budget),
 		cmocka_unit_test(test_tree_prefetch),
+		cmocka_unit_test(test_fault_granule),
 		cmocka_unit_test(test_batching),
 		cmocka_unit_test(test_lru_against_mru),
 		cmocka_unit_test(test_prefetch_policies_exact),
