@@ -183,10 +183,20 @@ static void agent_mem_evict(void *arg, uint64_t va, const struct mem_bits *pages
 	agent_mem_hint_runs(va, pages, 0);
 }
 
+/* A block prefetch may name a block that holds managed memory (lock held). */
+static int agent_mem_covers(void *arg, uint64_t va)
+{
+	for (size_t i = 0; i < am.range_cnt; i++)
+		if (am.ranges[i].va < va + (1ull << MEM_BLOCK_SHIFT) &&
+		    am.ranges[i].va + am.ranges[i].len > va)
+			return 1;
+	return 0;
+}
+
 int agent_mem_setup(uint64_t budget, const char *policies, const struct agent_mem_driver *drv,
 		    struct err *e)
 {
-	struct mem_rt_backend be = {agent_mem_migrate_in, agent_mem_evict, NULL};
+	struct mem_rt_backend be = {agent_mem_migrate_in, agent_mem_evict, agent_mem_covers, NULL};
 	uint64_t cap = budget >> MEM_BLOCK_SHIFT;
 	int err;
 
@@ -239,7 +249,7 @@ static void agent_mem_service(void)
 {
 	struct err e = {{0}};
 
-	if (!am.queued)
+	if (!am.queued && !mem_rt_ahead_pending(&am.rt))
 		return;
 	if (mem_rt_service(&am.rt, am.queue, am.queued, &e)) {
 		am.drv.notice("memory policy stopped: %s", e.msg);

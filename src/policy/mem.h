@@ -34,6 +34,8 @@ enum {
 	MEM_THRESHOLD_PCT = 51, /* uvm_perf_prefetch's density threshold */
 };
 #define MEM_NIL UINT32_MAX
+/* Whole-block prefetches queued per service, at most. */
+enum { MEM_RT_AHEAD_MAX = 64 };
 
 /* A page bitmap of one block: bit p = page p. */
 struct mem_bits {
@@ -137,6 +139,10 @@ struct mem_rt_backend {
 			   const struct mem_bits *driver);
 	/* The block at va leaves the GPU; pages were resident. */
 	void (*evict)(void *arg, uint64_t va, const struct mem_bits *pages);
+	/* The 2 MiB block at va holds memory the runtime may name (managed
+	 * memory; the trace's blocks): where a policy's block prefetch may go.
+	 * NULL: every block. */
+	int (*covers)(void *arg, uint64_t va);
 	void *arg;
 };
 
@@ -152,6 +158,7 @@ struct mem_rt_stats {
 	uint64_t hit_calls;         /* hits given to gpu_block_access (rt->hits) */
 	uint64_t policy_errors;     /* a program failed to run: default used */
 	uint64_t clamped;           /* requests refused or cut to what is allowed */
+	uint64_t block_prefetches;  /* whole blocks prefetched (bpf_gpu_prefetch_block) */
 };
 
 struct mem_fault {
@@ -184,6 +191,11 @@ struct mem_rt {
 	struct mem_rt_touch *touch;
 	uint32_t batch_listed;
 	uint32_t touch_cnt, touch_cap;
+	/* Whole-block prefetches the policy asked for (bpf_gpu_prefetch_block),
+	 * done at the end of the next mem_rt_service, after its faults. */
+	uint64_t ahead[MEM_RT_AHEAD_MAX];
+	uint32_t ahead_pid[MEM_RT_AHEAD_MAX];
+	uint32_t ahead_cnt;
 };
 
 int mem_rt_init(struct mem_rt *rt, uint32_t capacity_blocks, struct mem_policy *pol,
@@ -194,12 +206,22 @@ void mem_rt_fini(struct mem_rt *rt);
  * (duplicates and pages already resident are dropped).  Per block: the
  * prefetch region (driver tree or policy), a GPU block for it (evicting by
  * the list, after the policy's evict_prepare), activate/access, migration.
+ * Then the whole-block prefetches the policy queued (during this service
+ * or the hits since the last): each block not already resident in full
+ * gets a GPU block (never by evicting one faulting in this batch) and all
+ * its pages, pushed to the tail (no activate op: a prefetch does not
+ * prefetch further on its own).
  * A policy never breaks the model: bad helper arguments are refused,
  * regions clamped to the block, eviction counts clamped; a program that
  * fails to run leaves the default.  Errors are only out of memory.
  */
 int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n,
 		   struct err *e);
+/* Block prefetches are queued (mem_rt_service with no faults does them). */
+static inline int mem_rt_ahead_pending(const struct mem_rt *rt)
+{
+	return rt->ahead_cnt != 0;
+}
 /*
  * Launch `launch` accessed the resident page of addr without a fault.  With
  * rt->hits, the first such access of a block in a launch calls the

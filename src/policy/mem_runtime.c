@@ -363,6 +363,60 @@ static struct mem_rt_touch *mem_rt_touch_of(struct mem_rt *rt, uint32_t id, uint
 	return t;
 }
 
+/*
+ * The whole-block prefetches queued by the policy: each block gets a GPU
+ * block unless it has one (evicting by the list, never a block of this
+ * batch: when none other is left the prefetch is dropped) and all its
+ * pages.  Each is marked part of this batch, so a later one does not
+ * evict it.
+ */
+static int mem_rt_do_ahead(struct mem_rt *rt, struct err *e)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < rt->ahead_cnt && !err; i++) {
+		uint32_t id;
+		if ((err = mem_table_get(&rt->table, rt->ahead[i], rt->ahead_pid[i], &id, e)))
+			break;
+		struct mem_block *b = &rt->table.blocks[id];
+		if (b->resident_pages == MEM_PAGES || b->batch == rt->batch)
+			continue;
+		if (!b->on_gpu) {
+			if (rt->table.list_len >= rt->capacity &&
+			    rt->table.list_len == rt->batch_listed)
+				break; /* room only by evicting what this batch needs */
+			if ((err = mem_rt_make_room(rt, id, e)))
+				break;
+			mem_list_push_tail(&rt->table, id);
+			uint32_t *pid_blocks = mem_rt_pid_blocks(rt, b->pid, e);
+			if (!pid_blocks) {
+				err = -ENOMEM;
+				break;
+			}
+			(*pid_blocks)++;
+			b->activations++;
+			rt->st.activations++;
+		}
+		b->batch = rt->batch;
+		b->touch = MEM_NIL;
+		rt->batch_listed++;
+		struct mem_bits in, none = {{0}};
+		for (uint32_t w = 0; w < MEM_WORDS; w++) {
+			in.w[w] = ~b->resident.w[w];
+			b->resident.w[w] = ~0ull;
+		}
+		uint32_t n = MEM_PAGES - b->resident_pages;
+		b->resident_pages = MEM_PAGES;
+		rt->st.pages_in += n;
+		rt->st.pages_prefetched += n;
+		rt->st.block_prefetches++;
+		if (rt->be.migrate_in)
+			rt->be.migrate_in(rt->be.arg, b->va, &in, &none);
+	}
+	rt->ahead_cnt = 0;
+	return err;
+}
+
 int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n, struct err *e)
 {
 	int err = 0;
@@ -392,5 +446,7 @@ int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n, 
 		rt->st.batches++;
 	for (uint32_t i = 0; i < rt->touch_cnt && !err; i++)
 		err = mem_rt_service_block(rt, &rt->touch[i], e);
+	if (!err && rt->ahead_cnt)
+		err = mem_rt_do_ahead(rt, e);
 	return err;
 }

@@ -35,6 +35,8 @@ struct uvm_sim {
 	struct mem_rt rt;
 	struct uvm_sim_result *r;
 	struct uvm_pending pend;
+	uint64_t *blocks; /* the trace's blocks, ascending: what a prefetch may name */
+	size_t nblocks;
 };
 
 static void uvm_sim_migrate_in(void *arg, uint64_t va, const struct mem_bits *pages,
@@ -50,6 +52,22 @@ static void uvm_sim_evict(void *arg, uint64_t va, const struct mem_bits *pages)
 	/* The driver copies every resident page back: it has no dirty bits
 	 * for GPU-written memory. */
 	s->r->bytes_dtoh += (uint64_t)mem_bits_count(pages, 0, MEM_PAGES) << MEM_PAGE_SHIFT;
+}
+
+static int uvm_sim_covers(void *arg, uint64_t va)
+{
+	const struct uvm_sim *s = arg;
+	uint64_t key = va >> MEM_BLOCK_SHIFT;
+	size_t lo = 0, hi = s->nblocks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->blocks[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nblocks && s->blocks[lo] == key;
 }
 
 static int uvm_pending_init(struct uvm_pending *p, uint32_t max, struct err *e)
@@ -92,7 +110,7 @@ static int uvm_sim_flush(struct uvm_sim *s, struct err *e)
 {
 	struct uvm_pending *p = &s->pend;
 
-	if (!p->cnt)
+	if (!p->cnt && !mem_rt_ahead_pending(&s->rt))
 		return 0;
 	int err = mem_rt_service(&s->rt, p->faults, p->cnt, e);
 	memset(p->set, 0, (p->set_mask + 1) * sizeof(*p->set));
@@ -104,7 +122,7 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 		struct mem_policy *pol, struct uvm_sim_result *r, struct err *e)
 {
 	struct uvm_sim s = {.r = r};
-	struct mem_rt_backend be = {uvm_sim_migrate_in, uvm_sim_evict, &s};
+	struct mem_rt_backend be = {uvm_sim_migrate_in, uvm_sim_evict, uvm_sim_covers, &s};
 	uint64_t capacity = o->budget >> MEM_BLOCK_SHIFT;
 	int err;
 
@@ -114,8 +132,12 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 	if (!capacity)
 		return err_set(e, EINVAL, "budget %llu bytes is below one 2 MiB block",
 			       (unsigned long long)o->budget);
-	if ((err = mem_rt_init(&s.rt, (uint32_t)capacity, pol, &be, e)))
+	if (!(s.blocks = uvm_trace_blocks(t, &s.nblocks)))
+		return err_set(e, ENOMEM, "simulator: out of memory");
+	if ((err = mem_rt_init(&s.rt, (uint32_t)capacity, pol, &be, e))) {
+		free(s.blocks);
 		return err;
+	}
 	s.rt.hits = o->hits;
 	if (o->fault_pages)
 		s.rt.fault_pages = o->fault_pages;
@@ -149,5 +171,6 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 	r->total_s = r->compute_s + r->overhead_s + r->transfer_s;
 	uvm_pending_fini(&s.pend);
 	mem_rt_fini(&s.rt);
+	free(s.blocks);
 	return err;
 }

@@ -47,6 +47,9 @@ int uvm_trace_parse_text(const char *text, size_t len, const char *name, struct 
 int uvm_trace_write(const char *path, const struct uvm_trace *t, int text, struct err *e);
 /* Bytes of the distinct 2 MiB blocks the trace touches. */
 uint64_t uvm_trace_footprint(const struct uvm_trace *t);
+/* Those blocks' numbers (address >> 21), ascending, in *n (malloc'd; NULL
+ * when out of memory). */
+uint64_t *uvm_trace_blocks(const struct uvm_trace *t, size_t *n);
 
 /* Synthetic workloads (docs/policies.md describes each). */
 struct uvm_gen_opts {
