@@ -11,7 +11,10 @@
 # CuPy on managed memory), overhead (the signal's cost where nothing is
 # evicted), full (every pattern, the policies that differ, at 1.5x and 2x
 # with the simulator), records (the driver's unified-memory records as the
-# only signal), cupy2 (cupy_layers with three policies).  Each part has its own time limit; every step's
+# only signal), cupy2 (cupy_layers with three policies), base (seq, random
+# and decode at 1.5x and 2x with the build in $BASE, e.g. main's, for a
+# side-by-side comparison), ahead (the same with this build and the
+# seq-ahead policy).  Each part has its own time limit; every step's
 # failure is logged and the next one runs.  Prints a short summary.
 set -u
 OUT=${OUT:-build/mem-round-out}
@@ -75,6 +78,14 @@ for part in "$@"; do
 		bench cupy2 25 W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 SIGNAL=device SIM=1 \
 			BUDGET=${FULL_BUDGET:-256M} ITERS=${FULL_ITERS:-3} MULTS=1.5 PATTERNS=layers \
 			POLICIES="none= mru=$P/mru.bpf.o lru=$P/lru.bpf.o" ;;
+	base)
+		bench base "${BASE_LIMIT:-55}" GPUEXT="${BASE:-base}/build/gpuext" SIGNAL=device SIM=1 \
+			BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="seq random decode" \
+			POLICIES="none= mru=$P/mru.bpf.o" ;;
+	ahead)
+		bench ahead "${AHEAD_LIMIT:-80}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
+			PATTERNS="seq random decode" \
+			POLICIES="none= mru=$P/mru.bpf.o seq-ahead=$P/seq-ahead.bpf.o" ;;
 	*) echo "unknown part $part" ;;
 	esac
 done

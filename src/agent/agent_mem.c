@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent_mem.h"
@@ -77,6 +78,13 @@ static struct {
 	int tracing;                /* record what the device signal saw (trace) */
 	struct uvm_trace trace;
 } am = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+uint64_t agent_mem_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 int agent_mem_active(void)
 {
@@ -139,7 +147,9 @@ static void agent_mem_hint(uint64_t va, uint64_t len, int to_gpu)
 		CUmemLocation loc = {.type = to_gpu ? CU_MEM_LOCATION_TYPE_DEVICE
 						    : CU_MEM_LOCATION_TYPE_HOST,
 				     .id = to_gpu ? (int)am.dev : 0};
+		uint64_t t0 = agent_mem_now_ns();
 		CUresult r = am.drv.prefetch((CUdeviceptr)lo, hi - lo, loc, 0, am.stream);
+		am.st.hint_ns += agent_mem_now_ns() - t0;
 		if (r != CUDA_SUCCESS) {
 			agent_mem_fail("cuMemPrefetchAsync", r);
 			continue;
@@ -251,10 +261,13 @@ static void agent_mem_service(void)
 
 	if (!am.queued && !mem_rt_ahead_pending(&am.rt))
 		return;
+	uint64_t t0 = agent_mem_now_ns();
 	if (mem_rt_service(&am.rt, am.queue, am.queued, &e)) {
 		am.drv.notice("memory policy stopped: %s", e.msg);
 		agent_mem_set_active(0); /* the model is incomplete: no more decisions */
 	}
+	am.st.service_ns += agent_mem_now_ns() - t0;
+	am.st.block_prefetches = am.rt.st.block_prefetches;
 	am.queued = 0;
 	am.st.batches = am.rt.st.batches;
 	am.st.evictions = am.rt.st.evictions;
@@ -475,6 +488,13 @@ void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint6
 	/* a snapshot is a kernel boundary: a batch never spans two */
 	agent_mem_service();
 out:
+	pthread_mutex_unlock(&am.lock);
+}
+
+void agent_mem_snapshot_time(uint64_t ns)
+{
+	pthread_mutex_lock(&am.lock);
+	am.st.snapshot_ns += ns;
 	pthread_mutex_unlock(&am.lock);
 }
 

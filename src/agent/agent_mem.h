@@ -60,6 +60,10 @@ void agent_mem_stats_get(struct agent_mem_stats *st);
 void agent_mem_trace(int on);
 int agent_mem_window(uint32_t max_blocks, uint64_t *base, uint32_t *blocks);
 void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint64_t ts_ns);
+/* A snapshot's copies took ns (waiting for the kernels before it included). */
+void agent_mem_snapshot_time(uint64_t ns);
+/* CLOCK_MONOTONIC in ns: the statistics' clock. */
+uint64_t agent_mem_now_ns(void);
 /* Write the recorded trace (binary, docs/formats.md). */
 int agent_mem_trace_write(const char *path, struct err *e);
 
