@@ -132,6 +132,9 @@ for pat in $PATTERNS; do
 				sp=${objs:-none}
 				"$GPUEXT" sim --trace "$trace" --hits --budget "$BUDGET" --policy "$sp" --json \
 					> "$log.sim.json" 2> "$log.sim.err" && simjson=("$log.sim.json")
+				# the fewest bytes any eviction order moves on this trace
+				[ "$name" = none ] && "$GPUEXT" sim --trace "$trace" --hits --budget "$BUDGET" \
+					--policy optimal --json > "$log.opt.json" 2>> "$log.sim.err"
 				rm -f "$trace"
 			fi
 			read -r kern wall htod dtoh min mout ev sin sout sratio rtms bpf ck ok <<< \
@@ -142,6 +145,15 @@ for pat in $PATTERNS; do
 			ratio=$(awk -v a="$none_k" -v b="$kern" \
 				'BEGIN { if (a == "" || a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }')
 			echo "| $pat | ${mult}x ($size MiB) | $name | $kern | $wall | $ratio | $htod | $dtoh | $min | $mout | $ev | $sin | $sout | $sratio | $rtms | $bpf | $same |" >> "$TABLE"
+			if [ "$name" = none ] && [ -s "$log.opt.json" ]; then
+				python3 - "$log.opt.json" "$pat" "${mult}x ($size MiB)" >> "$TABLE" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+M = 2**20
+print("| %s | %s | optimal order (simulated: Belady) | | | | | | | | %d | %.0f | %.0f | | | | |" % (
+    sys.argv[2], sys.argv[3], r["evictions"], r["bytes_htod"] / M, r["bytes_dtoh"] / M))
+PY
+			fi
 			if [ "$kern" != - ] && { [ -z "$best_k" ] || awk -v a="$kern" -v b="$best_k" 'BEGIN { exit !(a < b) }'; }; then
 				best=$name best_k=$kern
 			fi

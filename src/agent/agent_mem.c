@@ -206,7 +206,8 @@ static int agent_mem_covers(void *arg, uint64_t va)
 int agent_mem_setup(uint64_t budget, const char *policies, const struct agent_mem_driver *drv,
 		    struct err *e)
 {
-	struct mem_rt_backend be = {agent_mem_migrate_in, agent_mem_evict, agent_mem_covers, NULL};
+	struct mem_rt_backend be = {.migrate_in = agent_mem_migrate_in, .evict = agent_mem_evict,
+				    .covers = agent_mem_covers};
 	uint64_t cap = budget >> MEM_BLOCK_SHIFT;
 	int err;
 

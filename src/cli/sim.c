@@ -38,7 +38,7 @@ static void sim_usage(FILE *out)
 	fprintf(out,
 		"Usage: gpuext sim (--trace FILE | --gen PATTERN [--size BYTES] [--seed N]\n"
 		"                  [--passes N]) (--budget BYTES | --oversub X)\n"
-		"                  [--policy none|FILE.bpf.o[,FILE.bpf.o]]... [options]\n"
+		"                  [--policy none|optimal|FILE.bpf.o[,FILE.bpf.o]]... [options]\n"
 		"       gpuext sim --gen PATTERN [--size BYTES] [--seed N] [--passes N]\n"
 		"                  -o FILE [--text]\n"
 		"Simulate unified memory under a GPU memory budget: fault batches of up to\n"
@@ -47,7 +47,9 @@ static void sim_usage(FILE *out)
 		"migrated each way, evictions and estimated time per policy.  A policy is a\n"
 		"struct gpu_mem_ops object (policies/*.bpf.o); several objects joined by ','\n"
 		"make one policy (an eviction and a prefetch policy); 'none' is the driver's\n"
-		"behaviour.  Each --policy adds a column; times are compared with the first.\n"
+		"behaviour; 'optimal' evicts the block used furthest in the future (Belady's\n"
+		"MIN, read from the trace): the fewest bytes any eviction order moves, a\n"
+		"reference row.  Each --policy adds a row; times are compared with the first.\n"
 		"\n"
 		"Trace:\n"
 		"  --trace FILE       binary or text trace (docs/formats.md)\n"
@@ -314,13 +316,16 @@ static int sim_run_all(struct sim_args *a, const struct uvm_trace *t, const char
 	a->so.budget = budget;
 	for (int i = 0; i < a->npol; i++) {
 		struct mem_policy *pol = NULL;
-		if (strcmp(a->policies[i], "none") && mem_policy_open(a->policies[i], &pol, &e)) {
+		a->so.optimal = !strcmp(a->policies[i], "optimal");
+		if (strcmp(a->policies[i], "none") && !a->so.optimal &&
+		    mem_policy_open(a->policies[i], &pol, &e)) {
 			cli_error("sim: policy %s", e.msg);
 			return 1;
 		}
 		if (pol && a->interp)
 			mem_policy_use_interp(pol);
-		snprintf(a->names[i], sizeof(a->names[i]), "%s", mem_policy_name(pol));
+		snprintf(a->names[i], sizeof(a->names[i]), "%s",
+			 a->so.optimal ? "optimal (Belady)" : mem_policy_name(pol));
 		int err = uvm_sim_run(t, &a->so, pol, &r[i], &e);
 		mem_policy_free(pol);
 		if (err) {

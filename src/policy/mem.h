@@ -143,6 +143,10 @@ struct mem_rt_backend {
 	 * memory; the trace's blocks): where a policy's block prefetch may go.
 	 * NULL: every block. */
 	int (*covers)(void *arg, uint64_t va);
+	/* An oracle (the simulator's reference row): when block id (at va) is
+	 * used next, larger is later.  Set: evictions ignore the list and take
+	 * the block used furthest in the future (Belady's MIN). */
+	uint64_t (*next_use)(void *arg, uint32_t id, uint64_t va);
 	void *arg;
 };
 

@@ -222,6 +222,18 @@ static uint32_t mem_rt_victim(const struct mem_rt *rt, uint32_t keep)
 {
 	const struct mem_table *t = &rt->table;
 
+	if (rt->be.next_use) {
+		uint32_t best = MEM_NIL;
+		uint64_t far = 0;
+		for (uint32_t id = t->head; id != MEM_NIL; id = t->blocks[id].next) {
+			uint64_t n = rt->be.next_use(rt->be.arg, id, t->blocks[id].va);
+			if (t->blocks[id].batch != rt->batch && (best == MEM_NIL || n > far))
+				best = id, far = n;
+		}
+		if (best != MEM_NIL)
+			return best;
+	}
+
 	for (uint32_t id = t->head; id != MEM_NIL; id = t->blocks[id].next)
 		if (t->blocks[id].batch != rt->batch)
 			return id;

@@ -83,6 +83,10 @@ struct uvm_sim_opts {
 	int hits;             /* hits reach the policy (mem_rt_hit): a trace of
 			       * every access, as the device signal records */
 	uint32_t fault_pages; /* pages a fault moves (mem_rt.fault_pages); 0: its default */
+	/* Evict the block used furthest in the future (Belady's MIN, from the
+	 * trace itself) instead of by a policy: the fewest bytes any eviction
+	 * order moves with the driver's prefetch, a reference, not a policy. */
+	int optimal;
 	struct uvm_link link;
 };
 
