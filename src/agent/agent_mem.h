@@ -46,6 +46,12 @@ void agent_mem_free(uint64_t va);
 void agent_mem_uvm(const struct gpuext_cupti_uvm *r);
 /* Service the faults still queued. */
 void agent_mem_flush(void);
+/* Hints through a thread of the agent's (on) or made by the thread that
+ * services the faults (off, the default; stops the thread, dropping what
+ * it has not sent yet). */
+void agent_mem_async_hints(int on);
+/* Wait until the hint thread has sent every queued hint. */
+void agent_mem_hints_drain(void);
 void agent_mem_stats_get(struct agent_mem_stats *st);
 
 /*

@@ -14,6 +14,7 @@
 #define AGENT_MEM_POLICY_ENV "GPUEXT_MEM_POLICY" /* objects joined by ',' (absolute) */
 #define AGENT_MEM_STATS_ENV "GPUEXT_MEM_STATS"   /* file the statistics go to at exit */
 #define AGENT_MEM_TRACE_ENV "GPUEXT_MEM_TRACE"   /* trace of the device signal (formats.md) */
+#define AGENT_MEM_ASYNC_ENV "GPUEXT_MEM_ASYNC_HINTS" /* 1: hints from a thread of the agent's */
 
 /*
  * What the runtime did, written at exit as "name value" lines (X(name)).

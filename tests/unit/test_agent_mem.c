@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -39,6 +40,8 @@ static struct call {
 static size_t ncalls;
 static CUresult prefetch_result, stream_result;
 static int streams, notices;
+static pthread_t test_thread; /* set by setup */
+static size_t foreign_calls;  /* prefetches made by another thread */
 /* The model: blocks on the GPU, from faults in and hints out. */
 static int on_gpu[NBLK];
 
@@ -58,6 +61,7 @@ static CUresult fake_prefetch(CUdeviceptr va, size_t len, CUmemLocation loc, uns
 	assert_true(ncalls < sizeof(calls) / sizeof(calls[0]));
 	assert_ptr_equal(s, (CUstream)0x5); /* the agent's own stream */
 	calls[ncalls++] = (struct call){va, len, loc.type == CU_MEM_LOCATION_TYPE_DEVICE};
+	foreign_calls += !pthread_equal(pthread_self(), test_thread);
 	if (loc.type == CU_MEM_LOCATION_TYPE_HOST)
 		for (uint64_t a = va; a < va + len; a += BLK)
 			on_gpu[(a - BASE) / BLK] = 0;
@@ -96,7 +100,8 @@ static void setup(uint64_t budget, const char *policy)
 {
 	struct err e = {""};
 	agent_mem_teardown(); /* after a failed test */
-	ncalls = 0;
+	ncalls = foreign_calls = 0;
+	test_thread = pthread_self();
 	streams = notices = 0;
 	prefetch_result = stream_result = CUDA_SUCCESS;
 	memset(on_gpu, 0, sizeof(on_gpu));
@@ -182,6 +187,42 @@ static void test_policy_changes_order(void **state)
 		}
 	assert_int_equal(gpu, 6);
 	agent_mem_teardown();
+}
+
+/* The hint thread sends the same hints, in the same order, as the
+ * servicing thread would; a free waits for the queued ones. */
+static void test_async_hints_same_calls(void **state)
+{
+	static struct call sync_calls[4096];
+	size_t nsync;
+	struct agent_mem_stats st;
+
+	for (int async = 0; async < 2; async++) {
+		setup(4 * BLK, POLICIES "/mru.bpf.o," POLICIES "/prefetch-always-max.bpf.o");
+		agent_mem_async_hints(async);
+		agent_mem_alloc(BASE, NBLK * BLK);
+		for (int b = 0; b < 12; b++)
+			fault(b % 7, (unsigned)b * 16);
+		if (async) {
+			agent_mem_free(BASE); /* drains the queue before it returns */
+			assert_int_equal(ncalls, nsync);
+			assert_int_equal(foreign_calls, nsync); /* all from the hint thread */
+			for (size_t k = 0; k < ncalls; k++) {
+				assert_int_equal(calls[k].va, sync_calls[k].va);
+				assert_int_equal(calls[k].len, sync_calls[k].len);
+				assert_int_equal(calls[k].to_gpu, sync_calls[k].to_gpu);
+			}
+		} else {
+			nsync = ncalls;
+			memcpy(sync_calls, calls, ncalls * sizeof(calls[0]));
+			assert_true(nsync > 8);
+		}
+		agent_mem_stats_get(&st);
+		assert_int_equal(st.prefetch_calls_gpu + st.prefetch_calls_cpu, nsync);
+		assert_int_equal(streams, 1);
+		agent_mem_async_hints(0);
+		agent_mem_teardown();
+	}
 }
 
 static void test_evil_clamped_inside_allocation(void **state)
@@ -530,6 +571,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_budget_and_lru),
 		cmocka_unit_test(test_policy_changes_order),
+		cmocka_unit_test(test_async_hints_same_calls),
 		cmocka_unit_test(test_evil_clamped_inside_allocation),
 		cmocka_unit_test(test_htod_and_free),
 		cmocka_unit_test(test_fail_open),
