@@ -14,8 +14,9 @@
 # only signal), cupy2 (cupy_layers with three policies), base (seq, random
 # and decode at 1.5x and 2x with the build in $BASE, e.g. main's, for a
 # side-by-side comparison), ahead (the same with this build and the
-# seq-ahead policy), async (seq and random with the runtime's hints sent
-# by a thread of the agent's: GPUEXT_MEM_ASYNC_HINTS=1).  Each part has its own time limit; every step's
+# seq-ahead policy), async (seq, or ASYNC_PATTERNS, with the runtime's hints sent
+# by a thread of the agent's: GPUEXT_MEM_ASYNC_HINTS=1), sweep (dnn with
+# sweep-ahead beside lru).  Each part has its own time limit; every step's
 # failure is logged and the next one runs.  Prints a short summary.
 set -u
 OUT=${OUT:-build/mem-round-out}
@@ -87,9 +88,12 @@ for part in "$@"; do
 		bench ahead "${AHEAD_LIMIT:-80}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
 			PATTERNS="seq random decode" \
 			POLICIES="none= mru=$P/mru.bpf.o seq-ahead=$P/seq-ahead.bpf.o" ;;
+	sweep)
+		bench sweep "${SWEEP_LIMIT:-25}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
+			PATTERNS=dnn POLICIES="none= lru=$P/lru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
 	async)
-		bench async "${ASYNC_LIMIT:-45}" GPUEXT_MEM_ASYNC_HINTS=1 SIGNAL=device SIM=0 \
-			BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="seq random" \
+		bench async "${ASYNC_LIMIT:-30}" GPUEXT_MEM_ASYNC_HINTS=1 SIGNAL=device SIM=0 \
+			BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="${ASYNC_PATTERNS:-seq}" \
 			POLICIES="none= mru=$P/mru.bpf.o seq-ahead=$P/seq-ahead.bpf.o" ;;
 	*) echo "unknown part $part" ;;
 	esac

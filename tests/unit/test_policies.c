@@ -23,7 +23,7 @@
 static const char *const shipped[] = {
 	"lru", "fifo", "lfu", "mru", "freq-decay", "fifo-chance", "pid-quota",
 	"prefetch-none", "prefetch-always-max", "prefetch-adaptive-seq", "prefetch-stride",
-	"prefetch-tree", "prefetch-pid-tree", "seq-ahead",
+	"prefetch-tree", "prefetch-pid-tree", "seq-ahead", "sweep-ahead",
 };
 enum { SHIPPED = sizeof(shipped) / sizeof(shipped[0]) };
 static const char *const patterns[] = {"seq", "random", "moe", "decode", "dnn", "mix"};
