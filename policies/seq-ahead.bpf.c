@@ -8,14 +8,17 @@
  * scan the block just used is the one needed last (MRU), while the blocks
  * prefetched ahead, pushed to the tail, stay until they are used.
  *
- * Map ahead_blocks[0]: how many blocks ahead (default 16 = 32 MiB; at most
- * 32).  Costs a whole block per prefetch: wrong for sparse or random access.
+ * Map ahead_blocks[0]: how many blocks ahead (default 32 = 64 MiB, at most
+ * 32: the prefetches for the next kernel are then asked for one kernel
+ * earlier, as uvm_workload's seq launches 12-16 blocks each, instead of
+ * racing it).  Costs a whole block per prefetch: wrong for sparse or random
+ * access.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/gpu_mem_ops.h>
 
-#define AHEAD_DEFAULT 16
+#define AHEAD_DEFAULT 32
 #define AHEAD_MAX 32
 
 struct {

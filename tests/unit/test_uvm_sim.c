@@ -233,7 +233,7 @@ static void test_prefetch_policies_exact(void **state)
 /*
  * seq-ahead on one page of each of the blocks 0..5, one launch each, room
  * for 4 (4 KiB granule).  Launch 1: block 0 faults; its activation asks
- * for blocks 1..16, the trace has 1..5: 1, 2, 3 come whole, 4 would need
+ * for blocks 1..32, the trace has 1..5: 1, 2, 3 come whole, 4 would need
  * to evict one of this batch's (none other is left): dropped.  Launch 2:
  * block 1 hits, goes to the head and asks for 4 and 5: 4 evicts 1 (the
  * head), 5 evicts 0.  Launches 3..6 hit.  1 fault, 5 whole blocks, 2
