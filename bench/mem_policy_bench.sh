@@ -24,7 +24,8 @@
 # model moved (faulted + prefetched pages in, evicted pages out); sim =
 # `gpuext sim` on the run's trace; sim / measured in, out = its bytes each
 # way over the driver's (Must show 3: within 0.8 .. 1.2); runtime ms = time
-# in the runtime's fault service (of it the driver calls of its hints);
+# in the runtime's fault service (of it the driver calls of its hints) /
+# in the signal's snapshot copies (the wait for earlier kernels included);
 # block prefetches = whole blocks a policy prefetched.
 set -u
 OUT=${OUT:-build/mem-bench-out}
@@ -53,7 +54,7 @@ TABLE="$OUT/mem-policy-bench.md"
 	echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(date -u '+%F %H:%M UTC')"
 	echo "Commit: $(cat COMMIT 2>/dev/null || git log -1 --oneline 2>/dev/null)"
 	echo
-	echo "| pattern | footprint | policy | kernels s | wall s | vs none | HtoD MiB | DtoH MiB | model in MiB | model out MiB | evictions | sim in MiB | sim out MiB | sim / measured in, out | runtime ms (hints) | block prefetches | checksum |"
+	echo "| pattern | footprint | policy | kernels s | wall s | vs none | HtoD MiB | DtoH MiB | model in MiB | model out MiB | evictions | sim in MiB | sim out MiB | sim / measured in, out | runtime ms: service (hints) / snapshots | block prefetches | checksum |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } > "$TABLE"
 bad=0
@@ -92,7 +93,8 @@ htod = mem.get("htod_bytes", 0)
 dtoh = mem.get("dtoh_bytes", 0) - mem.get("dtoh_cpu_bytes", 0)
 q = lambda a, b: "%.2f" % (a / b) if b else ("1.00" if a == 0 else "inf")
 ratio = "%s,%s" % (q(sim["bytes_htod"], htod), q(sim["bytes_dtoh"], dtoh)) if sim else "-"
-rt = "%.0f(%.0f)" % (mem.get("service_ns", 0) / 1e6, mem.get("hint_ns", 0) / 1e6) if mem else "-"
+rt = "%.0f(%.0f)/%.0f" % (mem.get("service_ns", 0) / 1e6, mem.get("hint_ns", 0) / 1e6,
+                        mem.get("snapshot_ns", 0) / 1e6) if mem else "-"
 print("%s %.2f %s %s %s %s %d %s %s %s %s %s %s %s" % (
     "%.3f" % (float(ms[-1]) / 1000) if ms else "-", t1 - t0,
     f(htod), f(dtoh), f(model_in),
