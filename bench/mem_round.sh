@@ -16,7 +16,11 @@
 # side-by-side comparison), ahead (the same with this build and the
 # seq-ahead policy), async (seq, or ASYNC_PATTERNS, with the runtime's hints sent
 # by a thread of the agent's: GPUEXT_MEM_ASYNC_HINTS=1), sweep (dnn with
-# sweep-ahead beside lru).  Each part has its own time limit; every step's
+# sweep-ahead beside lru); the final comparison in four parts that fit one
+# call together: fseqrand (seq, random: none, mru, seq-ahead), fdnn (dnn:
+# none, lru, mru, sweep-ahead), fmoedec (moe, decode: none, lru, mru),
+# fcupy (cupy_layers at 1.5x: none, lru, mru, sweep-ahead); all at 1.5x and
+# 2x of a 256 MiB budget, 3 passes, each run replayed by the simulator.  Each part has its own time limit; every step's
 # failure is logged and the next one runs.  Prints a short summary.
 set -u
 OUT=${OUT:-build/mem-round-out}
@@ -91,6 +95,21 @@ for part in "$@"; do
 	sweep)
 		bench sweep "${SWEEP_LIMIT:-25}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
 			PATTERNS=dnn POLICIES="none= lru=$P/lru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+	fseqrand)
+		bench fseqrand "${FSEQRAND_LIMIT:-40}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 \
+			MULTS="1.5 2" PATTERNS="seq random" \
+			POLICIES="none= mru=$P/mru.bpf.o seq-ahead=$P/seq-ahead.bpf.o" ;;
+	fdnn)
+		bench fdnn "${FDNN_LIMIT:-25}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
+			PATTERNS=dnn POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+	fmoedec)
+		bench fmoedec "${FMOEDEC_LIMIT:-35}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 \
+			MULTS="1.5 2" PATTERNS="moe decode" \
+			POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o" ;;
+	fcupy)
+		bench fcupy "${FCUPY_LIMIT:-30}" W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 \
+			SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS=1.5 PATTERNS=layers \
+			POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
 	async)
 		bench async "${ASYNC_LIMIT:-30}" GPUEXT_MEM_ASYNC_HINTS=1 SIGNAL=device SIM=0 \
 			BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="${ASYNC_PATTERNS:-seq}" \
