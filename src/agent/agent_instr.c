@@ -1068,15 +1068,20 @@ int agent_compile_ahead_noctx(struct agent_module *m, int budget)
 	/* the device side is there already: its context compiles */
 	int here = !agent_gpu.tried && !agent_noctx_open(&e);
 	const char *ptx = here ? agent_module_ptx(m, "", &e) : NULL;
+	pthread_mutex_unlock(&agent_gpu_lock);
 	for (const char *at = ptx; ptx && !err && done < budget &&
 				   agent_next_entry(&at, name, sizeof(name));) {
 		if (!agent_kernel_targeted(name))
 			continue;
-		int r = agent_noctx_one(ptx, name, &e);
+		/* one kernel at a time under the lock, so that a launch waits
+		 * for one compile at most; once the device side exists (a
+		 * launch made it), the launches compile in its context */
+		pthread_mutex_lock(&agent_gpu_lock);
+		int r = agent_gpu.tried ? 0 : agent_noctx_one(ptx, name, &e);
+		pthread_mutex_unlock(&agent_gpu_lock);
 		done += r > 0;
 		err = r < 0 ? r : 0;
 	}
-	pthread_mutex_unlock(&agent_gpu_lock);
 	if (err && getenv("GPUEXT_AGENT_VERBOSE"))
 		agent_notice("compiles before any context stopped (the first launches compile): %s",
 			     e.msg);
