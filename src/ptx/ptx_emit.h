@@ -117,6 +117,14 @@ struct ptx_emit_opts {
 	 */
 	const char *inline_ctx;
 	int *inline_ctx_mem;
+	/*
+	 * The operand (a 64-bit register the kernel declares) that
+	 * bpf_gpu_launch_id() reads in function 0 of an inline block; NULL:
+	 * no launch id where the code runs, and a call of it is refused
+	 * naming the instruction (callees, mem probes' functions and
+	 * standalone runs never have one).
+	 */
+	const char *launch_id;
 };
 
 /* .version/.target/.address_size of a module. */
