@@ -917,7 +917,7 @@ static int agent_ahead_one(const char *ptx, const char *name, CUcontext ctx)
 	pthread_mutex_lock(&agent_gpu_lock);
 	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
 	const struct agent_cached *before = agent_cache;
-	struct ptx_launch_param lid; /* kept in the cache entry for the launch */
+	struct ptx_launch_param lid = {0}; /* kept in the cache entry for the launch */
 	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &lid, &tm, &e);
 	if (!hit && agent_cache != before) { /* the entry just made: for the first launch */
 		agent_cache->ahead = 1;

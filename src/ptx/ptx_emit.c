@@ -721,10 +721,10 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 	}
 	int intrin = in->imm >= 0 ? ptx_intrin_emit(b, (uint32_t)in->imm, ptx_launch_id(c)) : 0;
 	if (intrin < 0)
-		return err_set(e, ENOTSUP, "insn %zu: bpf_gpu_launch_id() is only available in "
-			       "the main function of gpu/entry, gpu/exit and gpu/block_* programs "
-			       "run by the agent (not in bpf-to-bpf callees, gpu/mem programs or "
-			       "standalone runs)", i);
+		return err_set(e, ENOTSUP, "insn %zu: bpf_gpu_launch_id() is not available "
+			       "outside the main function of gpu/entry, gpu/exit and gpu/block_* "
+			       "programs run by the agent (bpf-to-bpf callees, gpu/mem programs and "
+			       "standalone runs have no launch id)", i);
 	if (intrin)
 		return 0;
 	if ((arr = ptx_inline_array(c, i, in))) {

@@ -171,7 +171,7 @@ static void test_agent_paths(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
 		 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
-		 "%s run --tool blockretsnoop -- build/fakecuda/launchapp "
+		 "%s run build/bpf/tools/blockretsnoop.bpf.o -- build/fakecuda/launchapp "
 		 "tests/ptx_corpus/checked.compute_75.ptx vec_add 2>&1",
 		 dir, dir, test_cli_path());
 	char *out = test_run_cmd(cmd, &st);

@@ -422,7 +422,7 @@ static void test_launch_id(void **state)
 	assert_int_equal(ptx_emit_probe_inline(&b, &site, &p, &o, PTX_PROBE_EXIT, &e), 0);
 	assert_non_null(strstr(site.text, "mov.b64 %r0, %gxl_id;"));
 	assert_int_equal(ptx_emit_probe_inline(&b, &site, &q, &o, PTX_PROBE_EXIT, &e), -ENOTSUP);
-	assert_non_null(strstr(e.msg, "insn 2: bpf_gpu_launch_id() is only available"));
+	assert_non_null(strstr(e.msg, "insn 2: bpf_gpu_launch_id() is not available outside"));
 	char sym[128];
 	assert_int_equal(ptx_emit_mem_probe(&b, &p, &o, sym, &e), -ENOTSUP);
 	assert_int_equal(ptx_emit_prog(&b, &p, NULL, sym, &e), -ENOTSUP);
