@@ -26,7 +26,7 @@
 #include "agent.h"
 #include "agent_impl.h"
 
-static _Atomic uint64_t agent_launch_last;
+static uint64_t agent_launch_last; /* the last id given (__atomic builtins) */
 
 /* The launch table's map, or NULL; looked up once. */
 static struct map *agent_launch_table(void)

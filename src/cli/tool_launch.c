@@ -21,8 +21,9 @@
 struct tool_launch {
 	struct gpuext_launch row;
 	char *kernel;          /* NULL: no row came */
-	struct tool_dur dur;   /* the launch's device records */
+	struct tool_dur dur;   /* the launch's device records (or histogram) */
 	uint64_t first_ns, last_ns; /* earliest start, latest end among them */
+	int timed;             /* first/last known: records, not a histogram */
 };
 
 static struct {
@@ -98,11 +99,21 @@ uint64_t tool_launch_count(uint64_t id, uint64_t start_ns, uint64_t end_ns)
 	struct tool_launch *l = tool_launch_at(id);
 	if (!l)
 		return end_ns >= start_ns ? end_ns - start_ns : 0;
-	if (!l->dur.n || start_ns < l->first_ns)
+	if (!l->timed || start_ns < l->first_ns)
 		l->first_ns = start_ns;
-	if (!l->dur.n || end_ns > l->last_ns)
+	if (!l->timed || end_ns > l->last_ns)
 		l->last_ns = end_ns;
+	l->timed = 1;
 	return tool_dur_add(&l->dur, start_ns, end_ns);
+}
+
+void tool_launch_hist(uint64_t id, const uint64_t *count, size_t buckets)
+{
+	struct tool_launch *l = tool_launch_at(id);
+	for (size_t i = 0; l && i < buckets && i < HIST_LOG2_BUCKETS; i++) {
+		l->dur.hist.count[i] += count[i];
+		l->dur.n += count[i];
+	}
 }
 
 void tool_launch_print(FILE *out, const char *noun, int json)
@@ -114,21 +125,26 @@ void tool_launch_print(FILE *out, const char *noun, int json)
 			continue;
 		launches++;
 		const struct gpuext_launch *r = &l->row;
-		uint64_t span = l->dur.n && l->last_ns > l->first_ns ? l->last_ns - l->first_ns : 0;
+		/* the span from the first start to the last end, when records gave it */
+		uint64_t span = l->last_ns > l->first_ns ? l->last_ns - l->first_ns : 0;
 		if (json) {
 			fprintf(out, "{\"launch\":%zu,\"kernel\":\"%s\",\"grid\":[%u,%u,%u],"
-				     "\"block\":[%u,%u,%u],\"%s\":%" PRIu64 ",\"span_ns\":%" PRIu64
-				     ",\"dur_ns\":",
+				     "\"block\":[%u,%u,%u],\"%s\":%" PRIu64 ",",
 				id, l->kernel ? l->kernel : "", r->grid[0], r->grid[1], r->grid[2],
-				r->block[0], r->block[1], r->block[2], noun, l->dur.n, span);
+				r->block[0], r->block[1], r->block[2], noun, l->dur.n);
+			if (l->timed)
+				fprintf(out, "\"span_ns\":%" PRIu64 ",", span);
+			fputs("\"dur_ns\":", out);
 			hist_log2_print(out, "dur_ns", &l->dur.hist, 1);
 			fputs("}\n", out);
 			continue;
 		}
-		fprintf(out, "launch %zu: %s grid=%u,%u,%u block=%u,%u,%u: %" PRIu64 " %s in %" PRIu64
-			     " ns\n",
+		fprintf(out, "launch %zu: %s grid=%u,%u,%u block=%u,%u,%u: %" PRIu64 " %s",
 			id, l->kernel ? l->kernel : "(no launch table row)", r->grid[0], r->grid[1],
-			r->grid[2], r->block[0], r->block[1], r->block[2], l->dur.n, noun, span);
+			r->grid[2], r->block[0], r->block[1], r->block[2], l->dur.n, noun);
+		if (l->timed)
+			fprintf(out, " in %" PRIu64 " ns", span);
+		fputs("\n", out);
 		if (l->dur.n)
 			hist_log2_print(out, "dur_ns", &l->dur.hist, 0);
 	}

@@ -63,6 +63,9 @@ void tool_dur_print(FILE *out, const struct tool_dur *d, const char *noun, int j
  */
 int tool_launch_row(FILE *out, const char *map, const void *data, size_t size, int json);
 uint64_t tool_launch_count(uint64_t id, uint64_t start_ns, uint64_t end_ns);
+/* A histogram of launch id's durations aggregated on the device: added to
+ * the launch's counts (log2 buckets, hist.h's). */
+void tool_launch_hist(uint64_t id, const uint64_t *count, size_t buckets);
 void tool_launch_print(FILE *out, const char *noun, int json);
 void tool_launch_reset(void);
 

@@ -415,9 +415,9 @@ static int ptx_inject_head(struct ptx_inject *in)
 		return 0;
 	}
 	*lp = (struct ptx_launch_param){0};
-	if (memmem(m->text, m->len, PTX_LAUNCH_ID_REG + 1, strlen(PTX_LAUNCH_ID_REG) - 1))
+	if (memmem(m->text, m->len, PTX_LAUNCH_ID_NAME, strlen(PTX_LAUNCH_ID_NAME)))
 		return err_set(in->e, EEXIST, "the module uses the name '%s', which gpuext reserves",
-			       PTX_LAUNCH_ID_REG + 1);
+			       PTX_LAUNCH_ID_NAME);
 	unsigned maj = m->ver_major, min = m->ver_minor, sm = (unsigned)atoi(m->target + 3);
 	if (in->o->min_version_major > maj ||
 	    (in->o->min_version_major == maj && in->o->min_version_minor > min))

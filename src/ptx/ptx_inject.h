@@ -61,7 +61,8 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
  * for inline probes (ptx_emit_opts.launch_id): the injector declares it at
  * the kernel's top, from the parameter it appends (ptx_inject_opts), else 0.
  */
-#define PTX_LAUNCH_ID_REG "%gxl_id"
+#define PTX_LAUNCH_ID_NAME "gxl_id"
+#define PTX_LAUNCH_ID_REG "%" PTX_LAUNCH_ID_NAME
 
 /* What ptx_inject did about the launch id parameter. */
 struct ptx_launch_param {

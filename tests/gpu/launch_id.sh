@@ -11,9 +11,11 @@
 #     ids, each with its row in the launch table of the right kind, and
 #     grid blocks per id (twice that for the two graphs, which repeat
 #     their id);
-#   - vecadd -iters 3, gemm -iters 2 under blockretsnoop, and vecadd -n
-#     65536 -iters 3 under warpretsnoop: as many launches as the example
-#     made, each with the example's grid and its blocks (warps) counted.
+#   - vecadd -iters 3, gemm -iters 2 under blockretsnoop, vecadd -n 65536
+#     -iters 3 under warpretsnoop, vecadd -iters 3 under kernelretsnoop
+#     (per-launch histograms on the GPU): as many launches as the example
+#     made, each with the example's grid and its blocks (warps) counted;
+#     drv_launches under kernelretsnoop as under blockretsnoop.
 # Prints PASS/FAIL lines and a summary; exits 1 on any failure.  ~30 s.
 set -u
 OUT=${OUT:-build/launch-id-out}
@@ -59,11 +61,14 @@ grid, block = dims(first.get("grid", first.get("blocks", "0"))), dims(first["blo
 nblocks = grid[0] * grid[1] * grid[2]
 per = nblocks * ((block[0] * block[1] * block[2] + 31) // 32) if sys.argv[3] == "warpretsnoop" else nblocks
 rows = {r["launch"]: r for r in lines if "host_ns" in r}
+summ = {r["launch"]: r for r in lines if "launch" in r and "dur_ns" in r and "start_ns" not in r}
 recs = [r for r in lines if "block" in r and "start_ns" in r]
 ids = {}
-for r in recs:
-    ids[r["launch"]] = ids.get(r["launch"], 0) + 1
-summ = {r["launch"]: r for r in lines if "span_ns" in r}
+if sys.argv[3] == "kernelretsnoop": # per-launch histograms, no record carries the id
+    ids = {i: s["blocks"] for i, s in summ.items()}
+else:
+    for r in recs:
+        ids[r["launch"]] = ids.get(r["launch"], 0) + 1
 bad = []
 if 0 in ids:
     bad.append("%d records without a launch id" % ids[0])
@@ -103,6 +108,8 @@ else
 	check vecadd3 blockretsnoop "$EX/vecadd" -iters 3
 	check gemm2 blockretsnoop "$EX/gemm" -n 512 -iters 2
 	check vecadd3w warpretsnoop "$EX/vecadd" -n 65536 -iters 3
+	check vecadd3k kernelretsnoop "$EX/vecadd" -iters 3
+	check drv_launches_k kernelretsnoop "$EX/drv_launches"
 fi
 echo "launch-id: $pass passed, $fail failed" | tee -a "$SUMMARY"
 [ "$fail" -eq 0 ]

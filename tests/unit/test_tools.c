@@ -542,13 +542,38 @@ static void test_smload(void **state)
 static void test_kernelretsnoop(void **state)
 {
 	struct object *obj = tool_open("kernelretsnoop");
+	tool_launch_reset();
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	gpu.launch = 1;
 	run_block(obj, "krs_block", 0, 0, 7, 52, 5000, 6000);
 	run_block(obj, "krs_block", 1, 0, 7, 52, 5100, 9100);
+	gpu.launch = 2;
 	run_block(obj, "krs_block", 0, 0, 3, 52, 20000, 20500);
+	/* launch 1's row: the table names it; launch 2 has none */
+	struct {
+		struct gpuext_launch row;
+		char name[8];
+	} row = {{1, 4000, 0, {2, 1, 1}, {52, 1, 1}, 0, GPUEXT_LAUNCH_KERNEL}, "_Z1kv"};
+	struct capture c;
+	assert_int_equal(tool_kernelretsnoop_event(cap_open(&c), obj, GPUEXT_LAUNCHES_MAP, &row,
+						   sizeof(row), 0), 0);
+	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "other", &row, sizeof(row), 0), 1);
+	free(cap_close(&c));
 	char *text = summary(tool_kernelretsnoop_summary, obj, 0);
 	assert_string_equal(
 		text,
+		"launch 1: _Z1kv grid=2,1,1 block=52,1,1: 2 blocks\n"
+		"@dur_ns:\n"
+		"[512, 1K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[1K, 2K)                    0 |                                                    |\n"
+		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"launch 2: (no launch table row) grid=0,0,0 block=0,0,0: 1 blocks\n"
+		"@dur_ns:\n"
+		"[256, 512)                  1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"2 launches (1 launch table rows)\n"
+		"0 blocks of launches without a histogram of their own (ids from 256, or no id)\n"
 		"block=0,0,0 sm=3 threads=52 warps=2 start_ns=20000 end_ns=20500 dur_ns=500 "
 		"end_rel_ns=15400\n"
 		"block=1,0,0 sm=7 threads=52 warps=2 start_ns=5100 end_ns=9100 dur_ns=4000 "
@@ -566,7 +591,12 @@ static void test_kernelretsnoop(void **state)
 		"[8K, 16K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n");
 	free(text);
+	tool_launch_reset();
 	text = summary(tool_kernelretsnoop_summary, obj, 1);
+	assert_non_null(strstr(text, "{\"launch\":1,\"kernel\":\"\",\"grid\":[0,0,0],"
+				     "\"block\":[0,0,0],\"blocks\":2,\"dur_ns\":"));
+	assert_non_null(strstr(text, "{\"launches\":2,\"launch_rows\":0}\n"
+				     "{\"blocks_other_launches\":0}\n"));
 	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"sm\":7,\"threads\":52,\"warps\":2,"
 				     "\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
 				     "\"end_rel_ns\":4000}\n"));
