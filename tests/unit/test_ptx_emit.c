@@ -424,7 +424,7 @@ static void test_launch_id(void **state)
 	assert_int_equal(ptx_emit_probe_inline(&b, &site, &q, &o, PTX_PROBE_EXIT, &e), -ENOTSUP);
 	assert_non_null(strstr(e.msg, "insn 2: bpf_gpu_launch_id() is not available outside"));
 	char sym[128];
-	assert_int_equal(ptx_emit_mem_probe(&b, &p, &o, sym, &e), -ENOTSUP);
+	assert_int_equal(ptx_emit_mem_probe(&b, &b, NULL, &p, &o, sym, NULL, &e), -ENOTSUP);
 	assert_int_equal(ptx_emit_prog(&b, &p, NULL, sym, &e), -ENOTSUP);
 	assert_non_null(strstr(e.msg, "insn 0: bpf_gpu_launch_id()"));
 	ptx_buf_free(&b);
