@@ -74,9 +74,9 @@ struct agent_cached {
 };
 static struct agent_cached *agent_cache;
 
-/* Compiles ahead from process start with no context (agent_ahead.c,
- * GPUEXT_AGENT_AHEAD=library), before any context exists: GPU 0 described
- * without one, and the device maps' references as they will be. */
+/* Compiles ahead from process start (agent_ahead.c), before any context
+ * exists: GPU 0 described without one, and the device maps' references as
+ * they will be. */
 static struct {
 	int tried;
 	struct ptx_rt *rt;
@@ -1033,9 +1033,7 @@ int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
 	int done = 0;
 
 	pthread_mutex_lock(&agent_gpu_lock);
-	int ready = (!ctx || agent_is_primary(ctx)) && !agent_gpu_init(&e);
-	if (ready && !ctx) /* from process start: the context the device side made */
-		ctx = agent_gpu.rt->ctx;
+	int ready = agent_is_primary(ctx) && !agent_gpu_init(&e);
 	/* one module's PTX, or each PTX input of a link */
 	const char *ptx = ready && m->kind != AGENT_IMAGE_LINKED ? agent_module_ptx(m, "", &e) : NULL;
 	pthread_mutex_unlock(&agent_gpu_lock);
@@ -1113,8 +1111,8 @@ int agent_compile_ahead_noctx(struct agent_module *m, int budget)
 	if (err && getenv("GPUEXT_AGENT_VERBOSE"))
 		agent_notice("compiles before any context stopped (the first launches compile): %s",
 			     e.msg);
-	if (!here)
-		return agent_instrument_ahead(m, NULL, budget);
+	if (!here && agent_gpu.rt) /* never made here: the application's */
+		return agent_instrument_ahead(m, agent_gpu.rt->ctx, budget);
 	return done;
 }
 
