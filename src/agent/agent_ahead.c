@@ -182,9 +182,12 @@ static void *agent_ahead_main(void *arg)
 	return NULL;
 }
 
-/* At exit, before cudart and the driver shut down (registered after
- * cudart's handler, so run before it): the compile in progress finishes,
- * the queue is dropped. */
+/* At exit, before the driver shuts down (atexit handlers run before the
+ * libraries' destructors): the compile in progress finishes, the queue is
+ * dropped.  Registered with the first job: from process start before
+ * cudart's handler, so it runs after cudart's teardown (the compile in
+ * progress then is a library's, which needs no context); from a module
+ * load after it, so it runs before. */
 static void agent_ahead_atexit(void)
 {
 	pthread_mutex_lock(&agent_ahead_lock);
