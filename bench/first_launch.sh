@@ -61,10 +61,13 @@ obj() {
 }
 # bin CASE_NAME: the example's binary (NAME@sm90: the sm_90 build)
 bin() { case $1 in *@sm90) echo "$EX_SM90/${1%@sm90}" ;; *) echo "$EX/$1" ;; esac; }
-first_ms() { grep -m1 '^kernel_ms:' "$1" | awk '{print $2}'; }
+# the example's kernel_ms lines, also where a tool's output (on the same
+# stdout, unflushed) ran into them
+kms() { grep -o 'kernel_ms: [0-9.]*' "$1" | awk '{print $2}'; }
+first_ms() { kms "$1" | head -1; }
 minus() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == a + 0 && b == b + 0 && a != "" && b != "") printf "%.1f", a - b; else print "-"}'; }
 median() { sort -g | awk '{a[NR] = $1} END {if (!NR) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-kmedian() { grep '^kernel_ms:' "$1" | awk 'NR > 1 {print $2}' | median; }
+kmedian() { kms "$1" | awk 'NR > 1' | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "-"}'; }
 in_budget() { [ $(($(date +%s) - T0)) -lt "$BUDGET_S" ]; }
 # field LOG WHAT: from the agent's first-launch line: jit | total | cache | ahead
