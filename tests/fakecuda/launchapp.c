@@ -7,7 +7,8 @@
  *   cuLaunchKernel with kernelParams, then with `extra` (a 28-byte buffer of
  *   bytes 1..28), cuLaunchKernelEx, cuLaunchCooperativeKernel, a graph
  *   kernel node with kernelParams and one with `extra`, and last an `extra`
- *   list with a key the driver does not define (the fake accepts it).
+ *   list with a key the driver does not define and a launch with no
+ *   parameters at all (the fake accepts both; the driver would not).
  * Prints "launchapp ok" and exits 0 when every call succeeded.
  */
 #include <stdint.h>
@@ -88,6 +89,9 @@ int main(int argc, char **argv)
 	void *odd[] = {(void *)0x7f, NULL, CU_LAUNCH_PARAM_BUFFER_POINTER, buf,
 		       CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
 	CHECK(cuLaunchKernel(k, 8, 1, 1, 32, 1, 1, 0, NULL, NULL, odd));
+	/* no parameters at all for a kernel that has some: the driver's error
+	 * (the fake accepts it), never a crash in the agent */
+	CHECK(cuLaunchKernel(k, 9, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
 	printf("launchapp ok\n");
 	free(ptx);
 	return 0;

@@ -191,6 +191,7 @@ static void test_agent_paths(void **state)
 		"launch vec_add 2 cuGraphAddKernelNode_v2 lid=6 size=40 head=0102030405060708090a0b0c"
 		"0d0e0f101112131415161718191a1b1c00000000\n",
 		"launch vec_add 1 cuLaunchKernel\n", /* the original: an unknown `extra` key */
+		"launch vec_add 1 cuLaunchKernel\n", /* and for no parameters at all */
 	};
 	const char *at = log;
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
