@@ -429,6 +429,7 @@ static void test_launch_id(void **state)
 	ptx_buf_free(&b);
 	assert_int_equal(ptx_emit_prog(&b, &q, NULL, sym, &e), 0);
 	assert_non_null(strstr(b.text, "mov.b64 %r0, 0;\n"));
+	ptx_buf_free(&b);
 	ptx_buf_free(&site);
 }
 
