@@ -53,6 +53,8 @@ enum {
 	V_WAIT_RED_SM,   // that, and thread 0 then one red on its SM's line
 	V_WAIT_RED_BID,  // that, and thread 0 then one red at its block index
 	V_WAIT_STORE,    // that, and thread 0 then a 40-byte store at its block index
+	V_WAIT_STORE_RED, // that store and a red on its SM's line (kernelretsnoop's pattern)
+	V_STORE_ONLY,    // a 40-byte store per block at its block index, at entry
 	V_COUNT
 };
 static const char *const names[] = {
@@ -63,7 +65,8 @@ static const char *const names[] = {
 	"4 red/warp (2 SM, 2 block index)", "%smid read to shared, thread 0",
 	"1 red/block, line bid % 1056", "barrier exit (arrive/sync), no entry barrier",
 	"barrier exit + 1 red/block SM line", "barrier exit + 1 red/block block index",
-	"barrier exit + 40-B store/block",
+	"barrier exit + 40-B store/block", "barrier exit + 40-B store + 1 red SM line",
+	"40-B store/block at entry",
 };
 
 __device__ static unsigned smid()
@@ -139,7 +142,7 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 	}
 	if (V == V_SMID && t == 0)
 		vrec[3] = smid();
-	if (V >= V_WAIT_EXIT && t == 0)
+	if (V >= V_WAIT_EXIT && V <= V_WAIT_STORE_RED && t == 0)
 		vrec[0] = globaltimer();
 	if ((V == V_RED_WARP || V == V_RED_WARP_4) && lane == 0) {
 		red(sm, 32);
@@ -160,6 +163,11 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 			red(sm, 256), red(sm + 1, 8);
 			red(slots + (2 * bid) % nslots, 256), red(slots + (2 * bid + 1) % nslots, 8);
 			break;
+		case V_STORE_ONLY: {
+			unsigned long long *r = slots + (bid * 5ull) % (nslots - 5);
+			r[0] = bid, r[1] = bid + 1, r[2] = bid, r[3] = 256, r[4] = 8;
+			break;
+		}
 		case V_STORE_BLOCK: {
 			unsigned long long *r = slots + (bid * 5ull) % (nslots - 5);
 			r[0] = bid, r[1] = bid + 1, r[2] = bid, r[3] = 256, r[4] = 8;
@@ -180,15 +188,17 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 				rec[1] = old; // the block's last exit
 		}
 	}
-	if (V >= V_WAIT_EXIT && barrier_exit()) {
+	if (V >= V_WAIT_EXIT && V <= V_WAIT_STORE_RED && barrier_exit()) {
 		vrec[1] = globaltimer(), vrec[2] = bid, vrec[3] = smid(), vrec[4] = blockDim.x;
 		if (V == V_WAIT_RED_SM)
 			red(sm, 1);
 		else if (V == V_WAIT_RED_BID)
 			red(slots + bid % nslots, 1);
-		else if (V == V_WAIT_STORE) {
+		else if (V == V_WAIT_STORE || V == V_WAIT_STORE_RED) {
 			unsigned long long *r = slots + (bid * 5ull) % (nslots - 5);
 			r[0] = vrec[0], r[1] = vrec[1], r[2] = bid, r[3] = vrec[3], r[4] = 8;
+			if (V == V_WAIT_STORE_RED)
+				red(sm, 1);
 		}
 	}
 }
@@ -198,7 +208,8 @@ typedef void (*kernel_fn)(const float *, const float *, float *, int, unsigned l
 static const kernel_fn kernels[V_COUNT] = {
 	vecadd<0>, vecadd<1>, vecadd<2>, vecadd<3>, vecadd<4>, vecadd<5>,
 	vecadd<6>, vecadd<7>, vecadd<8>, vecadd<9>, vecadd<10>, vecadd<11>,
-	vecadd<12>, vecadd<13>, vecadd<14>, vecadd<15>, vecadd<16>,
+	vecadd<12>, vecadd<13>, vecadd<14>, vecadd<15>, vecadd<16>, vecadd<17>,
+	vecadd<18>,
 };
 static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
 static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");
