@@ -55,6 +55,8 @@ enum {
 	V_WAIT_STORE,    // that, and thread 0 then a 40-byte store at its block index
 	V_WAIT_STORE_RED, // that store and a red on its SM's line (kernelretsnoop's pattern)
 	V_STORE_ONLY,    // a 40-byte store per block at its block index, at entry
+	V_RED_SM_1K,     // one red per block on its SM's line, the lines 1 KiB apart
+	V_RED_SM_4K,     // the same, 4 KiB apart (spread over more of the L2)
 	V_COUNT
 };
 static const char *const names[] = {
@@ -66,7 +68,8 @@ static const char *const names[] = {
 	"1 red/block, line bid % 1056", "barrier exit (arrive/sync), no entry barrier",
 	"barrier exit + 1 red/block SM line", "barrier exit + 1 red/block block index",
 	"barrier exit + 40-B store/block", "barrier exit + 40-B store + 1 red SM line",
-	"40-B store/block at entry",
+	"40-B store/block at entry", "1 red/block, SM line, lines 1 KiB apart",
+	"1 red/block, SM line, lines 4 KiB apart",
 };
 
 __device__ static unsigned smid()
@@ -158,6 +161,8 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 		case V_RED_BLOCK_PAD: red(slots + (bid * 16ull) % nslots, 256); break;
 		case V_RED_SM: red(sm, 256); break;
 		case V_RED_LINE_BID: red(slots + (bid % 1056) * 16, 256); break;
+		case V_RED_SM_1K: red(slots + ((smid() * 8 + (bid & 7)) * 128ull) % nslots, 256); break;
+		case V_RED_SM_4K: red(slots + ((smid() * 8 + (bid & 7)) * 512ull) % nslots, 256); break;
 		case V_RED_SM_2: red(sm, 256), red(sm + 1, 8); break;
 		case V_RED_4:
 			red(sm, 256), red(sm + 1, 8);
@@ -209,7 +214,7 @@ static const kernel_fn kernels[V_COUNT] = {
 	vecadd<0>, vecadd<1>, vecadd<2>, vecadd<3>, vecadd<4>, vecadd<5>,
 	vecadd<6>, vecadd<7>, vecadd<8>, vecadd<9>, vecadd<10>, vecadd<11>,
 	vecadd<12>, vecadd<13>, vecadd<14>, vecadd<15>, vecadd<16>, vecadd<17>,
-	vecadd<18>,
+	vecadd<18>, vecadd<19>, vecadd<20>,
 };
 static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
 static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");
