@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * threadhist: threads and warps that entered kernels, per block and per SM.
- * A block probe: the program runs once per block, after all its threads
- * have entered (gpu/block_entry), and adds the block's threads and warps
+ * A block probe: the program runs once per block, when its thread (0,0,0)
+ * starts (gpu/block_entry), and adds the block's threads and warps
  * to the counters of its SM and of its block index.
  *
  * One program run per block instead of one per warp: on vecadd -n 16M
