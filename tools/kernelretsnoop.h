@@ -5,15 +5,8 @@
 
 #include <linux/types.h>
 
-#include "spread.h"
-
 /* Block indexes (linear, modulo this) with a record of their last run. */
 #define KRS_MAX_BLOCKS (1 << 16)
-#define KRS_MAX_SM 1024
-/* log2 buckets of durations in ns, as the CLI's histograms count them:
- * bucket 0 holds 0, bucket b >= 1 holds [2^(b-1), 2^b); the last one
- * everything above. */
-#define KRS_BUCKETS 48
 
 /* Value of `blocks` (key: linear block index % KRS_MAX_BLOCKS): the block
  * of that index that ended last (plain stores: a launch overwrites the
@@ -25,13 +18,6 @@ struct krs_block {
 	__u32 sm;
 	__u32 threads;
 	__u32 warps;
-};
-
-/* Value of `durations` (key: SM id x SPREAD_SLOTS + spread slot, chosen by
- * block index): log2 histogram of the durations of every block of every
- * launch, on lines of their own (spread.h). */
-struct krs_hist {
-	__u64 count[KRS_BUCKETS];
 };
 
 #endif

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool_kernelretsnoop.c - kernelretsnoop's output, at the end (the device
- * aggregates, tools/kernelretsnoop.bpf.c): one line (or JSON object) per
- * block of the last launch that ran each block index, with its end relative
- * to the earliest start among them; the number of blocks of all launches
- * and the log2 histogram of their durations; a log2 histogram of the
- * recorded blocks' ends relative to that earliest start.
+ * tool_kernelretsnoop.c - kernelretsnoop's output, at the end, from the
+ * records the device stored (tools/kernelretsnoop.bpf.c): one line (or
+ * JSON object) per block of the last launch that ran each block index,
+ * with its end relative to the earliest start among them; the log2
+ * histograms of their durations and of their ends relative to that
+ * earliest start.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -33,16 +33,6 @@ static int krs_collect(void *arg, const void *key, const void *value)
 	return 0;
 }
 
-static int krs_add_hist(void *arg, const void *key, const void *value)
-{
-	struct hist_log2 *h = arg;
-	struct krs_hist k;
-	memcpy(&k, value, sizeof(k));
-	for (int i = 0; i < KRS_BUCKETS; i++)
-		h->count[i] += k.count[i];
-	return 0;
-}
-
 int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *map,
 			      const void *data, size_t size, int json)
 {
@@ -53,16 +43,14 @@ int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 				const struct session_status *st, int json)
 {
 	struct map *blocks = tool_map(obj, "blocks", 4, sizeof(struct krs_block));
-	struct map *durs = tool_map(obj, "durations", 4, sizeof(struct krs_hist));
 	struct krs_recs s = {calloc(KRS_MAX_BLOCKS, sizeof(struct krs_block)), 0, 0};
-	struct hist_log2 all = {{0}}, ends = {{0}};
+	struct hist_log2 ends = {{0}};
 	struct tool_dur rec = {0, 0, {{0}}};
-	if (!blocks || !durs || !s.r) {
+	if (!blocks || !s.r) {
 		free(s.r);
 		return 1;
 	}
 	tool_map_each(blocks, krs_collect, &s);
-	tool_map_each(durs, krs_add_hist, &all);
 	for (size_t i = 0; i < s.n; i++) {
 		const struct krs_block *b = &s.r[i];
 		uint64_t dur = tool_dur_add(&rec, b->start_ns, b->end_ns);
@@ -77,24 +65,21 @@ int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 			b->block[0], b->block[1], b->block[2], b->sm, b->threads, b->warps,
 			(uint64_t)b->start_ns, (uint64_t)b->end_ns, dur, end_rel);
 	}
-	uint64_t total = 0;
-	for (int i = 0; i < HIST_LOG2_BUCKETS; i++)
-		total += all.count[i];
 	if (json) {
-		fprintf(out, "{\"blocks\":%" PRIu64 ",\"recorded\":%" PRIu64
-			",\"clock_backwards\":%" PRIu64 ",\"dur_ns\":", total, rec.n, rec.backwards);
-		hist_log2_print(out, "dur_ns", &all, 1);
+		fprintf(out, "{\"recorded\":%" PRIu64 ",\"clock_backwards\":%" PRIu64 ",\"dur_ns\":",
+			rec.n, rec.backwards);
+		hist_log2_print(out, "dur_ns", &rec.hist, 1);
 		fputs(",\"end_rel_ns\":", out);
 		hist_log2_print(out, "end_rel_ns", &ends, 1);
 		fputs("}\n", out);
 	} else {
-		fprintf(out, "%" PRIu64 " blocks in all launches; %" PRIu64 " recorded above (the last "
-			"run of each block index)", total, rec.n);
+		fprintf(out, "%" PRIu64 " blocks recorded above (the last run of each block index)",
+			rec.n);
 		if (rec.backwards)
 			fprintf(out, ", %" PRIu64 " with exit before entry (counted as 0 ns)",
 				rec.backwards);
 		fputs("\n", out);
-		hist_log2_print(out, "dur_ns", &all, 0);
+		hist_log2_print(out, "dur_ns", &rec.hist, 0);
 		hist_log2_print(out, "end_rel_ns", &ends, 0);
 	}
 	free(s.r);
