@@ -57,6 +57,8 @@ enum {
 	V_STORE_ONLY,    // a 40-byte store per block at its block index, at entry
 	V_RED_SM_1K,     // one red per block on its SM's line, the lines 1 KiB apart
 	V_RED_SM_4K,     // the same, 4 KiB apart (spread over more of the L2)
+	V_WAIT_BARE,     // the barrier exit alone: no timer at entry, nothing after it
+	V_WAIT_TIME,     // the barrier exit, %globaltimer at entry and after it only
 	V_COUNT
 };
 static const char *const names[] = {
@@ -69,7 +71,8 @@ static const char *const names[] = {
 	"barrier exit + 1 red/block SM line", "barrier exit + 1 red/block block index",
 	"barrier exit + 40-B store/block", "barrier exit + 40-B store + 1 red SM line",
 	"40-B store/block at entry", "1 red/block, SM line, lines 1 KiB apart",
-	"1 red/block, SM line, lines 4 KiB apart",
+	"1 red/block, SM line, lines 4 KiB apart", "barrier exit alone (no timer, no record)",
+	"barrier exit, %globaltimer at entry and exit only",
 };
 
 __device__ static unsigned smid()
@@ -193,6 +196,10 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 				rec[1] = old; // the block's last exit
 		}
 	}
+	if (V == V_WAIT_TIME && t == 0)
+		vrec[0] = globaltimer();
+	if ((V == V_WAIT_BARE || V == V_WAIT_TIME) && barrier_exit() && V == V_WAIT_TIME)
+		vrec[1] = globaltimer();
 	if (V >= V_WAIT_EXIT && V <= V_WAIT_STORE_RED && barrier_exit()) {
 		vrec[1] = globaltimer(), vrec[2] = bid, vrec[3] = smid(), vrec[4] = blockDim.x;
 		if (V == V_WAIT_RED_SM)
@@ -214,7 +221,7 @@ static const kernel_fn kernels[V_COUNT] = {
 	vecadd<0>, vecadd<1>, vecadd<2>, vecadd<3>, vecadd<4>, vecadd<5>,
 	vecadd<6>, vecadd<7>, vecadd<8>, vecadd<9>, vecadd<10>, vecadd<11>,
 	vecadd<12>, vecadd<13>, vecadd<14>, vecadd<15>, vecadd<16>, vecadd<17>,
-	vecadd<18>, vecadd<19>, vecadd<20>,
+	vecadd<18>, vecadd<19>, vecadd<20>, vecadd<21>, vecadd<22>,
 };
 static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
 static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");
