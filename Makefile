@@ -123,7 +123,8 @@ EX_HDRS   := $(wildcard examples/cuda/*.h examples/cuda/*.cuh)
 EX_NVCC   := $(NVCC) -O2 -Iexamples/cuda
 EX_BINS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/%,$(wildcard examples/cuda/*.cu)) \
              $(addprefix $(EX_DIR)/,vecadd_shared vecadd_compress_all vecadd_nocompress \
-                 vecadd_lz4 vecadd_multi vecadd_rdc vecadd_debug drv_vecadd link_vecadd)
+                 vecadd_lz4 vecadd_multi vecadd_rdc vecadd_debug drv_vecadd link_vecadd \
+                 drv_launches)
 EX_REFS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/ref/%.compute_75.ptx,$(wildcard examples/cuda/*.cu)) \
              $(EX_DIR)/ref/vecadd.compute_80.ptx $(EX_DIR)/ref/vecadd.compute_90.ptx
 EX_MULTI  := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=[sm_80,compute_80] \
@@ -174,6 +175,8 @@ $(EX_DIR)/drv_vecadd: examples/cuda/drv_vecadd.c $(EX_DIR)/gen/vecadd_ptx.h $(EX
 	$(EX_DRV)
 $(EX_DIR)/link_vecadd: examples/cuda/drv_vecadd.c $(EX_DIR)/gen/vecadd_ptx.h $(EX_HDRS)
 	$(EX_DRV) -DEXAMPLE_USE_LINKER
+$(EX_DIR)/drv_launches: examples/cuda/drv_launches.c $(EX_DIR)/gen/vecadd_ptx.h $(EX_HDRS)
+	$(EX_DRV)
 
 build/bpf-clang19/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
@@ -317,6 +320,10 @@ $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 		-Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
+$(FAKECUDA_DIR)/launchapp: tests/fakecuda/launchapp.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/launchapp
+all: $(FAKECUDA_DIR)/launchapp
 $(FAKECUDA_DIR)/memapp: tests/fakecuda/memapp.c $(FAKECUDA_DIR)/libcuda.so.1
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/memapp

@@ -18,6 +18,7 @@ struct krs_block {
 	__u32 sm;
 	__u32 threads;
 	__u32 warps;
+	__u64 launch;   /* bpf_gpu_launch_id(): the launch table's id, 0 none */
 };
 
 #endif

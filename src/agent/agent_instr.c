@@ -63,6 +63,7 @@ struct agent_cached {
 	uint64_t hash;
 	CUcontext ctx;
 	CUfunction fn;
+	struct ptx_launch_param lid; /* fn's launch id parameter */
 	/* made ahead of the first launch (agent_ahead.c) and not yet claimed by
 	 * a launch: what the launch says then (the JIT time, what the module
 	 * cache did, or why it failed) */
@@ -458,7 +459,9 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		struct prog *p = agent_gpu_progs[i];
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
-		struct ptx_emit_opts o = {.maps = agent_gpu.refs, .map_table = AGENT_MAP_TABLE};
+		/* inline probes read the launch id the injector declares */
+		struct ptx_emit_opts o = {.maps = agent_gpu.refs, .map_table = AGENT_MAP_TABLE,
+					  .launch_id = PTX_LAUNCH_ID_REG};
 		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
 		if (kind != PTX_PROBE_MEM) {
 			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
@@ -673,7 +676,7 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
  * prebuilt runtime when pr says so). */
 static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 			     const struct agent_probes *pr, CUmodule *mod,
-			     struct agent_timing *tm, struct err *e)
+			     struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
 {
 	int bare = agent_no_probes(), inlined = 0;
 	size_t sites = 0;
@@ -694,7 +697,9 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				     * the driver need not compile the others */
 				    .only_kernel = 1,
 				    /* a variable it uses would be a second copy */
-				    .no_variables = 1};
+				    .no_variables = 1,
+				    /* every instrumented kernel takes its launch's id */
+				    .launch_param = lid};
 	struct timespec t0;
 	char *text = NULL;
 	size_t len;
@@ -719,8 +724,8 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 /* Instrument kernel name of ptx in context ctx (current): the new function
  * or NULL (e set); *hit set to the cache entry when it was there already. */
 static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcontext ctx,
-				       struct agent_cached **hit, struct agent_timing *tm,
-				       struct err *e)
+				       struct agent_cached **hit, struct ptx_launch_param *lid,
+				       struct agent_timing *tm, struct err *e)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -744,13 +749,14 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);
 			*hit = c;
+			*lid = c->lid;
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
 	CUmodule mod;
 	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
-	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, tm, e)) && pr.linked &&
+	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e)) && pr.linked &&
 	    !agent_no_probes()) {
 		/* the prebuilt runtime has no code for this GPU, or anything
 		 * else on the linked path failed: once more with the runtime
@@ -758,7 +764,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		agent_probes_free(&pr);
 		err = agent_build_probes(name, 0, &pr, e);
 		if (!err)
-			err = agent_inject_load(pm, name, &pr, &mod, tm, e);
+			err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e);
 		tm->runtime = "runtime compiled, linking failed";
 	} else if (!err) {
 		/* runtime functions compiled in: the small ones when linked, all
@@ -782,6 +788,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	struct agent_cached *c = malloc(sizeof(*c));
 	if (c) {
 		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn,
+					   .lid = *lid,
 					   .jit = tm->jit, .cache = tm->cache,
 					   .msg = fn ? NULL : strdup(e->msg)};
 		agent_cache = c;
@@ -798,7 +805,7 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, struct
 				   struct agent_timing *tm, struct err *e)
 {
 	const char *ptx = agent_module_ptx(k->module, k->name, e);
-	return ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, tm, e) : NULL;
+	return ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, &k->lid, tm, e) : NULL;
 }
 
 /* Is this the first failure for a kernel of this name?  (One notice per
@@ -847,14 +854,32 @@ static void agent_claim_ahead(const struct agent_kernel *k, struct agent_cached 
 	}
 }
 
-CUfunction agent_launch_target(CUfunction f, CUstream s)
+/* The launch of k goes to g: k for the launch when g is its instrumented
+ * function. */
+static CUfunction agent_target(struct agent_kernel *k, CUfunction f, struct agent_kernel **kout)
+{
+	CUfunction g = k->inst;
+	*kout = g ? k : NULL;
+	return g ? g : f;
+}
+
+/* Say once per kernel that its launches carry no id. */
+static void agent_tell_no_launch_id(const struct agent_kernel *k)
+{
+	if (k->inst && !k->lid.added)
+		agent_notice("kernel %s: no launch id (%s): bpf_gpu_launch_id() gives 0", k->name,
+			     k->lid.why ? k->lid.why : "?");
+}
+
+CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **kout)
 {
 	agent_mem_signal_snapshot();
 	struct agent_kernel *k = agent_kernel_find(f);
+	*kout = NULL;
 	if (!k)
 		return f;
 	if (__atomic_load_n(&k->decided, __ATOMIC_ACQUIRE))
-		return k->inst ? k->inst : f;
+		return agent_target(k, f, kout);
 	if (!agent_kernel_targeted(k->name)) {
 		/* decided without the lock: never behind work in progress */
 		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
@@ -898,10 +923,11 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 		}
 		if (swapped)
 			agent_gpu.capture_mode(&mode);
+		agent_tell_no_launch_id(k);
 		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&agent_gpu_lock);
-	return k->inst ? k->inst : f;
+	return agent_target(k, f, kout);
 }
 
 /* Is ctx GPU 0's primary context (the one the device maps live in)?  An
@@ -937,7 +963,8 @@ static int agent_ahead_one(const char *ptx, const char *name, CUcontext ctx)
 	pthread_mutex_lock(&agent_gpu_lock);
 	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
 	const struct agent_cached *before = agent_cache;
-	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &tm, &e);
+	struct ptx_launch_param lid = {0}; /* kept in the cache entry for the launch */
+	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &lid, &tm, &e);
 	if (!hit && agent_cache != before) { /* the entry just made: for the first launch */
 		agent_cache->ahead = 1;
 		done = 1;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tool_kernelretsnoop.c - kernelretsnoop's output, at the end, from the
- * records the device stored (tools/kernelretsnoop.bpf.c): one line (or
- * JSON object) per block of the last launch that ran each block index,
- * with its end relative to the earliest start among them; the log2
- * histograms of their durations and of their ends relative to that
- * earliest start.
+ * records the device stored (tools/kernelretsnoop.bpf.c): per launch its
+ * kernel, grid, the blocks recorded for it and the log2 histogram of their
+ * durations (the launch table's rows, printed as they come, name them);
+ * one line (or JSON object) per block of the last launch that ran each
+ * block index, with its end relative to the earliest start among them;
+ * the log2 histograms of their durations and of their ends relative to
+ * that earliest start.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,7 +38,7 @@ static int krs_collect(void *arg, const void *key, const void *value)
 int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *map,
 			      const void *data, size_t size, int json)
 {
-	return 1; /* kernelretsnoop has no ring buffer */
+	return tool_launch_row(out, map, data, size, json); /* the only ring buffer */
 }
 
 int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
@@ -51,19 +53,22 @@ int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 		return 1;
 	}
 	tool_map_each(blocks, krs_collect, &s);
+	for (size_t i = 0; i < s.n; i++)
+		tool_launch_count(s.r[i].launch, s.r[i].start_ns, s.r[i].end_ns);
+	tool_launch_print(out, "blocks", json);
 	for (size_t i = 0; i < s.n; i++) {
 		const struct krs_block *b = &s.r[i];
 		uint64_t dur = tool_dur_add(&rec, b->start_ns, b->end_ns);
 		uint64_t end_rel = b->end_ns >= s.first_ns ? b->end_ns - s.first_ns : 0;
 		hist_log2_add(&ends, end_rel, 1);
 		fprintf(out,
-			json ? "{\"block\":[%u,%u,%u],\"sm\":%u,\"threads\":%u,\"warps\":%u,"
-			       "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64
-			       ",\"end_rel_ns\":%" PRIu64 "}\n"
-			     : "block=%u,%u,%u sm=%u threads=%u warps=%u start_ns=%" PRIu64
+			json ? "{\"block\":[%u,%u,%u],\"launch\":%" PRIu64 ",\"sm\":%u,\"threads\":%u,"
+			       "\"warps\":%u,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+			       ",\"dur_ns\":%" PRIu64 ",\"end_rel_ns\":%" PRIu64 "}\n"
+			     : "block=%u,%u,%u launch=%" PRIu64 " sm=%u threads=%u warps=%u start_ns=%" PRIu64
 			       " end_ns=%" PRIu64 " dur_ns=%" PRIu64 " end_rel_ns=%" PRIu64 "\n",
-			b->block[0], b->block[1], b->block[2], b->sm, b->threads, b->warps,
-			(uint64_t)b->start_ns, (uint64_t)b->end_ns, dur, end_rel);
+			b->block[0], b->block[1], b->block[2], (uint64_t)b->launch, b->sm, b->threads,
+			b->warps, (uint64_t)b->start_ns, (uint64_t)b->end_ns, dur, end_rel);
 	}
 	if (json) {
 		fprintf(out, "{\"recorded\":%" PRIu64 ",\"clock_backwards\":%" PRIu64 ",\"dur_ns\":",
