@@ -10,8 +10,11 @@
  * faults, when the launch id changes (a kernel cannot finish with faults
  * outstanding) and at the end of the trace.  This is the driver's
  * batching seen from a trace: warps keep issuing while the batch fills.
- * With o->hits, the first hit on a block in a launch goes to the policy's
- * gpu_block_access (mem_rt_hit), as in the agent with the device signal.
+ * With o->hits (a trace of every kernel's touches, the agent's device
+ * signal), the first hit on a block in a launch goes to the policy's
+ * gpu_block_access (mem_rt_hit), and the budget holds at launch boundaries
+ * (mem_rt_trim), as in the agent: the launch's pages all come in, then the
+ * runtime evicts down to the budget.
  *
  * Time = compute (the trace's own timestamps, first to last) + per batch
  * batch_us + per fault fault_ns + bytes over the link at its bandwidth each
@@ -203,12 +206,14 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 		return err;
 	}
 	s.rt.hits = o->hits;
+	s.rt.defer_evict = o->hits; /* a trace of kernels' touches: the agent's budget */
 	if (o->fault_pages)
 		s.rt.fault_pages = o->fault_pages;
 	err = uvm_pending_init(&s.pend, o->batch_max ? o->batch_max : UVM_BATCH_MAX, e);
 	for (size_t i = 0; !err && i < t->cnt; i++) {
 		const struct uvm_rec *rec = &t->recs[i];
-		if (i && rec->launch != t->recs[i - 1].launch && (err = uvm_sim_flush(&s, e)))
+		if (i && rec->launch != t->recs[i - 1].launch &&
+		    ((err = uvm_sim_flush(&s, e)) || (o->hits && (err = mem_rt_trim(&s.rt, e)))))
 			break;
 		r->accesses++;
 		if (o->optimal)
@@ -225,6 +230,8 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 	}
 	if (!err)
 		err = uvm_sim_flush(&s, e);
+	if (!err && o->hits)
+		err = mem_rt_trim(&s.rt, e);
 	r->st = s.rt.st;
 	for (int op = 0; op < MEM_OP_CNT; op++)
 		r->backend[op] = mem_policy_backend(pol, (enum mem_op)op);

@@ -255,6 +255,32 @@ static void test_block_prefetch(void **state)
 	assert_int_equal(r.st.clamped, 0);
 }
 
+/*
+ * The budget at kernel boundaries (hits: a trace of kernels' touches, the
+ * agent's).  Room for 2, a batch per fault; launches 1 and 2 each touch
+ * A, B, C (one page).  Room made per fault: C evicts A, then A evicts B, B
+ * evicts C, C evicts A: 6 pages in, 4 out (the thrash within a kernel that
+ * the agent's kernels never saw: all three were resident while each ran).
+ * Kernel boundaries: launch 1 brings A, B, C, then the trim
+ * evicts A (the head); launch 2 hits B, C and brings A back; the trim
+ * evicts B (by migration order, hits refresh nothing): 4 in, 2 out.
+ */
+static void test_kernel_boundary_budget(void **state)
+{
+	const char *abc = "0 1 1 r 0x200000\n1 1 1 r 0x400000\n2 1 1 r 0x600000\n"
+			  "3 2 1 r 0x200000\n4 2 1 r 0x400000\n5 2 1 r 0x600000\n";
+	struct uvm_sim_result r;
+
+	sim_text(abc, 2, 1, NULL, &r);
+	assert_int_equal(r.bytes_htod, 6 * 4096);
+	assert_int_equal(r.bytes_dtoh, 4 * 4096);
+	sim_text_opts(abc, 2, 1, NULL, 1, 1, &r);
+	assert_int_equal(r.bytes_htod, 4 * 4096);
+	assert_int_equal(r.bytes_dtoh, 2 * 4096);
+	assert_int_equal(r.st.evictions, 2);
+	assert_int_equal(r.hits, 2);
+}
+
 static void expect_parse_error(const char *text, const char *want)
 {
 	struct uvm_trace t;
@@ -442,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_tree_prefetch),
 		cmocka_unit_test(test_fault_granule),
 		cmocka_unit_test(test_block_prefetch),
+		cmocka_unit_test(test_kernel_boundary_budget),
 		cmocka_unit_test(test_batching),
 		cmocka_unit_test(test_lru_against_mru),
 		cmocka_unit_test(test_prefetch_policies_exact),
