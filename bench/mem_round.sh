@@ -20,7 +20,9 @@
 # call together: fseqrand (seq, random: none, mru, seq-ahead), fdnn (dnn:
 # none, lru, mru, sweep-ahead), fmoedec (moe, decode: none, lru, mru),
 # fcupy (cupy_layers at 1.5x: none, lru, mru, sweep-ahead); all at 1.5x and
-# 2x of a 256 MiB budget, 3 passes, each run replayed by the simulator.  Each part has its own time limit; every step's
+# 2x of a 256 MiB budget, 3 passes, each run replayed by the simulator;
+# asnap (seq, dnn with snapshots and hints off the launching thread:
+# GPUEXT_MEM_SNAPSHOT_ASYNC=1 GPUEXT_MEM_ASYNC_HINTS=1).  Each part has its own time limit; every step's
 # failure is logged and the next one runs.  Prints a short summary.
 set -u
 OUT=${OUT:-build/mem-round-out}
@@ -110,6 +112,11 @@ for part in "$@"; do
 		bench fcupy "${FCUPY_LIMIT:-30}" W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 \
 			SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS=1.5 PATTERNS=layers \
 			POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+	asnap)
+		# the signal's snapshots and the hints off the launching thread
+		bench asnap "${ASNAP_LIMIT:-35}" GPUEXT_MEM_SNAPSHOT_ASYNC=1 GPUEXT_MEM_ASYNC_HINTS=1 \
+			SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="seq dnn" \
+			POLICIES="none= seq-ahead=$P/seq-ahead.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
 	async)
 		bench async "${ASYNC_LIMIT:-30}" GPUEXT_MEM_ASYNC_HINTS=1 SIGNAL=device SIM=0 \
 			BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="${ASYNC_PATTERNS:-seq}" \
