@@ -461,6 +461,23 @@ static const struct agent_mem_range *agent_mem_range_of(uint64_t addr)
 	return NULL;
 }
 
+/* Tracing: the blocks of a managed range, so that the simulator knows what
+ * a whole-block prefetch may name (lock held). */
+static void agent_mem_trace_managed(uint64_t va, uint64_t len)
+{
+	struct err e = {{0}};
+	uint64_t last = (va + len - 1) >> MEM_BLOCK_SHIFT;
+
+	for (uint64_t b = va >> MEM_BLOCK_SHIFT; am.tracing && b <= last; b++) {
+		struct uvm_rec r = {.addr = b << MEM_BLOCK_SHIFT, .ts_ns = agent_mem_now_ns(),
+				    .pid = (uint32_t)getpid(), .access = UVM_ACCESS_MANAGED};
+		if (uvm_trace_append(&am.trace, &r, &e)) {
+			am.drv.notice("memory policy: trace: %s (recording stopped)", e.msg);
+			am.tracing = 0;
+		}
+	}
+}
+
 void agent_mem_alloc(uint64_t va, uint64_t len)
 {
 	CUcontext cur = NULL;
@@ -477,6 +494,7 @@ void agent_mem_alloc(uint64_t va, uint64_t len)
 		am.range_cap = cap;
 	}
 	am.ranges[am.range_cnt++] = (struct agent_mem_range){va, len};
+	agent_mem_trace_managed(va, len);
 	am.st.allocs++;
 	am.st.alloc_bytes += len;
 	if (!am.ctx && am.drv.ctx_get_current(&cur) == CUDA_SUCCESS)

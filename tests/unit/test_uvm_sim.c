@@ -255,6 +255,24 @@ static void test_block_prefetch(void **state)
 	assert_int_equal(r.st.clamped, 0);
 }
 
+/* A managed-block record is no access: it only widens what a whole-block
+ * prefetch may name (and the footprint). */
+static void test_managed_records(void **state)
+{
+	struct uvm_sim_result r;
+	const char *acc = "0 1 1 r 0x000000\n1 2 1 r 0x200000\n";
+
+	sim_text_opts(acc, 4, 0, POLICIES "/seq-ahead.bpf.o", 1, 1, &r);
+	assert_int_equal(r.accesses, 2);
+	assert_int_equal(r.st.block_prefetches, 1); /* block 1: the trace's only other */
+	char text[256];
+	snprintf(text, sizeof(text), "0 0 1 m 0x400000\n0 0 1 m 0x600000\n%s", acc);
+	sim_text_opts(text, 4, 0, POLICIES "/seq-ahead.bpf.o", 1, 1, &r);
+	assert_int_equal(r.accesses, 2);
+	assert_int_equal(r.st.faults, 1);
+	assert_int_equal(r.st.block_prefetches, 3); /* blocks 1, 2 and 3 */
+}
+
 /*
  * The budget at kernel boundaries (hits: a trace of kernels' touches, the
  * agent's).  Room for 2, a batch per fault; launches 1 and 2 each touch
@@ -322,6 +340,9 @@ static void test_round_trips_and_binary_errors(void **state)
 	close(ft);
 	assert_int_equal(uvm_gen(&g, &t, &e), 0);
 	assert_true(t.cnt > 1000);
+	/* managed-block records (the agent's) round-trip too */
+	struct uvm_rec m = {.addr = 0x40000000, .ts_ns = 1, .pid = 1, .access = UVM_ACCESS_MANAGED};
+	assert_int_equal(uvm_trace_append(&t, &m, &e), 0);
 	for (int text = 0; text <= 1; text++) {
 		const char *path = text ? txt : bin;
 		assert_int_equal(uvm_trace_write(path, &t, text, &e), 0);
@@ -469,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_fault_granule),
 		cmocka_unit_test(test_block_prefetch),
 		cmocka_unit_test(test_kernel_boundary_budget),
+		cmocka_unit_test(test_managed_records),
 		cmocka_unit_test(test_batching),
 		cmocka_unit_test(test_lru_against_mru),
 		cmocka_unit_test(test_prefetch_policies_exact),
