@@ -21,6 +21,7 @@
 #             seq and random, --mem-budget 8G), main vs branch, REPS runs
 #             each (SIGNAL_RUNS: other builds or settings)
 #   tools     tests/gpu/tools.sh with the branch (memtrace bytes exact)
+#   translator  tests/gpu/translator.sh with the branch
 #   sass      cuobjdump -sass of the cubins staged in sass/ (instrumented
 #             modules compiled by ptxas on the build machine), where the
 #             machine has cuobjdump
@@ -122,6 +123,12 @@ part_tools() {
 	grep '^FAIL' "$OUT/tools.log" | head -5 | tee -a "$summary"
 	rm -f "$OUT/tools/tools.tgz"
 	tar czf "$OUT/tools-logs.tgz" -C "$OUT" tools 2>/dev/null && rm -rf "$OUT/tools"
+}
+
+part_translator() {
+	timeout 30 bash tests/gpu/translator.sh > "$OUT/translator.log" 2>&1
+	note "translator: rc=$? $(tail -1 "$OUT/translator.log")"
+	grep '^FAIL' "$OUT/translator.log" | head -5 | tee -a "$summary"
 }
 
 part_sass() {
