@@ -586,12 +586,13 @@ static int agent_no_probes(void)
 	return getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
 }
 
-/* GPUEXT_BLOCK_ENTRY_AT_EXIT: block_entry programs run at the block's first
- * warp exit instead of after the entry barrier (ptx_inject_opts), to compare
- * the two in one build (bench/gpu_tools_overhead.sh). */
-static int agent_block_entry_at_exit(void)
+/* GPUEXT_BLOCK_EXIT_COUNTED: block_exit programs find the block's last
+ * exit with the shared counter even where the barrier would do
+ * (ptx_inject_opts), to compare the two in one build
+ * (bench/gpu_tools_overhead.sh). */
+static int agent_block_exit_counted(void)
 {
-	return getenv("GPUEXT_BLOCK_ENTRY_AT_EXIT") != NULL;
+	return getenv("GPUEXT_BLOCK_EXIT_COUNTED") != NULL;
 }
 
 /* The JIT options of instrumented modules: GPUEXT_AGENT_JIT_OPT=0..4 (the
@@ -726,7 +727,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
 				    .block_entry_code = bare ? NULL : pr->site[AGENT_BLOCK_ENTRY],
 				    .block_exit_code = bare ? NULL : pr->site[AGENT_BLOCK_EXIT],
-				    .block_entry_at_exit = agent_block_entry_at_exit(),
+				    .block_exit_counted = agent_block_exit_counted(),
 				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
 				    .mem_code = bare ? NULL : pr->site[AGENT_MEM],
 				    .mem_func = bare ? NULL : pr->mem_func,
@@ -787,7 +788,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	snprintf(max, sizeof(max), "%zu", pr.mem_inline_max);
 	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
-	hash = agent_hash(hash, agent_block_entry_at_exit() ? "entry-at-exit" : "-");
+	hash = agent_hash(hash, agent_block_exit_counted() ? "exit-counted" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);
