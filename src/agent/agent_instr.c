@@ -908,10 +908,15 @@ static CUfunction agent_target(struct agent_kernel *k, CUfunction f, struct agen
 	return g ? g : f;
 }
 
-/* Say once per kernel that its launches carry no id. */
+/* Say once per kernel name (whatever its handles) that its launches carry
+ * no id: the failures' set of names, under a key of its own. */
 static void agent_tell_no_launch_id(const struct agent_kernel *k)
 {
-	if (k->inst && !k->lid.added)
+	char key[600];
+	if (!k->inst || k->lid.added)
+		return;
+	snprintf(key, sizeof(key), "no launch id: %s", k->name);
+	if (agent_first_failure(key))
 		agent_notice("kernel %s: no launch id (%s): bpf_gpu_launch_id() gives 0", k->name,
 			     k->lid.why ? k->lid.why : "?");
 }

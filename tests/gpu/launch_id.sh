@@ -7,15 +7,14 @@
 # Checks, each instrumented run's checksum bit-identical to the plain run's:
 #   - drv_launches (every launch path of the driver API: kernelParams,
 #     `extra`, cuLaunchKernelEx, cooperative, a graph kernel node and a
-#     stream capture, each graph run twice) under blockretsnoop: 6 launch
-#     ids, each with its row in the launch table of the right kind, and
-#     grid blocks per id (twice that for the two graphs, which repeat
-#     their id);
-#   - vecadd -iters 3, gemm -iters 2 under blockretsnoop, vecadd -n 65536
-#     -iters 3 under warpretsnoop, vecadd -iters 3 under kernelretsnoop
-#     (per-launch histograms on the GPU): as many launches as the example
-#     made, each with the example's grid and its blocks (warps) counted;
-#     drv_launches under kernelretsnoop as under blockretsnoop.
+#     stream capture, each graph run twice) under blockretsnoop and under
+#     warpretsnoop: 6 launch ids, each with its row in the launch table of
+#     the right kind, and grid blocks (warps) per id (twice that for the two
+#     graphs, which repeat their id);
+#   - vecadd -iters 3, gemm -iters 2 under blockretsnoop, and vecadd -n
+#     65536 -iters 3 under warpretsnoop: as many launches as the example
+#     made, each with the example's grid and its blocks (warps) counted.
+# (kernelretsnoop's per-launch output is checked by tests/gpu/tools.sh.)
 # Prints PASS/FAIL lines and a summary; exits 1 on any failure.  ~30 s.
 set -u
 OUT=${OUT:-build/launch-id-out}
@@ -64,11 +63,8 @@ rows = {r["launch"]: r for r in lines if "host_ns" in r}
 summ = {r["launch"]: r for r in lines if "launch" in r and "dur_ns" in r and "start_ns" not in r}
 recs = [r for r in lines if "block" in r and "start_ns" in r]
 ids = {}
-if sys.argv[3] == "kernelretsnoop": # per-launch histograms, no record carries the id
-    ids = {i: s["blocks"] for i, s in summ.items()}
-else:
-    for r in recs:
-        ids[r["launch"]] = ids.get(r["launch"], 0) + 1
+for r in recs:
+    ids[r["launch"]] = ids.get(r["launch"], 0) + 1
 bad = []
 if 0 in ids:
     bad.append("%d records without a launch id" % ids[0])
@@ -108,8 +104,7 @@ else
 	check vecadd3 blockretsnoop "$EX/vecadd" -iters 3
 	check gemm2 blockretsnoop "$EX/gemm" -n 512 -iters 2
 	check vecadd3w warpretsnoop "$EX/vecadd" -n 65536 -iters 3
-	check vecadd3k kernelretsnoop "$EX/vecadd" -iters 3
-	check drv_launches_k kernelretsnoop "$EX/drv_launches"
+	check drv_launches_w warpretsnoop "$EX/drv_launches"
 fi
 echo "launch-id: $pass passed, $fail failed" | tee -a "$SUMMARY"
 [ "$fail" -eq 0 ]

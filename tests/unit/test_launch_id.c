@@ -219,40 +219,72 @@ static void test_agent_paths(void **state)
 	free(test_run_cmd(cmd, &st));
 }
 
-/* A kernel of 40 parameters: the agent's array of them and the id goes to
- * the heap (beyond AGENT_LAUNCH_SMALL); the fake driver reads all 41. */
-static void test_agent_many_params(void **state)
+/*
+ * launchapp on kernel NAME of the PTX params (its parameter list) with
+ * nparams parameters, under blockretsnoop: the fake driver's log into
+ * *log, gpuext's output returned.
+ */
+static char *run_kernel(const char *name, const char *params, int nparams, char **log)
 {
 	char dir[] = "/tmp/gpuext-launch-id-XXXXXX", cmd[2048], path[600];
 	int st;
-	if (access("build/fakecuda/launchapp", X_OK))
-		skip();
 	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/many.ptx", dir);
+	snprintf(path, sizeof(path), "%s/k.ptx", dir);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
-	fputs(".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry many(", f);
-	for (int i = 0; i < 40; i++)
-		fprintf(f, "%s.param .u64 many_p%d", i ? ", " : "", i);
-	fputs(")\n{\n\tret;\n}\n", f);
+	fprintf(f, ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry %s(%s)\n"
+		   "{\n\tret;\n}\n", name, params);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
 		 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
 		 "%s run build/bpf/tools/blockretsnoop.bpf.o -- build/fakecuda/launchapp "
-		 "%s many 40 2>&1", dir, dir, test_cli_path(), path);
+		 "%s %s %d 2>&1", dir, dir, test_cli_path(), path, name, nparams);
 	char *out = test_run_cmd(cmd, &st);
 	assert_non_null(out);
 	if (st)
 		fail_msg("exit %d: %s", st, out);
 	snprintf(path, sizeof(path), "%s/log", dir);
-	char *log = test_read_file(path, NULL);
-	assert_non_null(log);
+	*log = test_read_file(path, NULL);
+	assert_non_null(*log);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	free(test_run_cmd(cmd, &st));
+	return out;
+}
+
+/* A kernel of 40 parameters: the agent's array of them and the id goes to
+ * the heap (beyond AGENT_LAUNCH_SMALL); the fake driver reads all 41. */
+static void test_agent_many_params(void **state)
+{
+	char params[2048] = "", *log;
+	if (access("build/fakecuda/launchapp", X_OK))
+		skip();
+	for (int i = 0; i < 40; i++)
+		snprintf(params + strlen(params), sizeof(params) - strlen(params),
+			 "%s.param .u64 many_p%d", i ? ", " : "", i);
+	free(run_kernel("many", params, 40, &log));
 	if (!strstr(log, "launch many 2 cuLaunchKernel lid=1 p0=a1\n"))
 		fail_msg("%s", log);
 	free(log);
+}
+
+/* A kernel whose parameters fill the 4 KiB: instrumented without the id
+ * (its launches pass the application's parameters as they are), one
+ * notice. */
+static void test_agent_params_full(void **state)
+{
+	char *log;
+	if (access("build/fakecuda/launchapp", X_OK))
+		skip();
+	char *out = run_kernel("big", ".param .align 8 .b8 big_p[4089]", 1, &log);
+	if (!strstr(log, "launch big 2 cuLaunchKernel\n"))
+		fail_msg("%s", log);
+	const char *notice = "gpuext: kernel big: no launch id (its parameter space is full): "
+			     "bpf_gpu_launch_id() gives 0\n";
+	const char *at = strstr(out, notice);
+	if (!at || strstr(at + 1, notice))
+		fail_msg("want the notice once: %s", out);
+	free(log);
 	free(out);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	free(test_run_cmd(cmd, &st));
 }
 
 int main(void)
@@ -264,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_reserved_name),
 		cmocka_unit_test(test_agent_paths),
 		cmocka_unit_test(test_agent_many_params),
+		cmocka_unit_test(test_agent_params_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
