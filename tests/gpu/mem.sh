@@ -19,7 +19,7 @@
 #   - its statistics show the budget held (peak_resident_blocks <=
 #     capacity_blocks) and no driver call failed.
 # Logs under $OUT (default build/mem-gpu-out).  Prints PASS/FAIL lines and
-# a summary; exits 1 on failure.  About 90 seconds.
+# a summary; exits 1 on failure.  About two minutes on the H200.
 set -u
 OUT=${OUT:-build/mem-gpu-out}
 mkdir -p "$OUT/logs" && OUT=$(cd "$OUT" && pwd)
