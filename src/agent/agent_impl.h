@@ -105,6 +105,10 @@ struct agent_kernel *agent_kernel_find(const void *handle);
  * for the module loaded from it): 1 if there is such a link. */
 int agent_link_take(const void *cubin, char ***ptx, size_t *cnt);
 
+/* The next kernel ptx defines from *at on (".entry NAME(" or ".entry NAME"
+ * and a space), into name; advances *at past it.  0 when there is none. */
+int agent_next_entry(const char **at, char *name, size_t len);
+
 /* Launch path (agent_instr.c): the function to launch for f on stream s
  * (f itself when untargeted or on any failure); *k = f's kernel when it is
  * redirected (its lid says what the launch must pass), else NULL. */
@@ -144,9 +148,27 @@ void agent_launch_note(const struct agent_launch_args *a, const struct agent_ker
 		       enum gpuext_launch_kind kind);
 /* Instrument the targeted kernels of m (a private copy of a module loaded in
  * ctx), at most budget of them, now, ahead of their first launch, when ctx is
- * GPU 0's primary context: the results wait in the instrumented-module cache
- * for those launches.  The number of compiles done. */
+ * GPU 0's primary context (NULL: from process start, before the application
+ * has one; the device side then makes it): the results wait in the
+ * instrumented-module cache for those launches.  The number of compiles
+ * done. */
 int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget);
+/* Compile the targeted kernels of m (from process start, before any
+ * context) into context-independent libraries, where their first launches
+ * find them (agent_ahead_lib_*); when the device side exists already,
+ * agent_instrument_ahead(m, NULL, budget) instead.  The number of compiles
+ * done. */
+int agent_compile_ahead_noctx(struct agent_module *m, int budget);
+/* agent_ahead.c: GPUEXT_AGENT_AHEAD=library: compiles from process start
+ * with no context (cuLibraryLoadData), every probe's runtime functions
+ * compiled in (nothing to link without a context). */
+int agent_ahead_no_context(void);
+/* A library compiled from PTX text with no context (*ms: how long), kept
+ * for the launch that wants that text; 0 or -errno (e set). */
+int agent_ahead_lib_compile(const char *text, double *ms, struct err *e);
+/* The module in the current context of the library made from text: 1, or
+ * 0 when there is none. */
+int agent_ahead_lib_module(const char *text, CUmodule *mod);
 /* agent_ahead.c: module m was loaded in ctx: instrument its targeted
  * kernels ahead of their first launch, in the background. */
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx);

@@ -74,6 +74,29 @@ struct agent_cached {
 };
 static struct agent_cached *agent_cache;
 
+/* Compiles ahead from process start with no context (agent_ahead.c,
+ * GPUEXT_AGENT_AHEAD=library), before any context exists: GPU 0 described
+ * without one, and the device maps' references as they will be. */
+static struct {
+	int tried;
+	struct ptx_rt *rt;
+	struct ptx_map_ref refs[AGENT_MAX_MAPS];
+} agent_noctx;
+
+/* GPU 0 as the choice of PTX and the module cache's tag see it: the device
+ * side's, or, before it exists, the description the compiles ahead use. */
+static const struct ptx_rt *agent_gpu0(void)
+{
+	return agent_gpu.rt ? agent_gpu.rt : agent_noctx.rt;
+}
+
+/* The maps' references the probes are translated with (the code reads the
+ * addresses from the module's map table: only the layout matters). */
+static const struct ptx_map_ref *agent_refs(void)
+{
+	return agent_gpu.rt ? agent_gpu.refs : agent_noctx.refs;
+}
+
 static uint64_t agent_hash(uint64_t h, const char *s)
 {
 	for (; *s; s++)
@@ -291,9 +314,7 @@ static int agent_gpu_init(struct err *e)
 
 /* ---- building the instrumented module ---------------------------------- */
 
-/* The next kernel ptx defines from *at on (".entry NAME(" or ".entry NAME"
- * and a space), into name; advances *at past it.  0 when there is none. */
-static int agent_next_entry(const char **at, char *name, size_t len)
+int agent_next_entry(const char **at, char *name, size_t len)
 {
 	for (const char *p; (p = strstr(*at, ".entry ")); *at = p + 7) {
 		const char *q = p + 7;
@@ -331,7 +352,7 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 	}
 	if (m->ptx)
 		return m->ptx;
-	unsigned sm = (unsigned)(agent_gpu.rt->cc_major * 10 + agent_gpu.rt->cc_minor);
+	unsigned sm = (unsigned)(agent_gpu0()->cc_major * 10 + agent_gpu0()->cc_minor);
 	size_t len;
 	switch (m->kind) {
 	case AGENT_IMAGE_PTX:
@@ -460,7 +481,7 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
 		/* inline probes read the launch id the injector declares */
-		struct ptx_emit_opts o = {.maps = agent_gpu.refs, .map_table = AGENT_MAP_TABLE,
+		struct ptx_emit_opts o = {.maps = agent_refs(), .map_table = AGENT_MAP_TABLE,
 					  .launch_id = PTX_LAUNCH_ID_REG};
 		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
 		if (kind != PTX_PROBE_MEM) {
@@ -583,7 +604,7 @@ static struct ptx_rt_jit agent_jit_opts(void)
 {
 	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS"),
 		   *pic = getenv("GPUEXT_AGENT_JIT_PIC");
-	struct ptx_rt_jit j = {-1, -1, -1};
+	struct ptx_rt_jit j = {.opt_level = -1, .threads = -1, .pic = -1};
 	if (pic && (pic[0] == '0' || pic[0] == '1') && !pic[1])
 		j.pic = pic[0] - '0';
 	if (o && o[0] >= '0' && o[0] <= '4' && !o[1])
@@ -602,8 +623,8 @@ static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag,
 	for (size_t i = 0; i < fb_len; i++) /* the prebuilt runtime linked in */
 		h = (h ^ ((const unsigned char *)fb)[i]) * 0x100000001b3ull;
 	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, pic %d, "
-		 "runtime %s %016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor,
-		 agent_gpu.rt->cu->version, jit->opt_level, jit->threads, jit->pic,
+		 "runtime %s %016llx", agent_gpu0()->cc_major, agent_gpu0()->cc_minor,
+		 agent_gpu0()->cu->version, jit->opt_level, jit->threads, jit->pic,
 		 linked ? "linked" : "none", (unsigned long long)h);
 }
 
@@ -622,6 +643,26 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	struct ptx_rt_jit jit = agent_jit_opts();
 	int err;
 	float jit_ms = 0;
+
+	/* No device side yet: a compile ahead with no context, into a
+	 * context-independent library (agent_compile_ahead_noctx); with one,
+	 * such a library's module in the current context, when there is one
+	 * for this text. */
+	*mod = NULL;
+	if (!rt) {
+		if (linked)
+			return err_set(e, ENOTSUP, "a module linked with the runtime needs a context");
+		double ms;
+		if ((err = agent_ahead_lib_compile(text, &ms, e)))
+			return err;
+		tm->jit += ms;
+		tm->cache = "library";
+		return 0;
+	}
+	if (!linked && agent_ahead_lib_module(text, mod)) {
+		tm->cache = "compiled ahead with no context";
+		return 0;
+	}
 
 	/* A module without the prebuilt runtime goes to cuModuleLoadDataEx,
 	 * which compiles it whole (the JIT linker compiles its inputs as
@@ -673,7 +714,8 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 }
 
 /* Inject pr into kernel's module pm and load the result (linked with the
- * prebuilt runtime when pr says so). */
+ * prebuilt runtime when pr says so); with no device side yet (compiles
+ * ahead with no context) only compiled into the module cache, *mod NULL. */
 static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 			     const struct agent_probes *pr, CUmodule *mod,
 			     struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
@@ -714,7 +756,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
-	if (!err && !bare && (err = agent_map_table_fill(*mod, e)))
+	if (!err && !bare && *mod && (err = agent_map_table_fill(*mod, e)))
 		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
 	free(text);
@@ -732,8 +774,10 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	struct agent_probes pr;
 	CUfunction fn = NULL;
 	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
-	 * (what linking saves, measured by bench/gpu_overhead.sh's callers) */
-	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
+	 * (what linking saves, measured by bench/gpu_overhead.sh's callers);
+	 * compiles with no context can link nothing: there too */
+	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK") && !agent_ahead_no_context(),
+			       &pr, e))
 		return NULL;
 	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), name);
 	hash = agent_hash(hash, pr.extra);
@@ -753,7 +797,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
-	CUmodule mod;
+	CUmodule mod = NULL;
 	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
 	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e)) && pr.linked &&
@@ -776,7 +820,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			      : compiled    ? "runtime compiled"
 					    : "no runtime";
 	}
-	if (!err) {
+	if (!err && mod) {
 		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, name);
 		if (r != CUDA_SUCCESS) {
 			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
@@ -784,8 +828,9 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			fn = NULL;
 		}
 	}
-	/* failures are cached too: the kernel's other handles run unchanged */
-	struct agent_cached *c = malloc(sizeof(*c));
+	/* failures are cached too: the kernel's other handles run unchanged
+	 * (compiles with no context, ctx NULL: in the module cache) */
+	struct agent_cached *c = ctx ? malloc(sizeof(*c)) : NULL;
 	if (c) {
 		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn,
 					   .lid = *lid,
@@ -908,7 +953,12 @@ CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **k
 		if (ready) {
 			agent_gpu.ctx_get_current(&ctx);
 			struct agent_cached *hit = NULL;
-			k->inst = agent_instrument(k, ctx, &hit, &tm, &e);
+			/* the device maps live in GPU 0's primary context, made
+			 * (maybe at process start, agent_ahead.c) before the
+			 * application's own: another context fails open */
+			k->inst = ctx == agent_gpu.rt->ctx ? agent_instrument(k, ctx, &hit, &tm, &e)
+				  : (err_set(&e, ENOTSUP, "the application's context is not GPU 0's "
+					     "primary context (the device maps' context)"), NULL);
 			if (hit && hit->ahead) {
 				agent_claim_ahead(k, hit, agent_ms_since(&t0));
 			} else if (k->inst && !hit) {
@@ -984,7 +1034,9 @@ int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
 	int done = 0;
 
 	pthread_mutex_lock(&agent_gpu_lock);
-	int ready = agent_is_primary(ctx) && !agent_gpu_init(&e);
+	int ready = (!ctx || agent_is_primary(ctx)) && !agent_gpu_init(&e);
+	if (ready && !ctx) /* from process start: the context the device side made */
+		ctx = agent_gpu.rt->ctx;
 	/* one module's PTX, or each PTX input of a link */
 	const char *ptx = ready && m->kind != AGENT_IMAGE_LINKED ? agent_module_ptx(m, "", &e) : NULL;
 	pthread_mutex_unlock(&agent_gpu_lock);
@@ -995,6 +1047,70 @@ int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
 			if (agent_kernel_targeted(name))
 				done += agent_ahead_one(text, name, ctx);
 	}
+	return done;
+}
+
+/* GPU 0 described and the maps' references planned, once, for the compiles
+ * before the device side exists (agent_gpu_lock held): 0 when ready. */
+static int agent_noctx_open(struct err *e)
+{
+	if (agent_noctx.tried)
+		return agent_noctx.rt ? 0 : err_set(e, ENODEV, "no GPU (see above)");
+	agent_noctx.tried = 1;
+	if (ptx_rt_open_noctx(0, &agent_noctx.rt, e))
+		return -ENODEV;
+	const struct object *obj = agent_session->obj;
+	for (size_t i = 0; i < obj->map_cnt && i < AGENT_MAX_MAPS; i++)
+		agent_noctx.refs[i] = ptx_rt_map_ref_planned(agent_noctx.rt, &obj->maps[i].def);
+	return 0;
+}
+
+/* Compile kernel name of ptx as its first launch will want it, with no
+ * context, into a library (agent_gpu_lock held; the launch path's own
+ * functions, so that the text is the one the launch makes): 1 when done,
+ * -errno (e set) if the driver would not. */
+static int agent_noctx_one(const char *ptx, const char *name, struct err *e)
+{
+	struct agent_timing tm = {0};
+	struct agent_cached *hit = NULL;
+	struct timespec t0;
+	struct ptx_launch_param lid = {0}; /* the launch finds it again in its own compile */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	agent_instrument_ptx(ptx, name, NULL, &hit, &lid, &tm, e);
+	if (!tm.cache) /* set once the library is made */
+		return -EINVAL;
+	if (getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("kernel %s compiled ahead of its first launch, before any context "
+			     "(parse+inject %.1f, JIT %.1f, %s, %s; %.1f ms)", name, tm.inject, tm.jit,
+			     tm.runtime ? tm.runtime : "-", tm.cache ? tm.cache : "-",
+			     agent_ms_since(&t0));
+	return 1;
+}
+
+int agent_compile_ahead_noctx(struct agent_module *m, int budget)
+{
+	struct err e = {{0}};
+	char name[512];
+	int done = 0, err = 0;
+
+	pthread_mutex_lock(&agent_gpu_lock);
+	/* the device side is there already: its context compiles */
+	int here = !agent_gpu.tried && !agent_noctx_open(&e);
+	const char *ptx = here ? agent_module_ptx(m, "", &e) : NULL;
+	for (const char *at = ptx; ptx && !err && done < budget &&
+				   agent_next_entry(&at, name, sizeof(name));) {
+		if (!agent_kernel_targeted(name))
+			continue;
+		int r = agent_noctx_one(ptx, name, &e);
+		done += r > 0;
+		err = r < 0 ? r : 0;
+	}
+	pthread_mutex_unlock(&agent_gpu_lock);
+	if (err && getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("compiles before any context stopped (the first launches compile): %s",
+			     e.msg);
+	if (!here)
+		return agent_instrument_ahead(m, NULL, budget);
 	return done;
 }
 

@@ -223,6 +223,8 @@ FAKE_API CUresult cuLibraryLoadData(CUlibrary *l, const void *code, CUjit_option
 	return fake_load((CUmodule *)l, code, "cuLibraryLoadData");
 }
 FAKE_API CUresult cuLibraryUnload(CUlibrary l) { return cuModuleUnload((CUmodule)l); }
+/* A library is its module here, in every context. */
+FAKE_API CUresult cuLibraryGetModule(CUmodule *m, CUlibrary l) { *m = (CUmodule)l; return CUDA_SUCCESS; }
 FAKE_API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *name) { return cuModuleGetFunction((CUfunction *)k, (CUmodule)l, name); }
 FAKE_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
@@ -479,6 +481,7 @@ static const struct {
 	{"cuModuleUnload", (void *)cuModuleUnload, NULL},
 	{"cuLibraryLoadData", (void *)cuLibraryLoadData, NULL},
 	{"cuLibraryGetKernel", (void *)cuLibraryGetKernel, NULL},
+	{"cuLibraryGetModule", (void *)cuLibraryGetModule, NULL},
 	{"cuKernelGetFunction", (void *)cuKernelGetFunction, NULL},
 	{"cuLaunchKernel", (void *)fake_cuLaunchKernel, (void *)cuLaunchKernel_ptsz},
 	{"cuLaunchKernelEx", (void *)fake_cuLaunchKernelEx, NULL},
