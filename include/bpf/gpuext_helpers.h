@@ -54,7 +54,9 @@ static __u64 (*bpf_gpu_per_thread)(void) = (void *)511;
  * the id (its parameter space is full: the agent says so once).  The
  * agent writes each id's kernel, grid, block and stream to the ring
  * buffer GPUEXT_LAUNCHES_MAP when the object defines one (struct
- * gpuext_launch).  Entry, exit and block programs, in their main function.
+ * gpuext_launch).  Entry, exit and block programs, in their main function
+ * (bpf-to-bpf callees and gpu/mem programs are refused); 0 in standalone
+ * runs (gpuext run-gpu).
  */
 static __u64 (*bpf_gpu_launch_id)(void) = (void *)512;
 
