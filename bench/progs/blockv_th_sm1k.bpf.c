@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bench/results/2026-11-22-h200-block-probes.md, threadhist variant: the per-SM packed add only (no per-block counters) (th_sm1k) */
+/* bench/results/2026-11-22-h200-block-probes-s4.md (th_sm1k), threadhist variant: the per-SM packed add only, the SM slots 1 KiB apart (SMs < 256) */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/gpuext.h>

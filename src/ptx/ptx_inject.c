@@ -597,16 +597,22 @@ static void ptx_inject_block_exit(struct ptx_inject *in)
 				       "\tand.b32 %%gxb_o, %%gxb_o, 0xffffffe0;\n"
 				       "\tsetp.lt.u32 %%gxb_p, %%gxb_a, 32;\n\t@%%gxb_p bra GXB_WAIT;\n"
 				       "\tbarrier.arrive 0, %%gxb_o;\n\tbra GXB_DONE;\n"
-				       "GXB_WAIT:\n\tbarrier.sync 0, %%gxb_o;\n"
-				       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_DONE;\n"
-				       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
-				       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n", P, BLK_END);
+				       "GXB_WAIT:\n"
+				       /* thread (0,0,0) fills in what does not depend
+					* on the others before it waits: hidden unless
+					* warp 0 arrives last; only the end stamp and
+					* the program remain after the barrier */
+				       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_WAIT0;\n");
 		if (!in->o->block_entry_code) /* not written at entry */
 			ptx_inject_block_record(in);
 		ptx_buf_printf(&in->b, "\tst.shared.u32 [%s_blk+%d], %%gxb_b;\n"
-				       "\tshr.u32 %%gxb_o, %%gxb_o, 5;\n"
-				       "\tst.shared.u32 [%s_blk+%d], %%gxb_o;\n",
-			       P, BLK_EXIT_THREADS, P, BLK_EXIT_WARPS);
+				       "\tshr.u32 %%gxb_t, %%gxb_o, 5;\n"
+				       "\tst.shared.u32 [%s_blk+%d], %%gxb_t;\n"
+				       "GXB_WAIT0:\n\tbarrier.sync 0, %%gxb_o;\n"
+				       "\t@%%gxb_p bra GXB_DONE;\n"
+				       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
+				       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n",
+			       P, BLK_EXIT_THREADS, P, BLK_EXIT_WARPS, P, BLK_END);
 	} else {
 		ptx_buf_printf(&in->b, "\tmov.u32 %%gxb_a, %%lanemask_lt;\n"
 				       "\tand.b32 %%gxb_a, %%gxb_a, %%gxb_m;\n"

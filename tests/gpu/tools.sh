@@ -157,6 +157,7 @@ print(len(recs), zero, back, "%.2f" % ratio, "%.2f" % lo, "%.2f" % hi, len(per),
 PY
 )
 			read -r nrec zero back ratio lo hi nlaunch ngrid <<< "$got"
+			records=$nrec
 			ok=1
 			[ "$nrec" = "$want" ] && [ "$back" = 0 ] || ok=0
 			# one per-launch summary per launch, with the example's grid
@@ -164,7 +165,7 @@ PY
 			nrec="$nrec ($nlaunch launches, $ngrid with the grid)"
 			if [ "$tool" = kernelretsnoop ]; then
 				all=$(jget "$log" 'sum(b["count"] for b in d["dur_ns"]["buckets"])')
-				[ "$all" = "$nrec" ] || ok=0
+				[ "$all" = "$records" ] || ok=0
 				nrec="$nrec (histogram: $all blocks)"
 			fi
 			[ "$ex" = imbalance ] && { [ "$zero" = 0 ] && python3 -c "import sys; sys.exit(not 0 < $lo <= $ratio <= $hi)" || ok=0; }
