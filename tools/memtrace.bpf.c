@@ -8,15 +8,17 @@
  * (lowest active) lane's address, which stands for the warp's (the common
  * case: a warp's lanes access neighbouring addresses).
  *
- * Every warp of every kernel runs this, so nothing here may be a word that
- * all of them update: the counters are per-SM maps (each SM adds to its own
+ * Every warp of every kernel runs this at every access, and a global atomic
+ * per access cost ~1.5x of a memory-bound kernel's time each
+ * (bench/results/2026-11-22-h200-memtrace.md), so the accesses are counted
+ * in the block's shared memory (block-local arrays: SM-local atomics) and
+ * the gpu/block_exit program adds the block's counts to the global maps,
+ * once per block.  The global maps are per-SM (each SM adds to its own
  * cache lines, spread over SPREAD_SLOTS copies: spread.h; the host sums
- * them), the adds are fire-and-forget
- * reductions, and a region's slot is found by its address (an array index)
- * and a tag that is written once and then only read, from the SM's L1 cache.
- * The traffic of a whole warp is one add to a counter of its size class
- * (memtrace.h): bytes and thread accesses are multiples of it the host
- * works out, exactly.
+ * them); a region's global slot is found by its address (an array index)
+ * and a tag that is written once and then only read.  The traffic of a
+ * whole warp is one add to a counter of its size class (memtrace.h): bytes
+ * and thread accesses are multiples of it the host works out, exactly.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -25,8 +27,8 @@
 #include "memtrace.h"
 
 /* What to count: both, unless a measuring program (bench/progs/memcost_*)
- * includes this file to time one part alone; MT_HEAT_COPIES: the heat
- * counters' copies per SM (a measuring program tries more). */
+ * includes this file to time one part alone; MT_HEAT_COPIES: the global heat
+ * counters' copies per SM. */
 #ifndef MT_PARTS
 #define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
 #endif
@@ -58,7 +60,22 @@ struct {
 	__type(value, __u64);
 } region_accesses SEC(".maps");
 
-/* The slot of region (claiming a free one), or MT_MAX_REGIONS. */
+/* The block's traffic per kind, and its region cache (memtrace.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
+	__uint(max_entries, 3);
+	__type(key, __u32);
+	__type(value, struct mt_block_traffic);
+} block_traffic SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mt_block_regions);
+} block_regions SEC(".maps");
+
+/* The global slot of region (claiming a free one), or MT_MAX_REGIONS. */
 static __always_inline __u32 mt_slot(__u64 region)
 {
 	__u64 tag = region + 1;
@@ -80,6 +97,15 @@ static __always_inline __u32 mt_slot(__u64 region)
 	return MT_MAX_REGIONS;
 }
 
+/* Add n thread accesses to region's global counter (copy hc of this SM's). */
+static __always_inline void mt_heat_add(__u64 region, __u32 hc, __u64 n)
+{
+	__u32 slot = (hc & (MT_HEAT_COPIES - 1)) * MT_COUNT_STRIDE + mt_slot(region);
+	__u64 *c = bpf_map_lookup_elem(&region_accesses, &slot);
+	if (c)
+		__sync_fetch_and_add(c, n);
+}
+
 /* The class of an access of size bytes (memtrace.h), -1 for other sizes. */
 static __always_inline int mt_size_class(__u32 size)
 {
@@ -94,46 +120,107 @@ static __always_inline int mt_size_class(__u32 size)
 	}
 }
 
-/* One warp instruction of lanes accessing size bytes each. */
-static __always_inline void mt_count(struct mt_traffic *t, __u32 size, __u64 lanes)
+/* One warp instruction of lanes accessing size bytes each, of kind. */
+static __always_inline void mt_count(__u32 kind, __u32 size, __u64 lanes)
 {
 	int c = mt_size_class(size);
 
-	if (c < 0) {
+	if (c < 0) { /* rare: straight to the global counters */
+		__u32 key = kind * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
+		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+		if (!t)
+			return;
 		__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
 		__sync_fetch_and_add(&t->other_lanes, lanes);
 		__sync_fetch_and_add(&t->other_instrs, 1);
-	} else if (lanes == 32) {
-		__sync_fetch_and_add(&t->full[c], 1);
-	} else {
-		__sync_fetch_and_add(&t->part_lanes[c], lanes);
-		__sync_fetch_and_add(&t->part_instrs, 1);
+		return;
 	}
+	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
+	if (!b)
+		return;
+	if (lanes == 32) {
+		__sync_fetch_and_add(&b->full[c], 1);
+	} else {
+		__sync_fetch_and_add(&b->part_lanes[c], (__u32)lanes);
+		__sync_fetch_and_add(&b->part_instrs, 1);
+	}
+}
+
+/* lanes thread accesses to region: into the block's cache, or (no slot
+ * left for it there) the global heat map. */
+static __always_inline void mt_heat(__u64 region, __u64 lanes)
+{
+	__u32 zero = 0;
+	__u64 tag = region + 1;
+	struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
+
+	if (!r)
+		return;
+#pragma unroll
+	for (int i = 0; i < MT_BLOCK_SLOTS; i++) {
+		__u32 s = (region + i) & (MT_BLOCK_SLOTS - 1);
+		__u64 cur = r->tag[s];
+		if (cur == 0)
+			cur = __sync_val_compare_and_swap(&r->tag[s], 0, tag) ?: tag;
+		if (cur == tag) {
+			__sync_fetch_and_add(&r->accesses[s], (__u32)lanes);
+			return;
+		}
+	}
+	mt_heat_add(region, bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3), lanes);
 }
 
 SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-	__u32 copy = bpf_gpu_warp_id() & (SPREAD_SLOTS - 1);
-	__u32 key = ctx->kind * SPREAD_SLOTS + copy;
+
+	if (MT_PARTS & MT_PART_TRAFFIC)
+		mt_count(ctx->kind, ctx->size, lanes);
+	if (MT_PARTS & MT_PART_HEAT)
+		mt_heat(ctx->addr >> MT_REGION_SHIFT, lanes);
+	return 0;
+}
+
+/* The block's traffic of kind into the global counters (copy of this SM's
+ * chosen by the block index). */
+static __always_inline void mt_flush_traffic(__u32 kind, __u32 copy)
+{
+	__u32 key = kind * SPREAD_SLOTS + copy;
+	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
+	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+
+	if (!b || !t)
+		return;
+#pragma unroll
+	for (int c = 0; c < MT_SIZE_CLASSES; c++) {
+		if (b->full[c])
+			__sync_fetch_and_add(&t->full[c], (__u64)b->full[c]);
+		if (b->part_lanes[c])
+			__sync_fetch_and_add(&t->part_lanes[c], (__u64)b->part_lanes[c]);
+	}
+	if (b->part_instrs)
+		__sync_fetch_and_add(&t->part_instrs, (__u64)b->part_instrs);
+}
+
+SEC("gpu/block_exit/*")
+int mt_block_flush(struct gpuext_block_ctx *ctx)
+{
+	__u32 copy = ctx->block & (SPREAD_SLOTS - 1), zero = 0;
 
 	if (MT_PARTS & MT_PART_TRAFFIC) {
-		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
-		if (t)
-			mt_count(t, ctx->size, lanes);
+		mt_flush_traffic(GPUEXT_MEM_LOAD, copy);
+		mt_flush_traffic(GPUEXT_MEM_STORE, copy);
+		mt_flush_traffic(GPUEXT_MEM_ATOMIC, copy);
 	}
-#ifdef MT_HEAT_SAMPLE /* measuring only: bench/progs/memcost_heat_sampled */
-	if (((bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_SAMPLE - 1)) != 0)
-		return 0;
-#endif
 	if (MT_PARTS & MT_PART_HEAT) {
-		/* (warp ^ block x 8) % copies: the warp's index for SPREAD_SLOTS */
-		__u32 hc = (bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1);
-		__u32 slot = hc * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
-		__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
-		if (n)
-			__sync_fetch_and_add(n, lanes);
+		struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
+		if (!r)
+			return 0;
+#pragma unroll
+		for (int s = 0; s < MT_BLOCK_SLOTS; s++)
+			if (r->tag[s] && r->accesses[s])
+				mt_heat_add(r->tag[s] - 1, ctx->block, r->accesses[s]);
 	}
 	return 0;
 }

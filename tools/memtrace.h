@@ -45,4 +45,33 @@ struct mt_traffic {
 	__u64 other_bytes, other_lanes, other_instrs;
 };
 
+/*
+ * Block-local counts (BPF_MAP_TYPE_GPU_BLOCK_ARRAY, in each block's shared
+ * memory), added to the maps above once per block by the gpu/block_exit
+ * program.  Traffic of power-of-two sizes, per kind (key = kind): the same
+ * counters as struct mt_traffic's, 32-bit (shared-memory atomics of 32 bits
+ * are native; a block would need 2^32 warp instructions of one class to
+ * wrap).  Other sizes go to the global counters directly (rare).
+ */
+struct mt_block_traffic {
+	__u32 full[MT_SIZE_CLASSES];
+	__u32 part_lanes[MT_SIZE_CLASSES];
+	__u32 part_instrs;
+	__u32 pad;
+};
+
+/*
+ * The block's region cache (one value, key 0): MT_BLOCK_SLOTS regions with
+ * their thread accesses, tag = region + 1 (0: free; 64 bits because clang's
+ * default BPF target has no 32-bit compare-and-swap).  Region r is looked
+ * for from slot r % MT_BLOCK_SLOTS on, claimed by a shared compare-and-swap;
+ * a block touching more regions counts the rest in the global heat map at
+ * each access, as without the cache.
+ */
+#define MT_BLOCK_SLOTS 8
+struct mt_block_regions {
+	__u64 tag[MT_BLOCK_SLOTS];
+	__u32 accesses[MT_BLOCK_SLOTS];
+};
+
 #endif

@@ -61,6 +61,11 @@ struct ptx_ctx {
 	int no_local;
 };
 
+void ptx_block_array_sym(size_t k, char *out, size_t len)
+{
+	snprintf(out, len, "gx_block_map%zu", k);
+}
+
 void ptx_emit_symbol(const char *name, char *out, size_t len)
 {
 	size_t n = 0;
@@ -550,7 +555,9 @@ static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_
 	    !c->o->maps || m < 0 || (size_t)m >= c->p->map_cnt)
 		return NULL;
 	const struct ptx_map_ref *r = &c->o->maps[m];
-	if (!r->value_stride || (r->type != MAP_TYPE_ARRAY && r->type != MAP_TYPE_PERCPU_ARRAY) ||
+	if (!r->value_stride ||
+	    (r->type != MAP_TYPE_ARRAY && r->type != MAP_TYPE_PERCPU_ARRAY &&
+	     r->type != MAP_TYPE_GPU_BLOCK_ARRAY) ||
 	    (r->type == MAP_TYPE_PERCPU_ARRAY && !r->nr_sms))
 		return NULL;
 	if (in->imm == HELPER_MAP_UPDATE_ELEM &&
@@ -602,6 +609,16 @@ static void ptx_emit_key(struct ptx_ctx *c, size_t i)
 static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 {
 	ptx_buf_printf(c->b, "\tmul.wide.u32 %%t0, %%h0, %u;\n", r->value_stride);
+	if (r->type == MAP_TYPE_GPU_BLOCK_ARRAY) {
+		/* the block's own copy: the injector's .shared array, as a generic
+		 * address (so the program's loads, stores and atomics on it need no
+		 * space of their own; atomics on it resolve to shared ones) */
+		char sym[PTX_BLOCK_ARRAY_SYM_LEN];
+		ptx_block_array_sym((size_t)(r - c->o->maps), sym, sizeof(sym));
+		ptx_buf_printf(c->b, "\tmov.u64 %%t2, %s;\n\tcvta.shared.u64 %%t2, %%t2;\n"
+				     "\tadd.s64 %%t0, %%t0, %%t2;\n", sym);
+		return;
+	}
 	if (c->o->map_table) { /* %t2 is free here, in a lookup and an update */
 		ptx_emit_map_addr(c, "%t2", (size_t)(r - c->o->maps), 1, 0);
 		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, %%t2;\n");
@@ -721,6 +738,16 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 			ptx_emit_array_update(c, i, arr);
 		return 0;
 	}
+	int m = c->call_map[i];
+	if ((in->imm == HELPER_MAP_LOOKUP_ELEM || in->imm == HELPER_MAP_UPDATE_ELEM ||
+	     in->imm == HELPER_MAP_DELETE_ELEM) &&
+	    m >= 0 && c->o->maps && (size_t)m < c->p->map_cnt &&
+	    c->o->maps[m].type == MAP_TYPE_GPU_BLOCK_ARRAY)
+		/* the runtime cannot reach a block's shared memory */
+		return err_set(e, ENOTSUP,
+			       "insn %zu: helper %d on block-local array map %d: only lookups and "
+			       "updates of values up to %d bytes work on the GPU", i, in->imm, m,
+			       PTX_INLINE_UPDATE_MAX);
 	h = in->imm < 0 ? NULL : ptx_helper_find((uint32_t)in->imm);
 	if (!h)
 		return err_set(e, ENOTSUP, "insn %zu: helper %d is not available on the GPU", i,

@@ -385,6 +385,8 @@ static void ptx_inject_block_exit(struct ptx_inject *in)
 			       "\tshr.u32 %%gxb_a, %%gxb_a, 16;\n"
 			       "\tst.shared.u32 [%s_blk+%d], %%gxb_a;\n",
 		       P, BLK_END, P, BLK_EXIT_THREADS, P, BLK_EXIT_WARPS);
+	if (in->o->n_block_arrays) /* the other warps' updates (their release fences) */
+		ptx_buf_printf(&in->b, "\tfence.acq_rel.cta;\n");
 	ptx_inject_block_ctx(in);
 	ptx_buf_printf(&in->b, "%s", in->o->block_exit_code);
 	ptx_buf_printf(&in->b, "GXB_DONE:\n");
@@ -395,12 +397,69 @@ static void ptx_inject_block_exit(struct ptx_inject *in)
 	ptx_buf_printf(&in->b, "\t}\n");
 }
 
+/*
+ * Block-local arrays: every thread zeroes the 8-byte words linear-thread-
+ * index, + the block's threads, ... of each array, before the entry
+ * barrier, which then makes the zeroes visible to the whole block (shared
+ * memory starts undefined in every block).  Own scope and labels.
+ */
+static void ptx_inject_block_arrays_zero(struct ptx_inject *in)
+{
+	if (!in->o->n_block_arrays)
+		return;
+	ptx_buf_printf(&in->b, "\t{ // block-local arrays: zeroed by all threads\n"
+			       "\t.reg .pred %%gxz_p;\n\t.reg .b32 %%gxz_i, %%gxz_n, %%gxz_t;\n"
+			       "\t.reg .b64 %%gxz_a, %%gxz_o;\n"
+			       /* i = x + ntid.x * (y + ntid.y * z), n = the block's threads */
+			       "\tmov.u32 %%gxz_i, %%tid.z;\n\tmov.u32 %%gxz_n, %%ntid.y;\n"
+			       "\tmov.u32 %%gxz_t, %%tid.y;\n"
+			       "\tmad.lo.u32 %%gxz_i, %%gxz_i, %%gxz_n, %%gxz_t;\n"
+			       "\tmov.u32 %%gxz_n, %%ntid.x;\n\tmov.u32 %%gxz_t, %%tid.x;\n"
+			       "\tmad.lo.u32 %%gxz_i, %%gxz_i, %%gxz_n, %%gxz_t;\n"
+			       "\tmov.u32 %%gxz_t, %%ntid.y;\n\tmul.lo.u32 %%gxz_n, %%gxz_n, %%gxz_t;\n"
+			       "\tmov.u32 %%gxz_t, %%ntid.z;\n\tmul.lo.u32 %%gxz_n, %%gxz_n, %%gxz_t;\n"
+			       "\tshl.b32 %%gxz_i, %%gxz_i, 3;\n\tshl.b32 %%gxz_n, %%gxz_n, 3;\n");
+	for (size_t k = 0; k < in->o->n_block_arrays; k++) {
+		const struct ptx_block_array *a = &in->o->block_arrays[k];
+		ptx_buf_printf(&in->b, "\tmov.u32 %%gxz_t, %%gxz_i;\n"
+				       "GXZ_%zu:\n\tsetp.ge.u32 %%gxz_p, %%gxz_t, %u;\n"
+				       "\t@%%gxz_p bra GXZ_%zu_done;\n"
+				       "\tmov.u64 %%gxz_a, %s;\n\tcvt.u64.u32 %%gxz_o, %%gxz_t;\n"
+				       "\tadd.s64 %%gxz_a, %%gxz_a, %%gxz_o;\n"
+				       "\tst.shared.u64 [%%gxz_a], 0;\n"
+				       "\tadd.u32 %%gxz_t, %%gxz_t, %%gxz_n;\n\tbra GXZ_%zu;\n"
+				       "GXZ_%zu_done:\n",
+			       k, a->bytes, k, a->sym, k, k);
+	}
+	ptx_buf_printf(&in->b, "\t}\n");
+}
+
+/* The block-local arrays' declarations: before the extra code, whose
+ * programs name them. */
+static void ptx_inject_block_arrays_decl(struct ptx_buf *b, const struct ptx_inject_opts *o)
+{
+	for (size_t k = 0; k < o->n_block_arrays; k++)
+		ptx_buf_printf(b, "// a block-local array (MAP_TYPE_GPU_BLOCK_ARRAY)\n"
+				  ".shared .align 8 .b8 %s[%u];\n",
+			       o->block_arrays[k].sym, o->block_arrays[k].bytes);
+}
+
+/* Block-local arrays with a block_exit program: each thread's updates of
+ * them come before its warp's exit count, which the last exit's reader
+ * then sees (with its own fence, ptx_inject_block_exit). */
+static void ptx_inject_block_arrays_release(struct ptx_inject *in)
+{
+	if (in->o->n_block_arrays && in->o->block_exit_code)
+		ptx_buf_printf(&in->b, "\tfence.acq_rel.cta; // block-local arrays: updates "
+				       "before the exit count\n");
+}
+
 /* The kernel, from its header to its closing brace, with the probes. */
 static int ptx_inject_kernel(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	const struct ptx_inject_opts *o = in->o;
-	int block = o->block_entry_code || o->block_exit_code;
+	int block = o->block_entry_code || o->block_exit_code || o->n_block_arrays;
 	int entry_done = !o->entry_sym && !o->entry_code && !block;
 	/* one exit block at the end, every ret/exit a branch to it */
 	int exit_block = o->exit_code || o->block_exit_code ||
@@ -415,8 +474,10 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {
-			if (block)
+			if (block) {
+				ptx_inject_block_arrays_zero(in);
 				ptx_inject_block_entry(in);
+			}
 			if (o->entry_code)
 				ptx_buf_printf(&in->b, "%s", o->entry_code);
 			else if (o->entry_sym)
@@ -425,8 +486,10 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		}
 		if (i == in->f->end && exit_block) { /* the one exit, at the end */
 			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
-			if (o->block_exit_code || (o->block_entry_code && o->block_entry_at_exit))
+			if (o->block_exit_code || (o->block_entry_code && o->block_entry_at_exit)) {
+				ptx_inject_block_arrays_release(in);
 				ptx_inject_block_exit(in);
+			}
 			if (o->exit_code)
 				ptx_buf_printf(&in->b, "%s", o->exit_code);
 			else if (o->exit_sym)
@@ -629,6 +692,7 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 			break;
 		}
 		if (!extra_done && !ptx_inject_is_header(m, s)) {
+			ptx_inject_block_arrays_decl(&in.b, o);
 			if (o->extra)
 				ptx_buf_printf(&in.b, "\n%s\n", o->extra);
 			extra_done = 1;
@@ -647,8 +711,11 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		}
 		ptx_parse_print_stmt(m, s, &in.b);
 	}
-	if (!extra_done && o->extra)
-		ptx_buf_printf(&in.b, "\n%s\n", o->extra);
+	if (!extra_done) {
+		ptx_inject_block_arrays_decl(&in.b, o);
+		if (o->extra)
+			ptx_buf_printf(&in.b, "\n%s\n", o->extra);
+	}
 	free(drop);
 	free(drop_var);
 	if (err) {

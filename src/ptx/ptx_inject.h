@@ -23,6 +23,7 @@
 #define GPUEXT_PTX_INJECT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bpf/err.h"
 
@@ -59,6 +60,11 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 /* Probe kinds of ptx_mem_probe's `kind` argument. */
 enum ptx_mem_kind { PTX_MEM_LOAD = 0, PTX_MEM_STORE = 1, PTX_MEM_ATOMIC = 2 };
 
+struct ptx_block_array {
+	const char *sym; /* ptx_block_array_sym() */
+	uint32_t bytes;
+};
+
 struct ptx_inject_opts {
 	const char *kernel;     /* mangled name of the .entry to instrument */
 	const char *entry_sym;  /* probe .func names from ptx_emit_probe(); NULL: none */
@@ -92,6 +98,18 @@ struct ptx_inject_opts {
 	/* Run block_entry_code at the block's first warp exit instead of
 	 * after the entry barrier: off the path of warp 0's first accesses. */
 	int block_entry_at_exit;
+	/*
+	 * Block-local arrays (MAP_TYPE_GPU_BLOCK_ARRAY) the programs name:
+	 * each a module-scope `.shared .align 8 .b8 SYM[bytes]` declared next
+	 * to the block record and zeroed by the block's threads (each an 8-byte
+	 * word in turn) before the entry barrier, so every probe of the block
+	 * sees it zeroed.  They make the kernel keep the record and barrier as
+	 * block probes do; with a block_exit program, the exit block fences
+	 * (fence.acq_rel.cta) so that the program sees every warp's updates.
+	 * bytes: a multiple of 8.
+	 */
+	const struct ptx_block_array *block_arrays;
+	size_t n_block_arrays;
 	const char *extra;      /* PTX appended to the module (no header) */
 	unsigned min_version_major, min_version_minor;
 	/* Leave out the module's other kernels (those no statement refers to

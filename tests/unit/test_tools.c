@@ -400,6 +400,25 @@ struct mem_ctx {
 };
 enum { MEM_LOAD, MEM_STORE, MEM_ATOMIC };
 
+/*
+ * The end of a block under memtrace: its gpu/block_exit program adds the
+ * block's counts to the global maps, then its block-local arrays are
+ * zeroed for the next block (what the injector does at block entry; on the
+ * host a block-local array is one block's copy, map_array.c).
+ */
+static void mt_block_end(struct object *obj, uint32_t bx, uint32_t sm)
+{
+	run_block(obj, "mt_block_flush", bx, 0, sm, 96, 1000, 2000);
+	for (size_t i = 0; i < obj->map_cnt; i++) {
+		struct map *m = obj->maps[i].map;
+		const struct map_def *d = map_get_def(m);
+		if (d->type != MAP_TYPE_GPU_BLOCK_ARRAY)
+			continue;
+		for (uint32_t k = 0; k < d->max_entries; k++)
+			memset(map_lookup(m, &k), 0, d->value_size);
+	}
+}
+
 static void test_memtrace(void **state)
 {
 	struct object *obj = tool_open("memtrace");
@@ -416,7 +435,13 @@ static void test_memtrace(void **state)
 	struct mem_ctx at = {0x7f0000400000, 8, MEM_ATOMIC};
 	set_warp(0, 0, 0, 1, 1);
 	run_prog(obj, "mt_access", &at);
-	char *text = summary(tool_memtrace_summary, obj, 0);
+	/* counted in the block until it ends */
+	char *text = summary(tool_memtrace_summary, obj, 1);
+	assert_non_null(strstr(text, "\"load\":{\"bytes\":0,\"accesses\":0,\"instructions\":0}"));
+	assert_non_null(strstr(text, "\"regions\":0,"));
+	free(text);
+	mt_block_end(obj, 0, 1);
+	text = summary(tool_memtrace_summary, obj, 0);
 	assert_string_equal(
 		text,
 		"kind                bytes         accesses      warp_instrs\n"
@@ -452,6 +477,7 @@ static void test_memtrace_sizes(void **state)
 			accesses += lanes[l];
 			instrs++;
 		}
+	mt_block_end(obj, 0, 1);
 	char *text = summary(tool_memtrace_summary, obj, 1), want[160];
 	snprintf(want, sizeof(want), "\"store\":{\"bytes\":%llu,\"accesses\":%llu,"
 		 "\"instructions\":%llu}", (unsigned long long)bytes,
@@ -478,6 +504,7 @@ static void test_memtrace_collisions(void **state)
 		struct mem_ctx a = {addr[i], 4, MEM_LOAD};
 		run_prog(obj, "mt_access", &a);
 	}
+	mt_block_end(obj, 0, 1);
 	char *text = summary(tool_memtrace_summary, obj, 1);
 	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":5}"));
 	assert_non_null(strstr(text, "\"regions\":4,\"untracked_accesses\":32,"));
@@ -486,6 +513,36 @@ static void test_memtrace_collisions(void **state)
 	text = summary(tool_memtrace_summary, obj, 0);
 	assert_non_null(strstr(text, "\n4 regions of 2 MiB touched\n32 accesses to regions that "
 				     "found no slot (more than 1024 regions, or collisions)\n"));
+	free(text);
+	object_free(obj);
+}
+
+/*
+ * More regions than a block's cache has slots (MT_BLOCK_SLOTS): block 0
+ * touches 10 regions, a warp of 32 lanes each (8 in the block's cache, the
+ * last 2 counted in the global heat map at the access); block 1 (SM 4)
+ * touches the first region again with 16 lanes and a partial warp.  Every
+ * access counted once, wherever it was counted first.
+ */
+static void test_memtrace_blocks(void **state)
+{
+	struct object *obj = tool_open("memtrace");
+	const uint64_t r0 = 0x7f0000000000;
+	for (unsigned i = 0; i < 10; i++) {
+		set_warp(0, 0, i % 3, 32, 2);
+		struct mem_ctx a = {r0 + ((uint64_t)i << MT_REGION_SHIFT), 4, MEM_LOAD};
+		run_prog(obj, "mt_access", &a);
+	}
+	mt_block_end(obj, 0, 2);
+	set_warp(1, 0, 0, 16, 4);
+	struct mem_ctx b = {r0 + 64, 4, MEM_LOAD};
+	run_prog(obj, "mt_access", &b);
+	mt_block_end(obj, 1, 4);
+	char *text = summary(tool_memtrace_summary, obj, 1);
+	assert_non_null(strstr(text, "\"load\":{\"bytes\":1344,\"accesses\":336,\"instructions\":11}"));
+	assert_non_null(strstr(text, "\"regions\":10,\"untracked_accesses\":0,"));
+	assert_non_null(strstr(text, "{\"key\":139637976727552,\"count\":48}")); /* r0 */
+	assert_non_null(strstr(text, "{\"key\":139637995601920,\"count\":32}")); /* r0 + 9 */
 	free(text);
 	object_free(obj);
 }
@@ -873,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_memtrace),
 		cmocka_unit_test(test_memtrace_collisions),
 		cmocka_unit_test(test_memtrace_sizes),
+		cmocka_unit_test(test_memtrace_blocks),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
 		cmocka_unit_test(test_kernelretsnoop_buckets),
