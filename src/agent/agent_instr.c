@@ -714,9 +714,9 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	if (err && !bare && pr->n_block_arrays)
 		/* most likely the kernel's shared memory plus the arrays' is over
 		 * the block's limit: say how much was added */
-		err_prefix(e, "kernel %s with %zu block-local array(s) of %u bytes (+%u bytes of "
-			   "block record) in its static shared memory: ", kernel,
-			   pr->n_block_arrays, pr->block_bytes, 48u);
+		err_prefix(e, "with %zu block-local array(s) of %u bytes and the block record's %u "
+			   "added to its static shared memory: ", pr->n_block_arrays,
+			   pr->block_bytes, PTX_BLOCK_RECORD_BYTES);
 	if (!err && !bare && (err = agent_map_table_fill(*mod, e)))
 		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);

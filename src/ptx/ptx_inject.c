@@ -281,7 +281,7 @@ enum {
 	 * 64-bit shared atomic add is a compare-and-swap loop: with a block's
 	 * warps leaving together it cost vecadd -n 16M 30% (H200). */
 	BLK_COUNT = 36,
-	BLK_EXIT_THREADS = 40, BLK_EXIT_WARPS = 44, BLK_SIZE = 48,
+	BLK_EXIT_THREADS = 40, BLK_EXIT_WARPS = 44, BLK_SIZE = PTX_BLOCK_RECORD_BYTES,
 };
 
 /* %gxb_b = the block's threads, blockDim.x * y * z (%gxb_t scratch). */

@@ -54,6 +54,9 @@ int ptx_module_check_no_variables(const struct ptx_module *m, struct err *e);
 /* Write the module back (ptx_print(parse(x)) is accepted by ptxas like x). */
 int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct err *e);
 
+/* Bytes of the block probes' record (struct gpuext_block_ctx) in shared memory. */
+#define PTX_BLOCK_RECORD_BYTES 48
+
 /* The register holding r1 (the record's generic address) of block probes. */
 #define PTX_BLOCK_CTX_REG "%gxb_ctx"
 

@@ -887,6 +887,12 @@ static void test_tools_injected(void **state)
 				    (!strstr(ptx, "map_lookup_elem, inline") ||
 				     strstr(ptx, "gx_rt_map_lookup")))
 					fail_msg("threadhist: lookups not inline in %s", path);
+				/* memtrace counts in block-local arrays: .shared
+				 * arrays the module declares, shared reductions */
+				if (!strcmp(tool[t][0], "memtrace") &&
+				    (!strstr(ptx, ".shared .align 8 .b8 gx_block_map") ||
+				     !strstr(ptx, "red.shared.add.u32")))
+					fail_msg("memtrace: no block-local counters in %s", path);
 				/* a module that declares the runtime is linked with
 				 * the prebuilt one, as the driver's JIT linker does */
 				int linked = strstr(ptx, ".extern .func") != NULL;
