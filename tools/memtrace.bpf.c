@@ -157,7 +157,7 @@ static __always_inline void mt_heat(__u64 region, __u64 lanes)
 	if (!r)
 		return;
 #pragma unroll
-	for (int i = 0; i < MT_BLOCK_SLOTS; i++) {
+	for (int i = 0; i < MT_BLOCK_PROBES; i++) {
 		__u32 s = (region + i) & (MT_BLOCK_SLOTS - 1);
 		__u64 cur = r->tag[s];
 		if (cur == 0)
@@ -217,7 +217,9 @@ int mt_block_flush(struct gpuext_block_ctx *ctx)
 		struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
 		if (!r)
 			return 0;
-#pragma unroll
+		/* a loop, not unrolled: once per block, and the code stays small
+		 * (it is compiled into every instrumented kernel) */
+#pragma clang loop unroll(disable)
 		for (int s = 0; s < MT_BLOCK_SLOTS; s++)
 			if (r->tag[s] && r->accesses[s])
 				mt_heat_add(r->tag[s] - 1, ctx->block, r->accesses[s]);

@@ -64,11 +64,14 @@ struct mt_block_traffic {
  * The block's region cache (one value, key 0): MT_BLOCK_SLOTS regions with
  * their thread accesses, tag = region + 1 (0: free; 64 bits because clang's
  * default BPF target has no 32-bit compare-and-swap).  Region r is looked
- * for from slot r % MT_BLOCK_SLOTS on, claimed by a shared compare-and-swap;
- * a block touching more regions counts the rest in the global heat map at
- * each access, as without the cache.
+ * for in slot r % MT_BLOCK_SLOTS and the MT_BLOCK_PROBES - 1 after it (so
+ * a block's consecutive regions never collide: a tile of a 2048 x 2048 GEMM
+ * reads a column panel spanning all 8 regions of B), claimed by a shared
+ * compare-and-swap; a region that finds no slot is counted in the global
+ * heat map at each access, as without the cache.
  */
-#define MT_BLOCK_SLOTS 8
+#define MT_BLOCK_SLOTS 16
+#define MT_BLOCK_PROBES 4
 struct mt_block_regions {
 	__u64 tag[MT_BLOCK_SLOTS];
 	__u32 accesses[MT_BLOCK_SLOTS];

@@ -489,9 +489,12 @@ static void test_memtrace_sizes(void **state)
 }
 
 /*
- * Regions whose home slots collide: region R (slot 0) and R+1, R+2 take
- * slots 0..2; R + MT_MAX_REGIONS probes on to slot 3; R + 2 x MT_MAX_REGIONS
- * finds its MT_PROBES slots taken and is counted as untracked.
+ * Regions whose home slots collide, in the block's cache and in the global
+ * heat map.  In the block: R, R+1, R+2 take slots 0..2, R + MT_MAX_REGIONS
+ * probes on to slot 3, R + 2 x MT_MAX_REGIONS finds its MT_BLOCK_PROBES
+ * slots taken and goes to the global map at the access, claiming global
+ * slot 0.  At the block's end R, R+1, R+2 take global slots 1..3 and
+ * R + MT_MAX_REGIONS finds its MT_PROBES slots taken: untracked.
  */
 static void test_memtrace_collisions(void **state)
 {
@@ -508,7 +511,7 @@ static void test_memtrace_collisions(void **state)
 	char *text = summary(tool_memtrace_summary, obj, 1);
 	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":5}"));
 	assert_non_null(strstr(text, "\"regions\":4,\"untracked_accesses\":32,"));
-	assert_non_null(strstr(text, "{\"key\":139640124211200,\"count\":32}")); /* r0 + span */
+	assert_non_null(strstr(text, "{\"key\":139642271694848,\"count\":32}")); /* r0 + 2 span */
 	free(text);
 	text = summary(tool_memtrace_summary, obj, 0);
 	assert_non_null(strstr(text, "\n4 regions of 2 MiB touched\n32 accesses to regions that "
@@ -519,16 +522,19 @@ static void test_memtrace_collisions(void **state)
 
 /*
  * More regions than a block's cache has slots (MT_BLOCK_SLOTS): block 0
- * touches 10 regions, a warp of 32 lanes each (8 in the block's cache, the
- * last 2 counted in the global heat map at the access); block 1 (SM 4)
- * touches the first region again with 16 lanes and a partial warp.  Every
- * access counted once, wherever it was counted first.
+ * touches MT_BLOCK_SLOTS + 2 consecutive regions, a warp of 32 lanes each
+ * (the first MT_BLOCK_SLOTS in the block's cache, the last 2 find their
+ * MT_BLOCK_PROBES slots taken and are counted in the global heat map at
+ * the access); block 1 (SM 4) touches the first region again with a partial
+ * warp of 16 lanes.  Every access counted once, wherever it was counted.
  */
 static void test_memtrace_blocks(void **state)
 {
 	struct object *obj = tool_open("memtrace");
 	const uint64_t r0 = 0x7f0000000000;
-	for (unsigned i = 0; i < 10; i++) {
+	const unsigned regions = MT_BLOCK_SLOTS + 2;
+	char want[160];
+	for (unsigned i = 0; i < regions; i++) {
 		set_warp(0, 0, i % 3, 32, 2);
 		struct mem_ctx a = {r0 + ((uint64_t)i << MT_REGION_SHIFT), 4, MEM_LOAD};
 		run_prog(obj, "mt_access", &a);
@@ -539,10 +545,15 @@ static void test_memtrace_blocks(void **state)
 	run_prog(obj, "mt_access", &b);
 	mt_block_end(obj, 1, 4);
 	char *text = summary(tool_memtrace_summary, obj, 1);
-	assert_non_null(strstr(text, "\"load\":{\"bytes\":1344,\"accesses\":336,\"instructions\":11}"));
-	assert_non_null(strstr(text, "\"regions\":10,\"untracked_accesses\":0,"));
+	snprintf(want, sizeof(want), "\"load\":{\"bytes\":%u,\"accesses\":%u,\"instructions\":%u}",
+		 4 * (32 * regions + 16), 32 * regions + 16, regions + 1);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\"regions\":%u,\"untracked_accesses\":0,", regions);
+	assert_non_null(strstr(text, want));
 	assert_non_null(strstr(text, "{\"key\":139637976727552,\"count\":48}")); /* r0 */
-	assert_non_null(strstr(text, "{\"key\":139637995601920,\"count\":32}")); /* r0 + 9 */
+	snprintf(want, sizeof(want), "{\"key\":%llu,\"count\":32}", /* the last */
+		 (unsigned long long)(r0 + ((uint64_t)(regions - 1) << MT_REGION_SHIFT)));
+	assert_non_null(strstr(text, want));
 	free(text);
 	object_free(obj);
 }
