@@ -97,11 +97,12 @@ static __always_inline __u32 mt_slot(__u64 region)
 	return MT_MAX_REGIONS;
 }
 
-/* Add n thread accesses to region's global counter (copy hc of this SM's). */
-static __always_inline void mt_heat_add(__u64 region, __u32 hc, __u64 n)
+/* Add n thread accesses to global slot gslot's counter (copy hc of this
+ * SM's). */
+static __always_inline void mt_heat_add_slot(__u32 gslot, __u32 hc, __u64 n)
 {
-	__u32 slot = (hc & (MT_HEAT_COPIES - 1)) * MT_COUNT_STRIDE + mt_slot(region);
-	__u64 *c = bpf_map_lookup_elem(&region_accesses, &slot);
+	__u32 key = (hc & (MT_HEAT_COPIES - 1)) * MT_COUNT_STRIDE + gslot;
+	__u64 *c = bpf_map_lookup_elem(&region_accesses, &key);
 	if (c)
 		__sync_fetch_and_add(c, n);
 }
@@ -156,18 +157,30 @@ static __always_inline void mt_heat(__u64 region, __u64 lanes)
 
 	if (!r)
 		return;
+	__u32 claimed = MT_BLOCK_SLOTS;
+
 #pragma unroll
 	for (int i = 0; i < MT_BLOCK_PROBES; i++) {
 		__u32 s = (region + i) & (MT_BLOCK_SLOTS - 1);
 		__u64 cur = r->tag[s];
-		if (cur == 0)
-			cur = __sync_val_compare_and_swap(&r->tag[s], 0, tag) ?: tag;
+		if (cur == 0 && !(cur = __sync_val_compare_and_swap(&r->tag[s], 0, tag))) {
+			claimed = s;
+			break;
+		}
 		if (cur == tag) {
-			__sync_fetch_and_add(&r->accesses[s], (__u32)lanes);
+			__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
 			return;
 		}
 	}
-	mt_heat_add(region, bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3), lanes);
+	/* the first access of the region in this block (it claimed a slot) or
+	 * one that found none: its global slot */
+	__u32 g = mt_slot(region);
+	if (claimed < MT_BLOCK_SLOTS) {
+		r->slot[claimed].gslot = g + 1;
+		__sync_fetch_and_add(&r->slot[claimed].accesses, (__u32)lanes);
+		return;
+	}
+	mt_heat_add_slot(g, bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3), lanes);
 }
 
 SEC("gpu/mem/*")
@@ -182,8 +195,18 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 	return 0;
 }
 
+/* Add the two 32-bit counts of w (low, high) to a[0], a[1]. */
+static __always_inline void mt_add_pair(__u64 *a, __u64 w)
+{
+	if ((__u32)w)
+		__sync_fetch_and_add(&a[0], (__u64)(__u32)w);
+	if (w >> 32)
+		__sync_fetch_and_add(&a[1], w >> 32);
+}
+
 /* The block's traffic of kind into the global counters (copy of this SM's
- * chosen by the block index). */
+ * chosen by the block index): its counters read two at a time, and only
+ * what is not 0 added (a block uses few size classes). */
 static __always_inline void mt_flush_traffic(__u32 kind, __u32 copy)
 {
 	__u32 key = kind * SPREAD_SLOTS + copy;
@@ -192,12 +215,13 @@ static __always_inline void mt_flush_traffic(__u32 kind, __u32 copy)
 
 	if (!b || !t)
 		return;
+	const __u64 *w = (const __u64 *)b;
 #pragma unroll
-	for (int c = 0; c < MT_SIZE_CLASSES; c++) {
-		if (b->full[c])
-			__sync_fetch_and_add(&t->full[c], (__u64)b->full[c]);
-		if (b->part_lanes[c])
-			__sync_fetch_and_add(&t->part_lanes[c], (__u64)b->part_lanes[c]);
+	for (int i = 0; i < MT_SIZE_CLASSES / 2; i++) {
+		if (w[i])
+			mt_add_pair(&t->full[2 * i], w[i]);
+		if (w[MT_SIZE_CLASSES / 2 + i])
+			mt_add_pair(&t->part_lanes[2 * i], w[MT_SIZE_CLASSES / 2 + i]);
 	}
 	if (b->part_instrs)
 		__sync_fetch_and_add(&t->part_instrs, (__u64)b->part_instrs);
@@ -217,12 +241,16 @@ int mt_block_flush(struct gpuext_block_ctx *ctx)
 		struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
 		if (!r)
 			return 0;
-		/* a loop, not unrolled: once per block, and the code stays small
-		 * (it is compiled into every instrumented kernel) */
-#pragma clang loop unroll(disable)
-		for (int s = 0; s < MT_BLOCK_SLOTS; s++)
-			if (r->tag[s] && r->accesses[s])
-				mt_heat_add(r->tag[s] - 1, ctx->block, r->accesses[s]);
+		/* each slot's {gslot, accesses} in one load, independent of the
+		 * others; a slot whose claimer never stored its global slot (it
+		 * left by a trap) is counted as untracked */
+#pragma unroll
+		for (int s = 0; s < MT_BLOCK_SLOTS; s++) {
+			__u64 w = *(const __u64 *)&r->slot[s];
+			if (w >> 32)
+				mt_heat_add_slot((__u32)w ? (__u32)w - 1 : MT_MAX_REGIONS, ctx->block,
+						 w >> 32);
+		}
 	}
 	return 0;
 }

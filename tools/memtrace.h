@@ -67,14 +67,22 @@ struct mt_block_traffic {
  * for in slot r % MT_BLOCK_SLOTS and the MT_BLOCK_PROBES - 1 after it (so
  * a block's consecutive regions never collide: a tile of a 2048 x 2048 GEMM
  * reads a column panel spanning all 8 regions of B), claimed by a shared
- * compare-and-swap; a region that finds no slot is counted in the global
- * heat map at each access, as without the cache.
+ * compare-and-swap; the warp that claims it also finds the region's slot
+ * in the global heat map (gslot + 1; 0 until then), so that the block's
+ * end has only to add each slot's count there (the end of a block is on
+ * the path of the next block on that SM: what it does must be short).  A
+ * region that finds no slot is counted in the global heat map at each
+ * access, as without the cache.
  */
 #define MT_BLOCK_SLOTS 16
 #define MT_BLOCK_PROBES 4
+struct mt_block_slot {
+	__u32 gslot;    /* the region's global slot + 1; 0: not known yet */
+	__u32 accesses; /* thread accesses in this block */
+};
 struct mt_block_regions {
 	__u64 tag[MT_BLOCK_SLOTS];
-	__u32 accesses[MT_BLOCK_SLOTS];
+	struct mt_block_slot slot[MT_BLOCK_SLOTS];
 };
 
 #endif
