@@ -19,11 +19,14 @@
 # build/mem-bench-out) and the raw runs under $OUT/logs; prints the table.
 # Columns: kernels s = the workload's launch loop (its time_ms), wall s =
 # the whole process (start, instrumentation, host init, check); HtoD/DtoH
-# = what CUPTI saw the driver migrate (DtoH: less the host's own reads at
+# = what the driver reported migrating (the UVM tools queue, else CUPTI; DtoH: less the host's own reads at
 # the end, dtoh_cpu_bytes); model in/out = what the runtime's
 # model moved (faulted + prefetched pages in, evicted pages out); sim =
-# `gpuext sim` on the run's trace; sim / CUPTI = its bytes both ways over
-# CUPTI's (Must show 3: within 0.8 .. 1.2).
+# `gpuext sim` on the run's trace; sim / measured in, out = its bytes each
+# way over the driver's (Must show 3: within 0.8 .. 1.2); runtime ms = time
+# in the runtime's fault service (of it the driver calls of its hints) /
+# in the signal's snapshot copies (the wait for earlier kernels included);
+# block prefetches = whole blocks a policy prefetched.
 set -u
 OUT=${OUT:-build/mem-bench-out}
 mkdir -p "$OUT/logs" && OUT=$(cd "$OUT" && pwd)
@@ -51,8 +54,8 @@ TABLE="$OUT/mem-policy-bench.md"
 	echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1); $(date -u '+%F %H:%M UTC')"
 	echo "Commit: $(cat COMMIT 2>/dev/null || git log -1 --oneline 2>/dev/null)"
 	echo
-	echo "| pattern | footprint | policy | kernels s | wall s | vs none | HtoD MiB | DtoH MiB | model in MiB | model out MiB | evictions | sim in MiB | sim out MiB | sim / CUPTI | checksum |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| pattern | footprint | policy | kernels s | wall s | vs none | HtoD MiB | DtoH MiB | model in MiB | model out MiB | evictions | sim in MiB | sim out MiB | sim / measured in, out | runtime ms: service (hints) / snapshots | block prefetches | checksum |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } > "$TABLE"
 bad=0
 BEST=()
@@ -84,13 +87,20 @@ f = lambda v: "%.0f" % (v / M)
 # measured: what the driver moved for the GPU (the host's own reads of
 # GPU-resident pages at the end, dtoh_cpu_bytes, are in no GPU-side trace)
 meas = mem.get("htod_bytes", 0) + mem.get("dtoh_bytes", 0) - mem.get("dtoh_cpu_bytes", 0)
-simb = sim["bytes_htod"] + sim["bytes_dtoh"] if sim else 0
-print("%s %.2f %s %s %s %s %d %s %s %s %s %s" % (
+# each direction apart: sim in / measured HtoD, sim out / measured DtoH
+# (both 0: 1.00, nothing either way)
+htod = mem.get("htod_bytes", 0)
+dtoh = mem.get("dtoh_bytes", 0) - mem.get("dtoh_cpu_bytes", 0)
+q = lambda a, b: "%.2f" % (a / b) if b else ("1.00" if a == 0 else "inf")
+ratio = "%s,%s" % (q(sim["bytes_htod"], htod), q(sim["bytes_dtoh"], dtoh)) if sim else "-"
+rt = "%.0f(%.0f)/%.0f" % (mem.get("service_ns", 0) / 1e6, mem.get("hint_ns", 0) / 1e6,
+                        mem.get("snapshot_ns", 0) / 1e6) if mem else "-"
+print("%s %.2f %s %s %s %s %d %s %s %s %s %s %s %s" % (
     "%.3f" % (float(ms[-1]) / 1000) if ms else "-", t1 - t0,
-    f(mem.get("htod_bytes", 0)), f(mem.get("dtoh_bytes", 0) - mem.get("dtoh_cpu_bytes", 0)), f(model_in),
+    f(htod), f(dtoh), f(model_in),
     f(mem.get("bytes_to_cpu", 0)), mem.get("evictions", -1),
     f(sim["bytes_htod"]) if sim else "-", f(sim["bytes_dtoh"]) if sim else "-",
-    "%.2f" % (simb / meas) if sim and meas else "-",
+    ratio, rt, mem.get("block_prefetches", "-") if mem else "-",
     ck[-1] if ck else "none", "ok" if ok else "BAD"))
 PY
 }
@@ -103,10 +113,10 @@ for pat in $PATTERNS; do
 		t0=$(date +%s.%N)
 		"$W" -pattern "$pat" -n "$size" -iters "$ITERS" > "$log" 2>&1
 		rc=$? t1=$(date +%s.%N)
-		read -r kern wall _ _ _ _ _ _ _ _ ck ok <<< "$(row "$log" "$rc" "$t0" "$t1")"
+		read -r kern wall _ _ _ _ _ _ _ _ _ _ ck ok <<< "$(row "$log" "$rc" "$t0" "$t1")"
 		ref=$ck
 		[ "$ok" = ok ] || { bad=1; echo "FAIL $pat $mult plain: see $log"; }
-		echo "| $pat | ${mult}x ($size MiB) | no budget, no agent | $kern | $wall | | | | | | | | | | $ck |" >> "$TABLE"
+		echo "| $pat | ${mult}x ($size MiB) | no budget, no agent | $kern | $wall | | | | | | | | | | | | $ck |" >> "$TABLE"
 		for entry in $POLICIES; do
 			name=${entry%%=*} objs=${entry#*=}
 			args=(--mem-signal "$SIGNAL")
@@ -124,16 +134,28 @@ for pat in $PATTERNS; do
 				sp=${objs:-none}
 				"$GPUEXT" sim --trace "$trace" --hits --budget "$BUDGET" --policy "$sp" --json \
 					> "$log.sim.json" 2> "$log.sim.err" && simjson=("$log.sim.json")
+				# the fewest bytes any eviction order moves on this trace
+				[ "$name" = none ] && "$GPUEXT" sim --trace "$trace" --hits --budget "$BUDGET" \
+					--policy optimal --json > "$log.opt.json" 2>> "$log.sim.err"
 				rm -f "$trace"
 			fi
-			read -r kern wall htod dtoh min mout ev sin sout sratio ck ok <<< \
+			read -r kern wall htod dtoh min mout ev sin sout sratio rtms bpf ck ok <<< \
 				"$(row "$log" "$rc" "$t0" "$t1" "${simjson[@]}")"
 			[ "$name" = none ] && none_k=$kern
 			same=same
 			if [ "$ok" != ok ] || [ "$ck" != "$ref" ]; then same="DIFFERENT ($ok)"; bad=1; fi
 			ratio=$(awk -v a="$none_k" -v b="$kern" \
 				'BEGIN { if (a == "" || a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }')
-			echo "| $pat | ${mult}x ($size MiB) | $name | $kern | $wall | $ratio | $htod | $dtoh | $min | $mout | $ev | $sin | $sout | $sratio | $same |" >> "$TABLE"
+			echo "| $pat | ${mult}x ($size MiB) | $name | $kern | $wall | $ratio | $htod | $dtoh | $min | $mout | $ev | $sin | $sout | $sratio | $rtms | $bpf | $same |" >> "$TABLE"
+			if [ "$name" = none ] && [ -s "$log.opt.json" ]; then
+				python3 - "$log.opt.json" "$pat" "${mult}x ($size MiB)" >> "$TABLE" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+M = 2**20
+print("| %s | %s | optimal order (simulated: Belady) | | | | | | | | %d | %.0f | %.0f | | | | |" % (
+    sys.argv[2], sys.argv[3], r["evictions"], r["bytes_htod"] / M, r["bytes_dtoh"] / M))
+PY
+			fi
 			if [ "$kern" != - ] && { [ -z "$best_k" ] || awk -v a="$kern" -v b="$best_k" 'BEGIN { exit !(a < b) }'; }; then
 				best=$name best_k=$kern
 			fi
@@ -142,14 +164,22 @@ for pat in $PATTERNS; do
 	done
 done
 if [ "$SIM" = 1 ]; then
-	# Must show 3: the simulator's bytes within 20% of the measured (CUPTI) ones
+	# Must show 3: the simulator's bytes within 20% of the measured ones,
+	# each direction
 	python3 - "$TABLE" >> "$TABLE" <<'PY'
 import sys
-rows = [l.split("|")[1:-1] for l in open(sys.argv[1]) if l.startswith("| ") and "sim / CUPTI" not in l]
-r = [float(c[13]) for c in rows if len(c) > 13 and c[13].strip().replace(".", "", 1).isdigit()]
-ok = [x for x in r if 0.8 <= x <= 1.2]
-print("\nSimulator vs measured: sim / CUPTI bytes within 0.8..1.2 in %d of %d runs%s" % (
-    len(ok), len(r), " (range %.2f .. %.2f)" % (min(r), max(r)) if r else ""))
+rows = [l.split("|")[1:-1] for l in open(sys.argv[1]) if l.startswith("| ") and "sim / measured" not in l]
+pairs = []
+for c in rows:
+    if len(c) > 13 and "," in c[13]:
+        try:
+            pairs.append(tuple(float(x) for x in c[13].split(",")))
+        except ValueError:
+            pass
+ok = [p for p in pairs if all(0.8 <= x <= 1.2 for x in p)]
+flat = [x for p in pairs for x in p]
+print("\nSimulator vs measured: sim / measured bytes within 0.8..1.2 both ways in %d of %d runs%s" % (
+    len(ok), len(pairs), " (range %.2f .. %.2f)" % (min(flat), max(flat)) if flat else ""))
 PY
 fi
 {

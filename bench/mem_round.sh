@@ -11,7 +11,16 @@
 # CuPy on managed memory), overhead (the signal's cost where nothing is
 # evicted), full (every pattern, the policies that differ, at 1.5x and 2x
 # with the simulator), records (the driver's unified-memory records as the
-# only signal), cupy2 (cupy_layers with three policies).  Each part has its own time limit; every step's
+# only signal), cupy2 (cupy_layers with three policies), base (seq, random
+# and decode at 1.5x and 2x with the build in $BASE, e.g. main's, for a
+# side-by-side comparison), ahead (the same with this build and the
+# seq-ahead policy), async (seq, or ASYNC_PATTERNS, with the runtime's hints sent
+# by a thread of the agent's: GPUEXT_MEM_ASYNC_HINTS=1), sweep (dnn with
+# sweep-ahead beside lru); the final comparison in four parts that fit one
+# call together: fseqrand (seq, random: none, mru, seq-ahead), fdnn (dnn:
+# none, lru, mru, sweep-ahead), fmoedec (moe, decode: none, lru, mru),
+# fcupy (cupy_layers at 1.5x: none, lru, mru, sweep-ahead); all at 1.5x and
+# 2x of a 256 MiB budget, 3 passes, each run replayed by the simulator.  Each part has its own time limit; every step's
 # failure is logged and the next one runs.  Prints a short summary.
 set -u
 OUT=${OUT:-build/mem-round-out}
@@ -75,6 +84,36 @@ for part in "$@"; do
 		bench cupy2 25 W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 SIGNAL=device SIM=1 \
 			BUDGET=${FULL_BUDGET:-256M} ITERS=${FULL_ITERS:-3} MULTS=1.5 PATTERNS=layers \
 			POLICIES="none= mru=$P/mru.bpf.o lru=$P/lru.bpf.o" ;;
+	base)
+		bench base "${BASE_LIMIT:-55}" GPUEXT="${BASE:-base}/build/gpuext" SIGNAL=device SIM=1 \
+			BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="seq random decode" \
+			POLICIES="none= mru=$P/mru.bpf.o" ;;
+	ahead)
+		bench ahead "${AHEAD_LIMIT:-80}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
+			PATTERNS="seq random decode" \
+			POLICIES="none= mru=$P/mru.bpf.o seq-ahead=$P/seq-ahead.bpf.o" ;;
+	sweep)
+		bench sweep "${SWEEP_LIMIT:-25}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
+			PATTERNS=dnn POLICIES="none= lru=$P/lru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+	fseqrand)
+		bench fseqrand "${FSEQRAND_LIMIT:-40}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 \
+			MULTS="1.5 2" PATTERNS="seq random" \
+			POLICIES="none= mru=$P/mru.bpf.o seq-ahead=$P/seq-ahead.bpf.o" ;;
+	fdnn)
+		bench fdnn "${FDNN_LIMIT:-25}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
+			PATTERNS=dnn POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+	fmoedec)
+		bench fmoedec "${FMOEDEC_LIMIT:-35}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 \
+			MULTS="1.5 2" PATTERNS="moe decode" \
+			POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o" ;;
+	fcupy)
+		bench fcupy "${FCUPY_LIMIT:-30}" W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 \
+			SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS=1.5 PATTERNS=layers \
+			POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+	async)
+		bench async "${ASYNC_LIMIT:-30}" GPUEXT_MEM_ASYNC_HINTS=1 SIGNAL=device SIM=0 \
+			BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="${ASYNC_PATTERNS:-seq}" \
+			POLICIES="none= mru=$P/mru.bpf.o seq-ahead=$P/seq-ahead.bpf.o" ;;
 	*) echo "unknown part $part" ;;
 	esac
 done

@@ -4,8 +4,9 @@
  * fault trace in under 10 s on one core).
  *
  * Two 1M-record traces over a 4 GiB footprint at 1.5x oversubscription:
- * a sequential scan (every record faults under LRU without prefetch: exactly
- * 1,048,576 faults) and uniformly random pages.  Each runs with no policy
+ * a sequential scan (with a 4 KiB fault granule every record faults under
+ * LRU without prefetch: exactly 1,048,576 faults) and uniformly random
+ * pages; also the optimal (Belady) reference row.  Each runs with no policy
  * and with policies whose ops are called on every fault, eviction and block
  * event (JIT).  Prints wall time per run, faults, and faults per second.
  * Run it pinned to one core: `make sim-bench` does (taskset -c 0).
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "build/bpf/policies";
 	const char *pols[] = {NULL, "prefetch-none", "lru,prefetch-none", "lfu", "mru",
-			      "freq-decay,prefetch-adaptive-seq"};
+			      "freq-decay,prefetch-adaptive-seq", "seq-ahead", "optimal"};
 	const char *patterns[] = {"seq", "random"};
 	double worst = 0;
 	struct err e = {""};
@@ -44,11 +45,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		struct uvm_sim_opts o = {.budget = (uint64_t)(uvm_trace_footprint(&t) / 1.5),
-					 .link = UVM_LINK_DEFAULT};
+					 .fault_pages = 1, .link = UVM_LINK_DEFAULT};
 		for (size_t i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
 			struct mem_policy *pol = NULL;
 			char paths[1024] = "";
-			if (pols[i]) {
+			o.optimal = pols[i] && !strcmp(pols[i], "optimal");
+			if (pols[i] && !o.optimal) {
 				/* "a,b" -> "DIR/a.bpf.o,DIR/b.bpf.o" */
 				char tmp[256];
 				snprintf(tmp, sizeof(tmp), "%s", pols[i]);

@@ -125,6 +125,11 @@ static long (*bpf_gpu_region_count)(void *ctx, __u32 first, __u32 end) = (void *
 static __u64 (*bpf_gpu_evict_candidate)(void *ctx, __u32 i) = (void *)604;
 /* The pid that owns block (0 when unknown). */
 static __u64 (*bpf_gpu_block_pid)(void *ctx, __u64 block) = (void *)605;
+/* gpu_block_activate, gpu_block_access, gpu_page_prefetch: bring the whole
+ * 2 MiB block holding addr to the GPU ahead of its faults (on the runtime's
+ * own stream, after the current batch).  0 when queued or already resident;
+ * -ENOENT outside managed memory; -EBUSY when too many are queued. */
+static long (*bpf_gpu_prefetch_block)(void *ctx, __u64 addr) = (void *)606;
 #endif /* __bpf__: the host includes this header for the structs only */
 
 #endif /* GPUEXT_BPF_GPU_MEM_OPS_H */

@@ -355,18 +355,22 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 /*
  * What the programs targeting kernel (warp mode) add to its module: entry
  * and exit programs inline (ptx_emit_probe_inline: no call per warp), one
- * block per program in *entry / *exit, block_entry and block_exit programs
- * likewise in *block_entry / *block_exit; mem programs as probe functions
- * with the body inline (ptx_emit_mem_probe), called at each access (through
- * gxa_mem when there are several); the device runtime functions they use,
- * and the callees, in *extra.  NULL / "" for a kind no program has.
+ * block per program in site[AGENT_ENTRY] / [AGENT_EXIT], block_entry and
+ * block_exit programs likewise; mem programs in both forms
+ * (ptx_emit_mem_probe): their blocks in mem_code, pasted at each access
+ * when small enough (mem_inline_max, agent_mem_inline_max), else the probe
+ * functions in mem_func, called at each access (mem_sym: through gxa_mem
+ * when there are several); the device runtime functions they use, and the
+ * callees, in *extra.  NULL / "" for a kind no program has.
  */
 /* Where inline probe code goes (ptx_inject_opts' *_code). */
-enum { AGENT_ENTRY, AGENT_EXIT, AGENT_BLOCK_ENTRY, AGENT_BLOCK_EXIT, AGENT_SITES };
+enum { AGENT_ENTRY, AGENT_EXIT, AGENT_BLOCK_ENTRY, AGENT_BLOCK_EXIT, AGENT_MEM, AGENT_SITES };
 
 struct agent_probes {
 	char *extra, *site[AGENT_SITES]; /* inline code per site; NULL: none */
+	char *mem_func;    /* the mem probe functions (called form) */
 	char mem_sym[160]; /* the function every access calls; "": no mem probe */
+	size_t mem_inline_max; /* ptx_inject_opts' */
 	int linked; /* extra declares runtime functions, to be linked (ptx_rt_module_link) */
 	/* the block-local arrays the kernel's programs name (ptx_inject_opts) */
 	struct ptx_block_array block_arrays[AGENT_MAX_MAPS];
@@ -423,6 +427,7 @@ static int agent_site_of(enum ptx_probe_kind kind)
 static void agent_probes_free(struct agent_probes *pr)
 {
 	free(pr->extra);
+	free(pr->mem_func);
 	for (int i = 0; i < AGENT_SITES; i++)
 		free(pr->site[i]);
 	*pr = (struct agent_probes){0};
@@ -460,12 +465,33 @@ static int agent_map_table_fill(CUmodule mod, struct err *e)
 	return r == CUDA_SUCCESS ? 0 : cu_err(cu, e, r, "filling the map table");
 }
 
+/*
+ * How many bytes of a mem probe's PTX a kernel may get pasted, one copy per
+ * access (ptx_inject_opts.mem_inline_max), before its accesses call the
+ * probe instead: AGENT_MEM_INLINE_MAX, measured (docs/ptx-inject.md, "Mem
+ * probes inline"); none for a program with local memory (ptxas gives each
+ * copy a frame of its own).  GPUEXT_PTX_MEM_INLINE=1 pastes at every
+ * access whatever the size, =0 calls everywhere, to compare both in one
+ * build.
+ */
+#define AGENT_MEM_INLINE_MAX (128u << 10)
+
+static size_t agent_mem_inline_max(int local)
+{
+	const char *v = getenv("GPUEXT_PTX_MEM_INLINE");
+	if (v && !strcmp(v, "1"))
+		return SIZE_MAX;
+	if (v && !strcmp(v, "0"))
+		return 0;
+	return local ? 0 : AGENT_MEM_INLINE_MAX;
+}
+
 static int agent_build_probes(const char *kernel, int link, struct agent_probes *pr,
 			      struct err *e)
 {
-	struct ptx_buf code = {0}, site[AGENT_SITES] = {{0}}, b = {0};
+	struct ptx_buf code = {0}, site[AGENT_SITES] = {{0}}, b = {0}, func = {0};
 	char mem_syms[16][128], base[256];
-	int n_mem = 0, err = 0;
+	int n_mem = 0, err = 0, mem_local = 0;
 
 	*pr = (struct agent_probes){0};
 	agent_demangle_base(kernel, base, sizeof(base));
@@ -479,24 +505,28 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		if (kind != PTX_PROBE_MEM) {
 			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
 		} else if (n_mem < 16) {
-			err = ptx_emit_mem_probe(&code, p, &o, mem_syms[n_mem], e);
+			int local = 0;
+			err = ptx_emit_mem_probe(&code, &func, &site[AGENT_MEM], p, &o,
+						 mem_syms[n_mem], &local, e);
 			n_mem += !err;
+			mem_local |= local;
 		}
 		if (err)
 			err_prefix(e, "program '%s': ", p->name);
 	}
 	if (n_mem > 1) { /* one call per access: gxa_mem calls each program's */
-		ptx_buf_printf(&code, ".func gxa_mem(.param .b64 gxa_a, .param .b32 gxa_s, "
+		ptx_buf_printf(&func, ".func gxa_mem(.param .b64 gxa_a, .param .b32 gxa_s, "
 				      ".param .b32 gxa_k)\n{\n\t.reg .b64 %%gxa_a;\n"
 				      "\t.reg .b32 %%gxa_s, %%gxa_k;\n"
 				      "\tld.param.b64 %%gxa_a, [gxa_a];\n"
 				      "\tld.param.b32 %%gxa_s, [gxa_s];\n"
 				      "\tld.param.b32 %%gxa_k, [gxa_k];\n");
 		for (int i = 0; i < n_mem; i++)
-			ptx_buf_printf(&code, "\tcall %s_probe, (%%gxa_a, %%gxa_s, %%gxa_k);\n",
+			ptx_buf_printf(&func, "\tcall %s_probe, (%%gxa_a, %%gxa_s, %%gxa_k);\n",
 				       mem_syms[i]);
-		ptx_buf_printf(&code, "\tret;\n}\n");
+		ptx_buf_printf(&func, "\tret;\n}\n");
 	}
+	pr->mem_inline_max = agent_mem_inline_max(mem_local);
 	if (n_mem == 1)
 		snprintf(pr->mem_sym, sizeof(pr->mem_sym), "%s_probe", mem_syms[0]);
 	else if (n_mem)
@@ -504,35 +534,37 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 	for (int i = 0; i < AGENT_SITES; i++)
 		if (!err && site[i].failed)
 			err = err_set(e, ENOMEM, "out of memory");
-	if (!err && code.failed)
+	if (!err && (code.failed || func.failed))
 		err = err_set(e, ENOMEM, "out of memory");
 	if (!err) {
 		/* before them, the runtime functions that the programs, the probes
 		 * and the inline blocks name: declared, to be linked from the
 		 * prebuilt runtime, or their text, to be compiled with them */
-		const char *texts[1 + AGENT_SITES] = {code.text ? code.text : ""};
+		const char *texts[2 + AGENT_SITES] = {code.text ? code.text : "", func.text};
 		for (int i = 0; i < AGENT_SITES; i++)
-			texts[1 + i] = site[i].text;
+			texts[2 + i] = site[i].text;
 		/* the maps' addresses, filled in at each load (agent_map_table_fill) */
 		ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
 			       2 * agent_map_cnt());
-		int declared = link ? ptx_emit_runtime_decls(&b, texts, 1 + AGENT_SITES) : -1;
+		int declared = link ? ptx_emit_runtime_decls(&b, texts, 2 + AGENT_SITES) : -1;
 		pr->linked = declared > 0;
 		if (declared < 0) {
 			ptx_buf_free(&b);
 			ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
 				       2 * agent_map_cnt());
-			ptx_emit_runtime_used(&b, texts, 1 + AGENT_SITES);
+			ptx_emit_runtime_used(&b, texts, 2 + AGENT_SITES);
 		}
 		if (code.len)
 			ptx_buf_append(&b, code.text, code.len);
 		/* the sites did not fail (above): taking them gives their text */
 		for (int i = 0; i < AGENT_SITES; i++)
 			pr->site[i] = site[i].len ? ptx_buf_take(&site[i], NULL) : NULL;
+		pr->mem_func = func.len ? ptx_buf_take(&func, NULL) : NULL;
 		if (!(pr->extra = ptx_buf_take(&b, NULL)))
 			err = err_set(e, ENOMEM, "out of memory");
 	}
 	ptx_buf_free(&code);
+	ptx_buf_free(&func);
 	for (int i = 0; i < AGENT_SITES; i++)
 		ptx_buf_free(&site[i]);
 	ptx_buf_free(&b);
@@ -549,6 +581,7 @@ struct agent_timing {
 	double load;   /* the rest of cuModuleLoadDataEx */
 	const char *runtime; /* how the device runtime got in */
 	const char *cache;   /* what the module cache did (ptx_cache.h) */
+	char mem[96];        /* how mem probes got in: inline or called; "": none */
 };
 
 static double agent_ms_between(const struct timespec *t0, const struct timespec *t1)
@@ -683,7 +716,8 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 			     const struct agent_probes *pr, CUmodule *mod,
 			     struct agent_timing *tm, struct err *e)
 {
-	int bare = agent_no_probes();
+	int bare = agent_no_probes(), inlined = 0;
+	size_t sites = 0;
 	struct ptx_inject_opts o = {.kernel = kernel,
 				    .entry_code = bare ? NULL : pr->site[AGENT_ENTRY],
 				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
@@ -693,6 +727,10 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    .block_arrays = bare ? NULL : pr->block_arrays,
 				    .n_block_arrays = bare ? 0 : pr->n_block_arrays,
 				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
+				    .mem_code = bare ? NULL : pr->site[AGENT_MEM],
+				    .mem_func = bare ? NULL : pr->mem_func,
+				    .mem_inline_max = pr->mem_inline_max,
+				    .mem_inlined = &inlined, .mem_sites = &sites,
 				    .extra = bare ? NULL : pr->extra,
 				    .min_version_major = 7, .min_version_minor = 8,
 				    /* each instrumented kernel gets a module of its own:
@@ -708,6 +746,9 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	tm->inject += agent_ms_since(&t0);
 	if (err)
 		return err;
+	if (o.mem_sym)
+		snprintf(tm->mem, sizeof(tm->mem), ", mem probes %s at %zu accesses (%zu bytes)",
+			 inlined ? "inline" : "called", sites, strlen(o.mem_code ? o.mem_code : ""));
 	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
@@ -742,6 +783,10 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	hash = agent_hash(hash, pr.extra);
 	for (int i = 0; i < AGENT_SITES; i++)
 		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
+	hash = agent_hash(hash, pr.mem_func ? pr.mem_func : "-");
+	char max[32];
+	snprintf(max, sizeof(max), "%zu", pr.mem_inline_max);
+	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	hash = agent_hash(hash, agent_block_entry_at_exit() ? "entry-at-exit" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
@@ -827,8 +872,8 @@ static void agent_tell_first_launch(const struct agent_kernel *k, const struct a
 				    const struct timespec *t0)
 {
 	agent_notice("kernel %s instrumented (device side %.1f, parse+inject %.1f, JIT %.1f, "
-		     "load %.1f, %s, %s; %.1f ms)", k->name, tm->init, tm->inject, tm->jit,
-		     tm->load, tm->runtime, tm->cache, agent_ms_since(t0));
+		     "load %.1f, %s%s, %s; %.1f ms)", k->name, tm->init, tm->inject, tm->jit,
+		     tm->load, tm->runtime, tm->mem, tm->cache, agent_ms_since(t0));
 	agent_notice("kernel %s: module loaded %.1f ms, handle made %.1f ms before its first "
 		     "launch", k->name, agent_ms_between(&k->module->loaded, t0),
 		     agent_ms_between(&k->made, t0));

@@ -12,8 +12,9 @@
  * GPU time of each other (and at a free and at exit: agent_mem_flush).
  * Out: the runtime's decisions become placement hints on a stream of the
  * agent's own, so they overlap the application's kernels: pages it
- * prefetches (the policy's region minus the faulting pages, which the
- * driver is already migrating) go to the GPU, evicted blocks go to the CPU.
+ * prefetches (the policy's region minus what the driver's fault service
+ * moves by itself: the faulting big pages and its density tree) go to the
+ * GPU, evicted blocks go to the CPU.
  * Each range is cut to the managed allocations that cover it.
  *
  * Data is never touched: a prefetch only moves pages, the driver keeps them
@@ -33,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent_mem.h"
@@ -40,9 +42,13 @@
 #include "policy/uvm_sim.h"
 
 enum { MEM_BATCH = 256 }; /* the driver's fault batch */
-/* CUPTI's migration cause (a record's flags) for a migration on access:
- * CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE */
-enum { AGENT_MEM_CAUSE_COHERENCE = 2 };
+/* A migration's cause (a record's flags; CUPTI's
+ * CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_* and the UVM driver's
+ * UvmEventMigrationCause share the numbers): a device-to-host migration
+ * that is neither a user's migration (the runtime's eviction hints,
+ * cuMemPrefetchAsync) nor the driver's eviction is the CPU's own access
+ * (coherence, and the driver's read-ahead around a CPU fault: prefetch). */
+enum { AGENT_MEM_CAUSE_USER = 1, AGENT_MEM_CAUSE_EVICTION = 4 };
 #define MEM_BATCH_GAP_NS 1000000ull
 
 struct agent_mem_range {
@@ -53,7 +59,8 @@ static struct {
 	pthread_mutex_t lock;
 	int inited;                /* rt and pol are set up */
 	int active;                /* decisions are made (read without the lock) */
-	int failed;                /* driver calls stopped (fail-open) */
+	int failed;                /* driver calls stopped (fail-open; atomic: the hint thread sets it) */
+	int async_hints;           /* hints go through the hint thread (agent_mem_async_hints) */
 	struct mem_rt rt;
 	struct mem_policy *pol;
 	struct agent_mem_driver drv;
@@ -73,6 +80,43 @@ static struct {
 	struct uvm_trace trace;
 } am = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* A placement hint on its way to the driver. */
+struct agent_mem_hint {
+	uint64_t va, len;
+	int to_gpu;
+};
+
+/*
+ * The hint thread (agent_mem_async_hints): the runtime's decisions are
+ * queued, in order, and one thread of the agent's makes the driver calls,
+ * so that a cuMemPrefetchAsync that blocks its caller (the driver may
+ * unmap and start the copies in the calling thread) does not hold up the
+ * application's launching thread.  Lock order: am.lock, then hq.lock; the
+ * thread never takes am.lock.  Its counts (also the synchronous path's)
+ * are hq.st, merged into the statistics when they are read.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t work, idle;
+	struct agent_mem_hint *q; /* a ring of cap, cnt from head */
+	size_t head, cnt, cap;
+	int busy;                 /* the thread is making a call */
+	int running, stop;
+	pid_t pid;                /* the process the thread runs in (fork) */
+	pthread_t thread;
+	struct {
+		uint64_t calls_gpu, calls_cpu, bytes_gpu, bytes_cpu, ns, errors;
+	} st;
+} hq = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
+	.idle = PTHREAD_COND_INITIALIZER};
+
+uint64_t agent_mem_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int agent_mem_active(void)
 {
 	return __atomic_load_n(&am.active, __ATOMIC_ACQUIRE);
@@ -86,10 +130,11 @@ static void agent_mem_set_active(int on)
 /* A driver call failed: stop issuing hints, say so once. */
 static void agent_mem_fail(const char *what, CUresult r)
 {
-	am.st.driver_errors++;
-	if (am.failed)
+	pthread_mutex_lock(&hq.lock);
+	hq.st.errors++;
+	pthread_mutex_unlock(&hq.lock);
+	if (__atomic_exchange_n(&am.failed, 1, __ATOMIC_RELAXED))
 		return;
-	am.failed = 1;
 	if (r != CUDA_ERROR_DEINITIALIZED) /* at exit, after the runtime's teardown */
 		am.drv.notice("memory policy: %s failed (CUresult %d): placement hints stopped, "
 			     "the application runs on", what, (int)r);
@@ -101,7 +146,7 @@ static int agent_mem_stream(void)
 	CUcontext cur = NULL;
 	CUresult r;
 
-	if (am.failed || !am.ctx)
+	if (__atomic_load_n(&am.failed, __ATOMIC_RELAXED) || !am.ctx)
 		return -1;
 	if (am.drv.ctx_get_current(&cur) == CUDA_SUCCESS && cur != am.ctx &&
 	    (r = am.drv.ctx_set_current(am.ctx)) != CUDA_SUCCESS) {
@@ -122,26 +167,134 @@ static int agent_mem_stream(void)
 	return 0;
 }
 
-/* Prefetch [va, va + len) to the GPU or the CPU, cut to managed ranges. */
+/* The driver call of one hint (the hint thread, or the caller of
+ * agent_mem_hint when hints are synchronous). */
+static void agent_mem_issue(const struct agent_mem_hint *h)
+{
+	if (agent_mem_stream())
+		return;
+	CUmemLocation loc = {.type = h->to_gpu ? CU_MEM_LOCATION_TYPE_DEVICE
+					       : CU_MEM_LOCATION_TYPE_HOST,
+			     .id = h->to_gpu ? (int)am.dev : 0};
+	uint64_t t0 = agent_mem_now_ns();
+	CUresult r = am.drv.prefetch((CUdeviceptr)h->va, h->len, loc, 0, am.stream);
+	uint64_t dt = agent_mem_now_ns() - t0;
+	pthread_mutex_lock(&hq.lock);
+	hq.st.ns += dt;
+	if (r == CUDA_SUCCESS) {
+		*(h->to_gpu ? &hq.st.calls_gpu : &hq.st.calls_cpu) += 1;
+		*(h->to_gpu ? &hq.st.bytes_gpu : &hq.st.bytes_cpu) += h->len;
+	}
+	pthread_mutex_unlock(&hq.lock);
+	if (r != CUDA_SUCCESS)
+		agent_mem_fail("cuMemPrefetchAsync", r);
+}
+
+static void *agent_mem_hint_main(void *arg)
+{
+	pthread_mutex_lock(&hq.lock);
+	while (!hq.stop) {
+		if (!hq.cnt) {
+			pthread_cond_wait(&hq.work, &hq.lock);
+			continue;
+		}
+		struct agent_mem_hint h = hq.q[hq.head];
+		hq.head = (hq.head + 1) % hq.cap;
+		hq.cnt--;
+		hq.busy = 1;
+		pthread_mutex_unlock(&hq.lock);
+		agent_mem_issue(&h);
+		pthread_mutex_lock(&hq.lock);
+		hq.busy = 0;
+		if (!hq.cnt)
+			pthread_cond_broadcast(&hq.idle);
+	}
+	hq.cnt = 0; /* stopped: what is left is not needed any more */
+	pthread_cond_broadcast(&hq.idle);
+	pthread_mutex_unlock(&hq.lock);
+	return NULL;
+}
+
+/* Queue h for the hint thread (started at the first); 0, or -1 when it
+ * cannot be queued (the caller makes the call itself).  hq.lock held. */
+static int agent_mem_hint_queue(const struct agent_mem_hint *h)
+{
+	if (hq.running && hq.pid != getpid())
+		hq.running = 0, hq.cnt = 0, hq.busy = 0; /* a forked child: no thread */
+	if (!hq.running) {
+		hq.stop = 0;
+		if (pthread_create(&hq.thread, NULL, agent_mem_hint_main, NULL))
+			return -1;
+		hq.running = 1;
+		hq.pid = getpid();
+	}
+	if (hq.cnt == hq.cap) {
+		size_t cap = hq.cap ? hq.cap * 2 : 256;
+		struct agent_mem_hint *n = malloc(cap * sizeof(*n));
+		if (!n)
+			return -1;
+		for (size_t i = 0; i < hq.cnt; i++)
+			n[i] = hq.q[(hq.head + i) % hq.cap];
+		free(hq.q);
+		hq.q = n;
+		hq.head = 0;
+		hq.cap = cap;
+	}
+	hq.q[(hq.head + hq.cnt++) % hq.cap] = *h;
+	pthread_cond_signal(&hq.work);
+	return 0;
+}
+
+/* Prefetch [va, va + len) to the GPU or the CPU, cut to managed ranges
+ * (am.lock held). */
 static void agent_mem_hint(uint64_t va, uint64_t len, int to_gpu)
 {
 	for (size_t i = 0; i < am.range_cnt; i++) {
 		const struct agent_mem_range *m = &am.ranges[i];
 		uint64_t lo = va > m->va ? va : m->va;
 		uint64_t hi = va + len < m->va + m->len ? va + len : m->va + m->len;
-		if (lo >= hi || agent_mem_stream())
+		if (lo >= hi || __atomic_load_n(&am.failed, __ATOMIC_RELAXED))
 			continue;
-		CUmemLocation loc = {.type = to_gpu ? CU_MEM_LOCATION_TYPE_DEVICE
-						    : CU_MEM_LOCATION_TYPE_HOST,
-				     .id = to_gpu ? (int)am.dev : 0};
-		CUresult r = am.drv.prefetch((CUdeviceptr)lo, hi - lo, loc, 0, am.stream);
-		if (r != CUDA_SUCCESS) {
-			agent_mem_fail("cuMemPrefetchAsync", r);
-			continue;
+		struct agent_mem_hint h = {lo, hi - lo, to_gpu};
+		int queued = 0;
+		if (am.async_hints) {
+			pthread_mutex_lock(&hq.lock);
+			queued = !agent_mem_hint_queue(&h);
+			pthread_mutex_unlock(&hq.lock);
 		}
-		*(to_gpu ? &am.st.prefetch_calls_gpu : &am.st.prefetch_calls_cpu) += 1;
-		*(to_gpu ? &am.st.bytes_to_gpu : &am.st.bytes_to_cpu) += hi - lo;
+		if (!queued)
+			agent_mem_issue(&h);
 	}
+}
+
+void agent_mem_hints_drain(void)
+{
+	pthread_mutex_lock(&hq.lock);
+	while (hq.running && hq.pid == getpid() && (hq.cnt || hq.busy))
+		pthread_cond_wait(&hq.idle, &hq.lock);
+	pthread_mutex_unlock(&hq.lock);
+}
+
+/* Stop the hint thread; hints still queued are dropped. */
+static void agent_mem_hints_stop(void)
+{
+	pthread_mutex_lock(&hq.lock);
+	int join = hq.running && hq.pid == getpid();
+	hq.stop = 1;
+	hq.running = 0;
+	pthread_cond_broadcast(&hq.work);
+	pthread_mutex_unlock(&hq.lock);
+	if (join)
+		pthread_join(hq.thread, NULL);
+}
+
+void agent_mem_async_hints(int on)
+{
+	if (!on)
+		agent_mem_hints_stop();
+	pthread_mutex_lock(&am.lock);
+	am.async_hints = on;
+	pthread_mutex_unlock(&am.lock);
 }
 
 /* One hint per run of set pages of the block at va. */
@@ -161,13 +314,15 @@ static void agent_mem_hint_runs(uint64_t va, const struct mem_bits *pages, int t
 	}
 }
 
+/* Only what the driver's own fault service does not move (its big pages
+ * and density tree) needs a hint: the rest is moving already. */
 static void agent_mem_migrate_in(void *arg, uint64_t va, const struct mem_bits *pages,
-				 const struct mem_bits *faulted)
+				 const struct mem_bits *driver)
 {
 	struct mem_bits prefetched;
 
 	for (uint32_t w = 0; w < MEM_WORDS; w++)
-		prefetched.w[w] = pages->w[w] & ~faulted->w[w];
+		prefetched.w[w] = pages->w[w] & ~driver->w[w];
 	agent_mem_hint_runs(va, &prefetched, 1);
 }
 
@@ -176,10 +331,21 @@ static void agent_mem_evict(void *arg, uint64_t va, const struct mem_bits *pages
 	agent_mem_hint_runs(va, pages, 0);
 }
 
+/* A block prefetch may name a block that holds managed memory (lock held). */
+static int agent_mem_covers(void *arg, uint64_t va)
+{
+	for (size_t i = 0; i < am.range_cnt; i++)
+		if (am.ranges[i].va < va + (1ull << MEM_BLOCK_SHIFT) &&
+		    am.ranges[i].va + am.ranges[i].len > va)
+			return 1;
+	return 0;
+}
+
 int agent_mem_setup(uint64_t budget, const char *policies, const struct agent_mem_driver *drv,
 		    struct err *e)
 {
-	struct mem_rt_backend be = {agent_mem_migrate_in, agent_mem_evict, NULL};
+	struct mem_rt_backend be = {.migrate_in = agent_mem_migrate_in, .evict = agent_mem_evict,
+				    .covers = agent_mem_covers};
 	uint64_t cap = budget >> MEM_BLOCK_SHIFT;
 	int err;
 
@@ -197,6 +363,9 @@ int agent_mem_setup(uint64_t budget, const char *policies, const struct agent_me
 	}
 	am.drv = *drv;
 	memset(&am.st, 0, sizeof(am.st));
+	pthread_mutex_lock(&hq.lock);
+	memset(&hq.st, 0, sizeof(hq.st));
+	pthread_mutex_unlock(&hq.lock);
 	am.st.budget = budget;
 	am.st.capacity_blocks = cap;
 	am.inited = 1;
@@ -213,6 +382,7 @@ out:
 
 void agent_mem_teardown(void)
 {
+	agent_mem_hints_stop();
 	pthread_mutex_lock(&am.lock);
 	if (am.inited) {
 		mem_rt_fini(&am.rt);
@@ -232,12 +402,15 @@ static void agent_mem_service(void)
 {
 	struct err e = {{0}};
 
-	if (!am.queued)
+	if (!am.queued && !mem_rt_ahead_pending(&am.rt))
 		return;
+	uint64_t t0 = agent_mem_now_ns();
 	if (mem_rt_service(&am.rt, am.queue, am.queued, &e)) {
 		am.drv.notice("memory policy stopped: %s", e.msg);
 		agent_mem_set_active(0); /* the model is incomplete: no more decisions */
 	}
+	am.st.service_ns += agent_mem_now_ns() - t0;
+	am.st.block_prefetches = am.rt.st.block_prefetches;
 	am.queued = 0;
 	am.st.batches = am.rt.st.batches;
 	am.st.evictions = am.rt.st.evictions;
@@ -308,6 +481,8 @@ void agent_mem_free(uint64_t va)
 			if (!shared)
 				mem_rt_forget(&am.rt, lo);
 		}
+		/* no queued hint may reach the driver after the free */
+		agent_mem_hints_drain();
 		break;
 	}
 	pthread_mutex_unlock(&am.lock);
@@ -358,7 +533,7 @@ void agent_mem_uvm(const struct gpuext_cupti_uvm *r)
 		am.st.dtoh_bytes += r->bytes;
 		/* the host touched GPU-resident pages (the application's own
 		 * reads), not an eviction: what no GPU-side trace holds */
-		if (r->flags == AGENT_MEM_CAUSE_COHERENCE)
+		if (r->flags != AGENT_MEM_CAUSE_USER && r->flags != AGENT_MEM_CAUSE_EVICTION)
 			am.st.dtoh_cpu_bytes += r->bytes;
 		break;
 	default:
@@ -372,6 +547,14 @@ void agent_mem_stats_get(struct agent_mem_stats *st)
 {
 	pthread_mutex_lock(&am.lock);
 	*st = am.st;
+	pthread_mutex_lock(&hq.lock);
+	st->prefetch_calls_gpu = hq.st.calls_gpu;
+	st->prefetch_calls_cpu = hq.st.calls_cpu;
+	st->bytes_to_gpu = hq.st.bytes_gpu;
+	st->bytes_to_cpu = hq.st.bytes_cpu;
+	st->hint_ns = hq.st.ns;
+	st->driver_errors = hq.st.errors;
+	pthread_mutex_unlock(&hq.lock);
 	pthread_mutex_unlock(&am.lock);
 }
 
@@ -458,6 +641,13 @@ void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint6
 	/* a snapshot is a kernel boundary: a batch never spans two */
 	agent_mem_service();
 out:
+	pthread_mutex_unlock(&am.lock);
+}
+
+void agent_mem_snapshot_time(uint64_t ns)
+{
+	pthread_mutex_lock(&am.lock);
+	am.st.snapshot_ns += ns;
 	pthread_mutex_unlock(&am.lock);
 }
 

@@ -46,6 +46,12 @@ void agent_mem_free(uint64_t va);
 void agent_mem_uvm(const struct gpuext_cupti_uvm *r);
 /* Service the faults still queued. */
 void agent_mem_flush(void);
+/* Hints through a thread of the agent's (on) or made by the thread that
+ * services the faults (off, the default; stops the thread, dropping what
+ * it has not sent yet). */
+void agent_mem_async_hints(int on);
+/* Wait until the hint thread has sent every queued hint. */
+void agent_mem_hints_drain(void);
 void agent_mem_stats_get(struct agent_mem_stats *st);
 
 /*
@@ -60,6 +66,10 @@ void agent_mem_stats_get(struct agent_mem_stats *st);
 void agent_mem_trace(int on);
 int agent_mem_window(uint32_t max_blocks, uint64_t *base, uint32_t *blocks);
 void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint64_t ts_ns);
+/* A snapshot's copies took ns (waiting for the kernels before it included). */
+void agent_mem_snapshot_time(uint64_t ns);
+/* CLOCK_MONOTONIC in ns: the statistics' clock. */
+uint64_t agent_mem_now_ns(void);
 /* Write the recorded trace (binary, docs/formats.md). */
 int agent_mem_trace_write(const char *path, struct err *e);
 

@@ -14,6 +14,7 @@
 #define AGENT_MEM_POLICY_ENV "GPUEXT_MEM_POLICY" /* objects joined by ',' (absolute) */
 #define AGENT_MEM_STATS_ENV "GPUEXT_MEM_STATS"   /* file the statistics go to at exit */
 #define AGENT_MEM_TRACE_ENV "GPUEXT_MEM_TRACE"   /* trace of the device signal (formats.md) */
+#define AGENT_MEM_ASYNC_ENV "GPUEXT_MEM_ASYNC_HINTS" /* 1: hints from a thread of the agent's */
 
 /*
  * What the runtime did, written at exit as "name value" lines (X(name)).
@@ -23,6 +24,9 @@
  * (policies/mem-signal.bpf.c): snapshots taken, pages seen touched in them,
  * how many of those the model did not hold (fed as faults), and touches of
  * managed blocks outside the tracked window (untracked_blocks: blocks).
+ * Time on the application's threads: the signal's copies (snapshot_ns,
+ * waiting for earlier kernels included), the runtime's fault service
+ * (service_ns), of which the driver calls of its hints (hint_ns).
  */
 #define AGENT_MEM_STATS(X)                                                     \
 	X(budget) X(capacity_blocks)                                           \
@@ -37,7 +41,9 @@
 	X(bytes_to_gpu) X(bytes_to_cpu)                                        \
 	X(peak_resident_blocks)                                                \
 	X(clamped) X(policy_errors) X(driver_errors)                           \
-	X(signal_snapshots) X(signal_pages) X(signal_faults) X(untracked_blocks)
+	X(signal_snapshots) X(signal_pages) X(signal_faults) X(untracked_blocks) \
+	X(block_prefetches)                  /* whole blocks a policy prefetched */ \
+	X(snapshot_ns) X(service_ns) X(hint_ns) /* where the runtime's time goes */
 
 struct agent_mem_stats {
 #define AGENT_MEM_FIELD(x) uint64_t x;

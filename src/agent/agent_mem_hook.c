@@ -62,6 +62,7 @@ static void agent_mem_atexit(void)
 
 	agent_cupti_flush();
 	agent_mem_flush();
+	agent_mem_async_hints(0); /* hints still queued are of no use now */
 	agent_mem_stats_get(&st);
 	if (trace && *trace && agent_mem_trace_write(trace, &e))
 		agent_notice("memory policy: trace not written: %s", e.msg);
@@ -98,5 +99,7 @@ __attribute__((constructor(103))) static void agent_mem_init(void)
 	}
 	const char *trace = getenv(AGENT_MEM_TRACE_ENV);
 	agent_mem_trace(trace && *trace);
+	const char *async = getenv(AGENT_MEM_ASYNC_ENV);
+	agent_mem_async_hints(async && *async == '1');
 	atexit(agent_mem_atexit);
 }

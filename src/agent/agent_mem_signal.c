@@ -31,7 +31,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent.h"
 #include "agent_impl.h"
@@ -118,8 +117,8 @@ static void agent_mem_signal_advance(void)
 /* Read the window and hand the pages of the previous epoch over (lock
  * held, right after agent_mem_signal_advance: a snapshot is one critical
  * section, or a second one between would advance the epoch past the one
- * the kernels wrote). */
-static void agent_mem_signal_collect(void)
+ * the kernels wrote).  t0: when the snapshot began (its copies' time). */
+static void agent_mem_signal_collect(uint64_t t0)
 {
 	struct err e = {{0}};
 
@@ -138,6 +137,7 @@ static void agent_mem_signal_collect(void)
 		sig.bound = 0;
 		return;
 	}
+	agent_mem_snapshot_time(agent_mem_now_ns() - t0);
 	/* the epoch the kernels before the snapshot wrote */
 	uint32_t prev = sig.cur.epoch - 1;
 	if (!(prev & 0xffff))
@@ -156,11 +156,8 @@ static void agent_mem_signal_collect(void)
 		}
 		sig.addrs[n++] = (sig.cur.base << MS_BLOCK_SHIFT) + ((uint64_t)page << MS_PAGE_SHIFT);
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (n)
-		agent_mem_touched(sig.addrs, n, sig.snapshot++,
-				  (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+		agent_mem_touched(sig.addrs, n, sig.snapshot++, agent_mem_now_ns());
 }
 
 void agent_mem_signal_snapshot(void)
@@ -169,8 +166,9 @@ void agent_mem_signal_snapshot(void)
 		return;
 	pthread_mutex_lock(&sig.lock);
 	if (sig.bound) {
+		uint64_t t0 = agent_mem_now_ns();
 		agent_mem_signal_advance();
-		agent_mem_signal_collect();
+		agent_mem_signal_collect(t0);
 	}
 	pthread_mutex_unlock(&sig.lock);
 }

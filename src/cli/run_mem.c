@@ -215,6 +215,11 @@ void run_mem_report(struct run_mem *m, FILE *out, int json)
 			(unsigned long long)st.signal_faults, (unsigned long long)st.untracked_blocks);
 	else
 		fprintf(out, "  device signal: none (CUPTI's records drove the policy)\n");
+	fprintf(out,
+		"  whole blocks prefetched %llu; time: signal copies %.1f ms, runtime %.1f ms "
+		"(of it driver hint calls %.1f ms)\n",
+		(unsigned long long)st.block_prefetches, (double)st.snapshot_ns * 1e-6,
+		(double)st.service_ns * 1e-6, (double)st.hint_ns * 1e-6);
 }
 
 void run_mem_discard(struct run_mem *m)

@@ -38,7 +38,7 @@ static void sim_usage(FILE *out)
 	fprintf(out,
 		"Usage: gpuext sim (--trace FILE | --gen PATTERN [--size BYTES] [--seed N]\n"
 		"                  [--passes N]) (--budget BYTES | --oversub X)\n"
-		"                  [--policy none|FILE.bpf.o[,FILE.bpf.o]]... [options]\n"
+		"                  [--policy none|optimal|FILE.bpf.o[,FILE.bpf.o]]... [options]\n"
 		"       gpuext sim --gen PATTERN [--size BYTES] [--seed N] [--passes N]\n"
 		"                  -o FILE [--text]\n"
 		"Simulate unified memory under a GPU memory budget: fault batches of up to\n"
@@ -47,7 +47,9 @@ static void sim_usage(FILE *out)
 		"migrated each way, evictions and estimated time per policy.  A policy is a\n"
 		"struct gpu_mem_ops object (policies/*.bpf.o); several objects joined by ','\n"
 		"make one policy (an eviction and a prefetch policy); 'none' is the driver's\n"
-		"behaviour.  Each --policy adds a column; times are compared with the first.\n"
+		"behaviour; 'optimal' evicts the block used furthest in the future (Belady's\n"
+		"MIN, read from the trace): the fewest bytes any eviction order moves, a\n"
+		"reference row.  Each --policy adds a row; times are compared with the first.\n"
 		"\n"
 		"Trace:\n"
 		"  --trace FILE       binary or text trace (docs/formats.md)\n"
@@ -69,6 +71,8 @@ static void sim_usage(FILE *out)
 		"  --dtoh-gbps X      device-to-host bandwidth, GB/s (default %.0f)\n"
 		"  --batch-us X       driver time per fault batch, us (default %.0f)\n"
 		"  --fault-ns X       driver time per faulting page, ns (default %.0f)\n"
+		"  --fault-granule BYTES  what a fault moves at least: its aligned big page\n"
+		"                     (4K..2M, a power of two; default 64K, the driver's)\n"
 		"  --hits             a launch's hits on a resident block reach the policy's\n"
 		"                     gpu_block_access (traces of every access: the agent's\n"
 		"                     device signal, run --mem-trace); default: faults only\n"
@@ -111,7 +115,7 @@ enum {
 	SIM_OPT_TRACE = CLI_OPT_LONG, SIM_OPT_GEN, SIM_OPT_POLICY, SIM_OPT_SIZE, SIM_OPT_BUDGET,
 	SIM_OPT_OVERSUB, SIM_OPT_HTOD, SIM_OPT_DTOH, SIM_OPT_BATCH_US, SIM_OPT_FAULT_NS,
 	SIM_OPT_SEED, SIM_OPT_PASSES, SIM_OPT_BATCH, SIM_OPT_TEXT, SIM_OPT_INTERP, SIM_OPT_JSON,
-	SIM_OPT_HITS,
+	SIM_OPT_HITS, SIM_OPT_GRANULE,
 };
 
 static const struct option sim_longs[] = {
@@ -132,6 +136,7 @@ static const struct option sim_longs[] = {
 	{"interp", no_argument, NULL, SIM_OPT_INTERP},
 	{"json", no_argument, NULL, SIM_OPT_JSON},
 	{"hits", no_argument, NULL, SIM_OPT_HITS},
+	{"fault-granule", required_argument, NULL, SIM_OPT_GRANULE},
 	{0},
 };
 
@@ -163,6 +168,15 @@ static int sim_option(struct sim_args *a, int c, const char *opt, const char *v)
 	case SIM_OPT_DTOH: return sim_parse_num(opt, v, 0.001, &a->so.link.dtoh_gbps);
 	case SIM_OPT_BATCH_US: return sim_parse_num(opt, v, 0, &a->so.link.batch_us);
 	case SIM_OPT_FAULT_NS: return sim_parse_num(opt, v, 0, &a->so.link.fault_ns);
+	case SIM_OPT_GRANULE:
+		if ((rc = cli_parse_bytes("sim", opt, v, &n)))
+			return rc;
+		if (n < 1u << MEM_PAGE_SHIFT || n > 1u << MEM_BLOCK_SHIFT || n & (n - 1)) {
+			cli_error("sim: %s: '%s' is not a power of two in 4K..2M", opt, v);
+			return 2;
+		}
+		a->so.fault_pages = (uint32_t)(n >> MEM_PAGE_SHIFT);
+		break;
 	case SIM_OPT_SEED: return sim_parse_uint(opt, v, 0, UINT64_MAX, &a->g.seed);
 	case SIM_OPT_PASSES:
 	case SIM_OPT_BATCH:
@@ -230,10 +244,11 @@ static void sim_print_json(const struct sim_args *a, const char *name, uint64_t 
 	cli_json_str(stdout, name);
 	printf(",\"records\":%zu,\"footprint\":%llu,\"budget\":%llu,\"oversub\":%.3f,"
 	       "\"batch_max\":%u,\"htod_gbps\":%g,\"dtoh_gbps\":%g,\"batch_us\":%g,"
-	       "\"fault_ns\":%g,\"results\":[",
+	       "\"fault_ns\":%g,\"fault_granule\":%u,\"results\":[",
 	       records, (unsigned long long)footprint, (unsigned long long)budget,
 	       (double)footprint / (double)budget, a->so.batch_max, a->so.link.htod_gbps,
-	       a->so.link.dtoh_gbps, a->so.link.batch_us, a->so.link.fault_ns);
+	       a->so.link.dtoh_gbps, a->so.link.batch_us, a->so.link.fault_ns,
+	       a->so.fault_pages << MEM_PAGE_SHIFT);
 	for (int i = 0; i < npol; i++) {
 		const struct uvm_sim_result *x = &r[i];
 		printf("%s{\"policy\":", i ? "," : "");
@@ -267,9 +282,10 @@ static void sim_print_text(const struct sim_args *a, const char *name, uint64_t 
 	       "oversubscription %.2fx\n",
 	       name, records, (double)footprint / 1048576.0, (double)budget / 1048576.0,
 	       (unsigned long long)(budget >> MEM_BLOCK_SHIFT), (double)footprint / (double)budget);
-	printf("model: batch %u faults, HtoD %g GB/s, DtoH %g GB/s, %g us/batch, %g ns/fault\n\n",
+	printf("model: batch %u faults, HtoD %g GB/s, DtoH %g GB/s, %g us/batch, %g ns/fault, "
+	       "%u KiB a fault\n\n",
 	       a->so.batch_max, a->so.link.htod_gbps, a->so.link.dtoh_gbps, a->so.link.batch_us,
-	       a->so.link.fault_ns);
+	       a->so.link.fault_ns, a->so.fault_pages << (MEM_PAGE_SHIFT - 10));
 	printf("%-28s %10s %8s %11s %11s %9s %10s %10s %8s %7s\n", "policy", "faults", "batches",
 	       "HtoD MiB", "DtoH MiB", "evictions", "prefetched", "time ms", "vs first",
 	       "clamped");
@@ -300,13 +316,16 @@ static int sim_run_all(struct sim_args *a, const struct uvm_trace *t, const char
 	a->so.budget = budget;
 	for (int i = 0; i < a->npol; i++) {
 		struct mem_policy *pol = NULL;
-		if (strcmp(a->policies[i], "none") && mem_policy_open(a->policies[i], &pol, &e)) {
+		a->so.optimal = !strcmp(a->policies[i], "optimal");
+		if (strcmp(a->policies[i], "none") && !a->so.optimal &&
+		    mem_policy_open(a->policies[i], &pol, &e)) {
 			cli_error("sim: policy %s", e.msg);
 			return 1;
 		}
 		if (pol && a->interp)
 			mem_policy_use_interp(pol);
-		snprintf(a->names[i], sizeof(a->names[i]), "%s", mem_policy_name(pol));
+		snprintf(a->names[i], sizeof(a->names[i]), "%s",
+			 a->so.optimal ? "optimal (Belady)" : mem_policy_name(pol));
 		int err = uvm_sim_run(t, &a->so, pol, &r[i], &e);
 		mem_policy_free(pol);
 		if (err) {
@@ -325,7 +344,8 @@ int do_sim(int argc, char **argv)
 {
 	struct sim_args a = {.g = {.size = 1ull << 30, .seed = 1, .passes = 4,
 				   .ns_per_access = 2},
-			     .so = {.batch_max = UVM_BATCH_MAX, .link = UVM_LINK_DEFAULT}};
+			     .so = {.batch_max = UVM_BATCH_MAX, .fault_pages = MEM_GROUP_PAGES,
+				    .link = UVM_LINK_DEFAULT}};
 	struct uvm_trace t;
 	struct err e = {""};
 	char name[128];

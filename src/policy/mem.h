@@ -34,6 +34,8 @@ enum {
 	MEM_THRESHOLD_PCT = 51, /* uvm_perf_prefetch's density threshold */
 };
 #define MEM_NIL UINT32_MAX
+/* Whole-block prefetches queued per service, at most. */
+enum { MEM_RT_AHEAD_MAX = 64 };
 
 /* A page bitmap of one block: bit p = page p. */
 struct mem_bits {
@@ -130,12 +132,21 @@ uint32_t mem_policy_ctx_size(const char *op);
 
 /* What the runtime asks its user to do: move pages, at block granularity. */
 struct mem_rt_backend {
-	/* Pages of the block at va set in pages move host -> GPU (faulted
-	 * ones first in the bitmap `faulted`, the rest prefetched). */
+	/* Pages of the block at va set in pages move host -> GPU; `driver`:
+	 * those the driver's own fault service moves (the faulting pages'
+	 * big pages and its density tree), the rest are the policy's. */
 	void (*migrate_in)(void *arg, uint64_t va, const struct mem_bits *pages,
-			   const struct mem_bits *faulted);
+			   const struct mem_bits *driver);
 	/* The block at va leaves the GPU; pages were resident. */
 	void (*evict)(void *arg, uint64_t va, const struct mem_bits *pages);
+	/* The 2 MiB block at va holds memory the runtime may name (managed
+	 * memory; the trace's blocks): where a policy's block prefetch may go.
+	 * NULL: every block. */
+	int (*covers)(void *arg, uint64_t va);
+	/* An oracle (the simulator's reference row): when block id (at va) is
+	 * used next, larger is later.  Set: evictions ignore the list and take
+	 * the block used furthest in the future (Belady's MIN). */
+	uint64_t (*next_use)(void *arg, uint32_t id, uint64_t va);
 	void *arg;
 };
 
@@ -151,6 +162,7 @@ struct mem_rt_stats {
 	uint64_t hit_calls;         /* hits given to gpu_block_access (rt->hits) */
 	uint64_t policy_errors;     /* a program failed to run: default used */
 	uint64_t clamped;           /* requests refused or cut to what is allowed */
+	uint64_t block_prefetches;  /* whole blocks prefetched (bpf_gpu_prefetch_block) */
 };
 
 struct mem_fault {
@@ -164,6 +176,11 @@ struct mem_rt {
 	struct mem_policy *pol;   /* NULL: the driver's defaults; not owned */
 	struct mem_rt_backend be;
 	struct mem_rt_stats st;
+	/* Pages the driver's fault service moves around a faulting page, an
+	 * aligned power of two: MEM_GROUP_PAGES (its 64 KiB big page, what the
+	 * H200 with driver 580 moves: bench/results/2026-11-22-h200-mem-policies.md)
+	 * unless set otherwise after mem_rt_init; 1 moves only the page. */
+	uint32_t fault_pages;
 	uint64_t batch;           /* sequence number of the batch in service */
 	uint64_t now;             /* faults so far (the ctx's clock) */
 	/* Hits reach the policy: the signal is complete (the device's), so a
@@ -178,6 +195,11 @@ struct mem_rt {
 	struct mem_rt_touch *touch;
 	uint32_t batch_listed;
 	uint32_t touch_cnt, touch_cap;
+	/* Whole-block prefetches the policy asked for (bpf_gpu_prefetch_block),
+	 * done at the end of the next mem_rt_service, after its faults. */
+	uint64_t ahead[MEM_RT_AHEAD_MAX];
+	uint32_t ahead_pid[MEM_RT_AHEAD_MAX];
+	uint32_t ahead_cnt;
 };
 
 int mem_rt_init(struct mem_rt *rt, uint32_t capacity_blocks, struct mem_policy *pol,
@@ -188,12 +210,22 @@ void mem_rt_fini(struct mem_rt *rt);
  * (duplicates and pages already resident are dropped).  Per block: the
  * prefetch region (driver tree or policy), a GPU block for it (evicting by
  * the list, after the policy's evict_prepare), activate/access, migration.
+ * Then the whole-block prefetches the policy queued (during this service
+ * or the hits since the last): each block not already resident in full
+ * gets a GPU block (never by evicting one faulting in this batch) and all
+ * its pages, pushed to the tail (no activate op: a prefetch does not
+ * prefetch further on its own).
  * A policy never breaks the model: bad helper arguments are refused,
  * regions clamped to the block, eviction counts clamped; a program that
  * fails to run leaves the default.  Errors are only out of memory.
  */
 int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n,
 		   struct err *e);
+/* Block prefetches are queued (mem_rt_service with no faults does them). */
+static inline int mem_rt_ahead_pending(const struct mem_rt *rt)
+{
+	return rt->ahead_cnt != 0;
+}
 /*
  * Launch `launch` accessed the resident page of addr without a fault.  With
  * rt->hits, the first such access of a block in a launch calls the

@@ -117,6 +117,35 @@ static uint64_t mem_helper_block_pid(uint64_t ctx, uint64_t block, uint64_t r3, 
 	return call->rt->table.blocks[block].pid;
 }
 
+/* Queue a whole-block prefetch (mem_rt_service does it).  Asking for a
+ * block outside the memory the runtime may name, or one already resident
+ * or queued, is no misuse (a scan's policy does not know where the memory
+ * ends): not counted as clamped. */
+static uint64_t mem_helper_prefetch_block(uint64_t ctx, uint64_t addr, uint64_t r3, uint64_t r4,
+					  uint64_t r5)
+{
+	struct mem_call *call = CALL(ctx);
+	struct mem_rt *rt = call->rt;
+	uint64_t va = addr & ~((1ull << MEM_BLOCK_SHIFT) - 1);
+
+	if (call->op == MEM_OP_EVICT)
+		return RET_ERR(call, EINVAL);
+	if (rt->be.covers && !rt->be.covers(rt->be.arg, va))
+		return (uint64_t)(int64_t)-ENOENT;
+	uint32_t id = mem_table_find(&rt->table, va);
+	if (id != MEM_NIL && rt->table.blocks[id].resident_pages == MEM_PAGES)
+		return 0;
+	for (uint32_t i = 0; i < rt->ahead_cnt; i++)
+		if (rt->ahead[i] == va)
+			return 0;
+	if (rt->ahead_cnt == MEM_RT_AHEAD_MAX)
+		return (uint64_t)(int64_t)-EBUSY;
+	rt->ahead_pid[rt->ahead_cnt] = call->op == MEM_OP_PREFETCH ? call->ctx.prefetch.pid
+								   : call->ctx.block.pid;
+	rt->ahead[rt->ahead_cnt++] = va;
+	return 0;
+}
+
 #define CTX_SCALAR {ARG_PTR_TO_CTX, ARG_SCALAR}
 #define CTX_SCALAR2 {ARG_PTR_TO_CTX, ARG_SCALAR, ARG_SCALAR}
 static const struct helper_proto mem_helper_protos[] = {
@@ -128,6 +157,8 @@ static const struct helper_proto mem_helper_protos[] = {
 	{604, "gpu_evict_candidate", mem_helper_evict_candidate, RET_INTEGER, CTX_SCALAR,
 	 HELPER_F_HOST},
 	{605, "gpu_block_pid", mem_helper_block_pid, RET_INTEGER, CTX_SCALAR, HELPER_F_HOST},
+	{606, "gpu_prefetch_block", mem_helper_prefetch_block, RET_INTEGER, CTX_SCALAR,
+	 HELPER_F_HOST},
 };
 enum { MEM_HELPER_CNT = sizeof(mem_helper_protos) / sizeof(mem_helper_protos[0]) };
 

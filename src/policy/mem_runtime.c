@@ -4,8 +4,12 @@
  * with the policy's ops at the driver's decision points.
  *
  * Per batch: the faulting pages are grouped by block (in the order each
- * block first faulted).  Per block: (1) the prefetch region of each
- * faulting page: the driver's density tree over resident | faulting pages
+ * block first faulted).  Per block: (0) each faulting page brings its
+ * whole big page (rt->fault_pages: 64 KiB), as the driver's fault service
+ * fills the big pages of faulting pages before its prefetch decision
+ * (uvm_perf_prefetch's fault-granularity growth); (1) the prefetch region
+ * of each faulting page: the driver's density tree over resident | big
+ * pages of the faulting pages
  * (uvm_perf_prefetch: the largest aligned subtree around the page whose
  * occupancy is above 51%), or the policy's; (2) a GPU block when the block
  * has none, evicting from the head of the list when the budget is full
@@ -39,6 +43,7 @@ int mem_rt_init(struct mem_rt *rt, uint32_t capacity_blocks, struct mem_policy *
 	if (!capacity_blocks)
 		return err_set(e, EINVAL, "memory budget below one 2 MiB block");
 	rt->capacity = capacity_blocks;
+	rt->fault_pages = MEM_GROUP_PAGES;
 	rt->pol = pol;
 	if (be)
 		rt->be = *be;
@@ -129,22 +134,43 @@ static int mem_rt_call(struct mem_rt *rt, struct mem_call *call, uint64_t *r0)
 	return mem_policy_call(rt->pol, call, r0) == 0;
 }
 
-/* Pages to bring in for block t->block: faulting pages plus prefetch. */
+/* The big pages (rt->fault_pages) of the faulting pages of t. */
+static void mem_rt_fault_granules(const struct mem_rt *rt, const struct mem_rt_touch *t,
+				  struct mem_bits *out)
+{
+	uint32_t g = rt->fault_pages;
+
+	*out = t->faulted;
+	if (g <= 1 || g > MEM_PAGES || g & (g - 1))
+		return;
+	for (uint32_t p = 0; p < MEM_PAGES; p += g)
+		if (mem_bits_count(&t->faulted, p, p + g))
+			mem_bits_set_range(out, p, p + g);
+}
+
+/*
+ * Pages to bring in for block t->block (in): the faulting big pages plus
+ * the prefetch region of each faulting page (the driver's tree, or the
+ * policy's).  driver: what the stock driver's fault service moves by
+ * itself (big pages and tree), whatever the policy says.
+ */
 static void mem_rt_prefetch(struct mem_rt *rt, const struct mem_rt_touch *t,
-			    struct mem_bits *in)
+			    struct mem_bits *in, struct mem_bits *driver)
 {
 	const struct mem_block *b = &rt->table.blocks[t->block];
-	struct mem_bits counted;
+	struct mem_bits counted, granules;
 
+	mem_rt_fault_granules(rt, t, &granules);
 	for (uint32_t w = 0; w < MEM_WORDS; w++)
-		counted.w[w] = b->resident.w[w] | t->faulted.w[w];
-	*in = t->faulted;
+		counted.w[w] = b->resident.w[w] | granules.w[w];
+	*in = *driver = granules;
 	for (uint32_t p = 0; p < MEM_PAGES; p++) {
 		if (!mem_bits_test(&t->faulted, p))
 			continue;
 		uint32_t first, end;
 		uint64_t r0;
 		mem_rt_tree_region(&counted, p, &first, &end);
+		mem_bits_set_range(driver, first, end);
 		if (!mem_policy_has(rt->pol, MEM_OP_PREFETCH)) {
 			mem_bits_set_range(in, first, end);
 			continue;
@@ -164,8 +190,10 @@ static void mem_rt_prefetch(struct mem_rt *rt, const struct mem_rt_touch *t,
 		}
 		mem_bits_set_range(in, first, end);
 	}
-	for (uint32_t w = 0; w < MEM_WORDS; w++)
+	for (uint32_t w = 0; w < MEM_WORDS; w++) {
 		in->w[w] &= ~b->resident.w[w];
+		driver->w[w] &= ~b->resident.w[w];
+	}
 }
 
 static int mem_rt_evict_block(struct mem_rt *rt, uint32_t id, struct err *e)
@@ -193,6 +221,18 @@ static int mem_rt_evict_block(struct mem_rt *rt, uint32_t id, struct err *e)
 static uint32_t mem_rt_victim(const struct mem_rt *rt, uint32_t keep)
 {
 	const struct mem_table *t = &rt->table;
+
+	if (rt->be.next_use) {
+		uint32_t best = MEM_NIL;
+		uint64_t far = 0;
+		for (uint32_t id = t->head; id != MEM_NIL; id = t->blocks[id].next) {
+			uint64_t n = rt->be.next_use(rt->be.arg, id, t->blocks[id].va);
+			if (t->blocks[id].batch != rt->batch && (best == MEM_NIL || n > far))
+				best = id, far = n;
+		}
+		if (best != MEM_NIL)
+			return best;
+	}
 
 	for (uint32_t id = t->head; id != MEM_NIL; id = t->blocks[id].next)
 		if (t->blocks[id].batch != rt->batch)
@@ -275,10 +315,10 @@ static int mem_rt_service_block(struct mem_rt *rt, const struct mem_rt_touch *t,
 				struct err *e)
 {
 	struct mem_block *b;
-	struct mem_bits in;
+	struct mem_bits in, driver;
 	int err;
 
-	mem_rt_prefetch(rt, t, &in);
+	mem_rt_prefetch(rt, t, &in, &driver);
 	int activate = !rt->table.blocks[t->block].on_gpu;
 	if (activate) {
 		if ((err = mem_rt_make_room(rt, t->block, e)))
@@ -302,7 +342,7 @@ static int mem_rt_service_block(struct mem_rt *rt, const struct mem_rt_touch *t,
 	rt->st.pages_in += n;
 	rt->st.pages_prefetched += n - t->nfaults;
 	if (rt->be.migrate_in)
-		rt->be.migrate_in(rt->be.arg, b->va, &in, &t->faulted);
+		rt->be.migrate_in(rt->be.arg, b->va, &in, &driver);
 
 	return mem_rt_block_op(rt, activate ? MEM_OP_ACTIVATE : MEM_OP_ACCESS, t->block, e);
 }
@@ -335,6 +375,60 @@ static struct mem_rt_touch *mem_rt_touch_of(struct mem_rt *rt, uint32_t id, uint
 	return t;
 }
 
+/*
+ * The whole-block prefetches queued by the policy: each block gets a GPU
+ * block unless it has one (evicting by the list, never a block of this
+ * batch: when none other is left the prefetch is dropped) and all its
+ * pages.  Each is marked part of this batch, so a later one does not
+ * evict it.
+ */
+static int mem_rt_do_ahead(struct mem_rt *rt, struct err *e)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < rt->ahead_cnt && !err; i++) {
+		uint32_t id;
+		if ((err = mem_table_get(&rt->table, rt->ahead[i], rt->ahead_pid[i], &id, e)))
+			break;
+		struct mem_block *b = &rt->table.blocks[id];
+		if (b->resident_pages == MEM_PAGES || b->batch == rt->batch)
+			continue;
+		if (!b->on_gpu) {
+			if (rt->table.list_len >= rt->capacity &&
+			    rt->table.list_len == rt->batch_listed)
+				break; /* room only by evicting what this batch needs */
+			if ((err = mem_rt_make_room(rt, id, e)))
+				break;
+			mem_list_push_tail(&rt->table, id);
+			uint32_t *pid_blocks = mem_rt_pid_blocks(rt, b->pid, e);
+			if (!pid_blocks) {
+				err = -ENOMEM;
+				break;
+			}
+			(*pid_blocks)++;
+			b->activations++;
+			rt->st.activations++;
+		}
+		b->batch = rt->batch;
+		b->touch = MEM_NIL;
+		rt->batch_listed++;
+		struct mem_bits in, none = {{0}};
+		for (uint32_t w = 0; w < MEM_WORDS; w++) {
+			in.w[w] = ~b->resident.w[w];
+			b->resident.w[w] = ~0ull;
+		}
+		uint32_t n = MEM_PAGES - b->resident_pages;
+		b->resident_pages = MEM_PAGES;
+		rt->st.pages_in += n;
+		rt->st.pages_prefetched += n;
+		rt->st.block_prefetches++;
+		if (rt->be.migrate_in)
+			rt->be.migrate_in(rt->be.arg, b->va, &in, &none);
+	}
+	rt->ahead_cnt = 0;
+	return err;
+}
+
 int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n, struct err *e)
 {
 	int err = 0;
@@ -364,5 +458,7 @@ int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n, 
 		rt->st.batches++;
 	for (uint32_t i = 0; i < rt->touch_cnt && !err; i++)
 		err = mem_rt_service_block(rt, &rt->touch[i], e);
+	if (!err && rt->ahead_cnt)
+		err = mem_rt_do_ahead(rt, e);
 	return err;
 }

@@ -35,10 +35,18 @@ struct uvm_sim {
 	struct mem_rt rt;
 	struct uvm_sim_result *r;
 	struct uvm_pending pend;
+	uint64_t *blocks; /* the trace's blocks, ascending: what a prefetch may name */
+	size_t nblocks;
+	/* o->optimal: per record, the index of the next record of its block
+	 * (t->cnt: none); per block (as in blocks), that of its last record
+	 * replayed so far, i.e. its next use. */
+	size_t *next_rec, *next_use;
+	size_t *index_of;  /* by runtime block id: its index in blocks (+1; 0: not yet) */
+	uint32_t index_cap;
 };
 
 static void uvm_sim_migrate_in(void *arg, uint64_t va, const struct mem_bits *pages,
-			       const struct mem_bits *faulted)
+			       const struct mem_bits *driver)
 {
 	struct uvm_sim *s = arg;
 	s->r->bytes_htod += (uint64_t)mem_bits_count(pages, 0, MEM_PAGES) << MEM_PAGE_SHIFT;
@@ -50,6 +58,71 @@ static void uvm_sim_evict(void *arg, uint64_t va, const struct mem_bits *pages)
 	/* The driver copies every resident page back: it has no dirty bits
 	 * for GPU-written memory. */
 	s->r->bytes_dtoh += (uint64_t)mem_bits_count(pages, 0, MEM_PAGES) << MEM_PAGE_SHIFT;
+}
+
+static size_t uvm_sim_block_index(const struct uvm_sim *s, uint64_t va)
+{
+	uint64_t key = va >> MEM_BLOCK_SHIFT;
+	size_t lo = 0, hi = s->nblocks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->blocks[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int uvm_sim_covers(void *arg, uint64_t va)
+{
+	const struct uvm_sim *s = arg;
+	size_t i = uvm_sim_block_index(s, va);
+	return i < s->nblocks && s->blocks[i] == va >> MEM_BLOCK_SHIFT;
+}
+
+/* Called for every resident block at every eviction: the block's index is
+ * found once per runtime id, then kept. */
+static uint64_t uvm_sim_next_use(void *arg, uint32_t id, uint64_t va)
+{
+	struct uvm_sim *s = arg;
+
+	if (id >= s->index_cap) {
+		uint32_t cap = s->index_cap ? s->index_cap : 256;
+		while (cap <= id)
+			cap *= 2;
+		size_t *n = realloc(s->index_of, cap * sizeof(*n));
+		if (!n)
+			return UINT64_MAX; /* out of memory: evicted first, still correct */
+		memset(n + s->index_cap, 0, (cap - s->index_cap) * sizeof(*n));
+		s->index_of = n;
+		s->index_cap = cap;
+	}
+	if (!s->index_of[id]) {
+		size_t i = uvm_sim_block_index(s, va);
+		if (i >= s->nblocks || s->blocks[i] != va >> MEM_BLOCK_SHIFT)
+			return UINT64_MAX; /* never used by the trace */
+		s->index_of[id] = i + 1;
+	}
+	return s->next_use[s->index_of[id] - 1];
+}
+
+/* The oracle's tables (o->optimal): next_rec by one backward pass. */
+static int uvm_sim_oracle_init(struct uvm_sim *s, const struct uvm_trace *t, struct err *e)
+{
+	s->next_rec = malloc((t->cnt ? t->cnt : 1) * sizeof(*s->next_rec));
+	s->next_use = malloc((s->nblocks ? s->nblocks : 1) * sizeof(*s->next_use));
+	if (!s->next_rec || !s->next_use)
+		return err_set(e, ENOMEM, "simulator: out of memory");
+	for (size_t b = 0; b < s->nblocks; b++)
+		s->next_use[b] = t->cnt;
+	for (size_t i = t->cnt; i-- > 0;) {
+		size_t b = uvm_sim_block_index(s, t->recs[i].addr);
+		s->next_rec[i] = s->next_use[b];
+		s->next_use[b] = i;
+	}
+	return 0;
 }
 
 static int uvm_pending_init(struct uvm_pending *p, uint32_t max, struct err *e)
@@ -92,7 +165,7 @@ static int uvm_sim_flush(struct uvm_sim *s, struct err *e)
 {
 	struct uvm_pending *p = &s->pend;
 
-	if (!p->cnt)
+	if (!p->cnt && !mem_rt_ahead_pending(&s->rt))
 		return 0;
 	int err = mem_rt_service(&s->rt, p->faults, p->cnt, e);
 	memset(p->set, 0, (p->set_mask + 1) * sizeof(*p->set));
@@ -104,7 +177,7 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 		struct mem_policy *pol, struct uvm_sim_result *r, struct err *e)
 {
 	struct uvm_sim s = {.r = r};
-	struct mem_rt_backend be = {uvm_sim_migrate_in, uvm_sim_evict, &s};
+	struct mem_rt_backend be = {uvm_sim_migrate_in, uvm_sim_evict, uvm_sim_covers, NULL, &s};
 	uint64_t capacity = o->budget >> MEM_BLOCK_SHIFT;
 	int err;
 
@@ -114,15 +187,32 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 	if (!capacity)
 		return err_set(e, EINVAL, "budget %llu bytes is below one 2 MiB block",
 			       (unsigned long long)o->budget);
-	if ((err = mem_rt_init(&s.rt, (uint32_t)capacity, pol, &be, e)))
+	if (!(s.blocks = uvm_trace_blocks(t, &s.nblocks)))
+		return err_set(e, ENOMEM, "simulator: out of memory");
+	if (o->optimal) {
+		be.next_use = uvm_sim_next_use;
+		if ((err = uvm_sim_oracle_init(&s, t, e))) {
+			free(s.blocks);
+			free(s.next_rec);
+			free(s.next_use);
+			return err;
+		}
+	}
+	if ((err = mem_rt_init(&s.rt, (uint32_t)capacity, pol, &be, e))) {
+		free(s.blocks);
 		return err;
+	}
 	s.rt.hits = o->hits;
+	if (o->fault_pages)
+		s.rt.fault_pages = o->fault_pages;
 	err = uvm_pending_init(&s.pend, o->batch_max ? o->batch_max : UVM_BATCH_MAX, e);
 	for (size_t i = 0; !err && i < t->cnt; i++) {
 		const struct uvm_rec *rec = &t->recs[i];
 		if (i && rec->launch != t->recs[i - 1].launch && (err = uvm_sim_flush(&s, e)))
 			break;
 		r->accesses++;
+		if (o->optimal)
+			s.next_use[uvm_sim_block_index(&s, rec->addr)] = s.next_rec[i];
 		if (mem_rt_resident(&s.rt, rec->addr)) {
 			r->hits++;
 			err = mem_rt_hit(&s.rt, rec->addr, rec->launch, e);
@@ -147,5 +237,9 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 	r->total_s = r->compute_s + r->overhead_s + r->transfer_s;
 	uvm_pending_fini(&s.pend);
 	mem_rt_fini(&s.rt);
+	free(s.blocks);
+	free(s.next_rec);
+	free(s.next_use);
+	free(s.index_of);
 	return err;
 }

@@ -47,6 +47,9 @@ int uvm_trace_parse_text(const char *text, size_t len, const char *name, struct 
 int uvm_trace_write(const char *path, const struct uvm_trace *t, int text, struct err *e);
 /* Bytes of the distinct 2 MiB blocks the trace touches. */
 uint64_t uvm_trace_footprint(const struct uvm_trace *t);
+/* Those blocks' numbers (address >> 21), ascending, in *n (malloc'd; NULL
+ * when out of memory). */
+uint64_t *uvm_trace_blocks(const struct uvm_trace *t, size_t *n);
 
 /* Synthetic workloads (docs/policies.md describes each). */
 struct uvm_gen_opts {
@@ -79,6 +82,11 @@ struct uvm_sim_opts {
 	uint32_t batch_max;   /* 0: UVM_BATCH_MAX */
 	int hits;             /* hits reach the policy (mem_rt_hit): a trace of
 			       * every access, as the device signal records */
+	uint32_t fault_pages; /* pages a fault moves (mem_rt.fault_pages); 0: its default */
+	/* Evict the block used furthest in the future (Belady's MIN, from the
+	 * trace itself) instead of by a policy: the fewest bytes any eviction
+	 * order moves with the driver's prefetch, a reference, not a policy. */
+	int optimal;
 	struct uvm_link link;
 };
 

@@ -243,18 +243,25 @@ static int uvm_u64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-uint64_t uvm_trace_footprint(const struct uvm_trace *t)
+uint64_t *uvm_trace_blocks(const struct uvm_trace *t, size_t *n)
 {
 	uint64_t *blocks = malloc((t->cnt ? t->cnt : 1) * sizeof(*blocks));
-	uint64_t n = 0;
 
+	*n = 0;
 	if (!blocks)
-		return 0;
+		return NULL;
 	for (size_t i = 0; i < t->cnt; i++)
 		blocks[i] = t->recs[i].addr >> MEM_BLOCK_SHIFT;
 	qsort(blocks, t->cnt, sizeof(*blocks), uvm_u64_cmp);
 	for (size_t i = 0; i < t->cnt; i++)
-		n += !i || blocks[i] != blocks[i - 1];
-	free(blocks);
-	return n << MEM_BLOCK_SHIFT;
+		if (!i || blocks[i] != blocks[i - 1])
+			blocks[(*n)++] = blocks[i];
+	return blocks;
+}
+
+uint64_t uvm_trace_footprint(const struct uvm_trace *t)
+{
+	size_t n;
+	free(uvm_trace_blocks(t, &n));
+	return (uint64_t)n << MEM_BLOCK_SHIFT;
 }

@@ -1157,6 +1157,8 @@ static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
 		}
 		if (ctx && o->inline_ctx_mem)
 			*o->inline_ctx_mem = !c->stk[f].ctx_in_regs;
+		if (f == 0 && o->inline_out && o->inline_frame)
+			*o->inline_frame = !c->stk[f].promoted && ptx_frame_bytes(p);
 		if ((!c->stk[f].promoted && ptx_frame_bytes(p)) || (ctx && !c->stk[f].ctx_in_regs))
 			c->no_local = 0;
 	}

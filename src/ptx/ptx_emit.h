@@ -128,6 +128,9 @@ struct ptx_emit_opts {
 	 */
 	const char *inline_ctx;
 	int *inline_ctx_mem;
+	/* Set (when not NULL) to 1 when the inline block declares a .local
+	 * frame (the stack not in registers: ptx_stack.h), else 0. */
+	int *inline_frame;
 };
 
 /* .version/.target/.address_size of a module. */

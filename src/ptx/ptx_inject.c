@@ -6,10 +6,10 @@
  * Every addition is guarded by the instruction's own predicate (a call
  * may be predicated), so `@%p ret;` gets `@%p call EXIT;` and a predicated
  * load is probed only by the lanes that load.  A mem probe sits in a
- * scope of its own (its .param variables live there) and computes the
- * address into one .b64 register declared at the top of the kernel:
- * registers of a nested scope stay visible inside the probe's scope, so
- * the address expression means what it means to the instruction.
+ * scope of its own (its .param variables, or the pasted probe's registers
+ * and labels, live there) and computes the address into one .b64 register
+ * declared at the top of the kernel, before the scope opens: the address
+ * expression means what it means to the instruction.
  *
  * Left as they are: .param/.local/.shared/.const accesses (not global
  * memory), the asynchronous and bulk copies (cp.async, cp.async.bulk,
@@ -34,6 +34,7 @@ struct ptx_inject {
 	struct ptx_buf b;
 	struct err *e;
 	size_t mem_probes, exit_probes;
+	int mem_inline; /* paste o->mem_code at each access, not a call */
 };
 
 /* A prefix that occurs nowhere in the module or in the extra code. */
@@ -45,6 +46,8 @@ static void ptx_inject_prefix(struct ptx_inject *in)
 	       (memmem(in->m->text, in->m->len, in->pfx, n) ||
 		(in->o->extra && strstr(in->o->extra, in->pfx)) ||
 		(in->o->entry_code && strstr(in->o->entry_code, in->pfx)) ||
+		(in->o->mem_code && strstr(in->o->mem_code, in->pfx)) ||
+		(in->o->mem_func && strstr(in->o->mem_func, in->pfx)) ||
 		(in->o->exit_code && strstr(in->o->exit_code, in->pfx)) ||
 		(in->o->block_entry_code && strstr(in->o->block_entry_code, in->pfx)) ||
 		(in->o->block_exit_code && strstr(in->o->block_exit_code, in->pfx)))) {
@@ -177,15 +180,28 @@ static int ptx_inject_mem_op(struct ptx_inject *in, const struct ptx_stmt *s, un
 	return 1;
 }
 
-/* `call SYM, (addr, size, kind);` before memory instruction s. */
-static int ptx_inject_mem(struct ptx_inject *in, const struct ptx_stmt *s)
+/* A global or generic access the injector probes: where its address is
+ * ([base], [base+off], [base-off], [base+-off]) and what it moves. */
+struct ptx_inject_site {
+	uint32_t base, off; /* tokens; off 0: none */
+	int neg;            /* base - off */
+	int generic;        /* no state space: the probe tests isspacep.global */
+	unsigned size;
+	enum ptx_mem_kind kind;
+};
+
+/* 1 and *site when statement s is an access to probe; 0 when not; <0 on
+ * an error (naming the line). */
+static int ptx_inject_mem_site(struct ptx_inject *in, const struct ptx_stmt *s,
+			       struct ptx_inject_site *site)
 {
 	const struct ptx_module *m = in->m;
 	const struct ptx_opnd *addr = NULL;
-	enum ptx_mem_kind kind = PTX_MEM_LOAD;
-	unsigned size = 0;
-	int generic = 0, r = ptx_inject_mem_op(in, s, &size, &kind, &generic);
 
+	*site = (struct ptx_inject_site){.kind = PTX_MEM_LOAD};
+	if (s->kind != PTX_STMT_INSN)
+		return 0;
+	int r = ptx_inject_mem_op(in, s, &site->size, &site->kind, &site->generic);
 	if (r <= 0)
 		return r;
 	for (uint32_t i = 0; i < s->nopnd && !addr; i++)
@@ -196,56 +212,145 @@ static int ptx_inject_mem(struct ptx_inject *in, const struct ptx_stmt *s)
 			       TOKF(m, s->opcode));
 	/* [base], [base+off], [base+-off], [base-off], [imm] */
 	uint32_t t = addr->tok + 1, last = addr->tok + addr->ntok - 1;
-	uint32_t base = t, off = 0;
-	int neg = 0;
+	site->base = t;
 	if (t < last && t + 1 < last && (ptx_parse_tok_is(m, t + 1, "+") ||
 					 ptx_parse_tok_is(m, t + 1, "-"))) {
-		neg = ptx_parse_tok_is(m, t + 1, "-");
-		off = t + 2;
-		if (ptx_parse_tok_is(m, off, "-")) {
-			neg = !neg;
-			off++;
+		site->neg = ptx_parse_tok_is(m, t + 1, "-");
+		site->off = t + 2;
+		if (ptx_parse_tok_is(m, site->off, "-")) {
+			site->neg = !site->neg;
+			site->off++;
 		}
-		if (off + 1 != last || m->toks[off].kind != PTX_TOK_NUMBER)
-			off = 0, base = last; /* not understood: reported below */
+		if (site->off + 1 != last || m->toks[site->off].kind != PTX_TOK_NUMBER)
+			site->off = 0, site->base = last; /* not understood: reported below */
 	} else if (t + 1 != last) {
-		base = last;
+		site->base = last;
 	}
-	if (base == last || !ptx_parse_tok_is(m, last, "]"))
+	if (site->base == last || !ptx_parse_tok_is(m, last, "]"))
 		return err_set(in->e, EINVAL, "line %u: address operand of '%.*s' not understood",
 			       s->line, TOKF(m, s->opcode));
-	const struct ptx_tok *bk = &m->toks[base];
-	const char *bname = m->text + bk->off;
-	const char *space = NULL;
+	const struct ptx_tok *bk = &m->toks[site->base];
 	if (bk->kind == PTX_TOK_NAME) {
-		space = ptx_inject_var_space(in, bname, bk->len);
-		if (generic && (!space || strcmp(space, ".global")))
+		const char *space = ptx_inject_var_space(in, m->text + bk->off, bk->len);
+		if (site->generic && (!space || strcmp(space, ".global")))
 			return 0; /* a generic access to a non-global variable */
 	} else if (bk->kind != PTX_TOK_REG && bk->kind != PTX_TOK_NUMBER) {
 		return err_set(in->e, EINVAL, "line %u: address operand of '%.*s' not understood",
 			       s->line, TOKF(m, s->opcode));
 	}
+	return 1;
+}
+
+/* The access's address into %PFX_a, each instruction with guard s's
+ * (NULL: none). */
+static void ptx_inject_mem_addr(struct ptx_inject *in, const struct ptx_inject_site *site,
+				const struct ptx_stmt *s)
+{
+	const struct ptx_module *m = in->m;
 	const char *P = in->pfx;
-	ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_a;\n\t.param .b32 %s_s;\n"
-			       "\t.param .b32 %s_k;\n\t", P, P, P);
-	ptx_inject_guard(in, s);
-	ptx_buf_printf(&in->b, "mov.u64 %%%s_a, %.*s;\n", P, TOKF(m, base));
-	if (bk->kind == PTX_TOK_NAME && generic) {
-		ptx_buf_printf(&in->b, "\t");
+
+	ptx_buf_printf(&in->b, "\t");
+	if (s)
 		ptx_inject_guard(in, s);
+	ptx_buf_printf(&in->b, "mov.u64 %%%s_a, %.*s;\n", P, TOKF(m, site->base));
+	if (m->toks[site->base].kind == PTX_TOK_NAME && site->generic) {
+		ptx_buf_printf(&in->b, "\t");
+		if (s)
+			ptx_inject_guard(in, s);
 		ptx_buf_printf(&in->b, "cvta.global.u64 %%%s_a, %%%s_a;\n", P, P);
 	}
-	if (off) {
+	if (site->off) {
 		ptx_buf_printf(&in->b, "\t");
-		ptx_inject_guard(in, s);
-		ptx_buf_printf(&in->b, "%s.s64 %%%s_a, %%%s_a, %.*s;\n", neg ? "sub" : "add", P, P,
-			       TOKF(m, off));
+		if (s)
+			ptx_inject_guard(in, s);
+		ptx_buf_printf(&in->b, "%s.s64 %%%s_a, %%%s_a, %.*s;\n", site->neg ? "sub" : "add",
+			       P, P, TOKF(m, site->off));
 	}
+}
+
+/*
+ * o->mem_code before access s: lanes whose guard is false, and lanes whose
+ * generic address is not global, branch past it to a label of their own
+ * (%PFX_mN); the others run it in a scope that holds the access in the
+ * registers mem_code reads (size and kind immediates, for ptxas to fold).
+ * mem_code's labels and registers are the scope's own (PTX scoping), so
+ * every access can have a copy.
+ */
+static void ptx_inject_mem_inline(struct ptx_inject *in, const struct ptx_stmt *s,
+				  const struct ptx_inject_site *site)
+{
+	const struct ptx_module *m = in->m;
+	const char *P = in->pfx;
+	size_t n = in->mem_probes;
+	int skip = s->guard >= 0 || site->generic;
+
+	if (s->guard >= 0)
+		ptx_buf_printf(&in->b, "\t@%s%.*s bra %s_m%zu;\n", s->negate ? "" : "!",
+			       TOKF(m, (uint32_t)s->guard), P, n);
+	ptx_inject_mem_addr(in, site, NULL);
+	if (site->generic)
+		ptx_buf_printf(&in->b, "\tisspacep.global %%%s_g, %%%s_a;\n\t@!%%%s_g bra %s_m%zu;\n",
+			       P, P, P, P, n);
+	ptx_buf_printf(&in->b, "\t{\n\t.reg .b64 %s, %s;\n\tmov.b64 %s, %%%s_a;\n"
+			       "\tmov.b64 %s, 0x%llx;\n%s\t}\n",
+		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG,
+		       (unsigned long long)site->size | (unsigned long long)site->kind << 32,
+		       in->o->mem_code);
+	if (skip)
+		ptx_buf_printf(&in->b, "%s_m%zu:\n", P, n);
+}
+
+/* The probe of memory instruction s, if it is a global or generic access:
+ * o->mem_code inline, or `call SYM, (addr, size, kind);`. */
+static int ptx_inject_mem(struct ptx_inject *in, const struct ptx_stmt *s)
+{
+	struct ptx_inject_site site;
+	int r = ptx_inject_mem_site(in, s, &site);
+
+	if (r <= 0)
+		return r;
+	if (in->mem_inline) {
+		ptx_inject_mem_inline(in, s, &site);
+		in->mem_probes++;
+		return 0;
+	}
+	const char *P = in->pfx;
+	ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_a;\n\t.param .b32 %s_s;\n"
+			       "\t.param .b32 %s_k;\n", P, P, P);
+	ptx_inject_mem_addr(in, &site, s);
 	ptx_buf_printf(&in->b, "\tst.param.b64 [%s_a], %%%s_a;\n\tst.param.b32 [%s_s], %u;\n"
-			       "\tst.param.b32 [%s_k], %d;\n\t", P, P, P, size, P, (int)kind);
+			       "\tst.param.b32 [%s_k], %d;\n\t", P, P, P, site.size, P,
+		       (int)site.kind);
 	ptx_inject_guard(in, s);
 	ptx_buf_printf(&in->b, "call %s, (%s_a, %s_s, %s_k);\n\t}\n", in->o->mem_sym, P, P, P);
 	in->mem_probes++;
+	return 0;
+}
+
+/*
+ * Which form the kernel's mem probes take (in->mem_inline): inline when
+ * o->mem_code is given and its copies, one per access, come to at most
+ * o->mem_inline_max bytes.
+ */
+static int ptx_inject_mem_form(struct ptx_inject *in)
+{
+	const struct ptx_module *m = in->m;
+	struct ptx_inject_site site;
+	size_t sites = 0;
+
+	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
+		int r = ptx_inject_mem_site(in, &m->stmts[i], &site);
+		if (r < 0)
+			return r;
+		sites += (size_t)r;
+	}
+	if (in->o->mem_sites)
+		*in->o->mem_sites = sites;
+	if (!in->o->mem_code || !in->o->mem_sym) /* no call to make: inline */
+		in->mem_inline = in->o->mem_code != NULL;
+	else
+		in->mem_inline = in->o->mem_inline_max &&
+				 (!sites || strlen(in->o->mem_code) <= in->o->mem_inline_max / sites);
 	return 0;
 }
 
@@ -469,8 +574,10 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		ptx_buf_printf(&in->b, "// the record of block probes (struct gpuext_block_ctx)\n"
 				       ".shared .align 8 .b8 %s_blk[%d];\n", in->pfx, BLK_SIZE);
 	ptx_parse_print_stmt(m, &m->stmts[in->f->head], &in->b);
-	if (o->mem_sym)
+	if (o->mem_sym || o->mem_code)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
+	if (in->mem_inline)
+		ptx_buf_printf(&in->b, "\t.reg .pred %%%s_g;\n", in->pfx);
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {
@@ -509,7 +616,7 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 			ptx_buf_printf(&in->b, "call %s;\n", o->exit_sym);
 			in->exit_probes++;
 		}
-		if (s->kind == PTX_STMT_INSN && o->mem_sym) {
+		if (s->kind == PTX_STMT_INSN && (o->mem_sym || o->mem_code)) {
 			int err = ptx_inject_mem(in, s);
 			if (err)
 				return err;
@@ -654,6 +761,17 @@ static int ptx_inject_is_header(const struct ptx_module *m, const struct ptx_stm
 						 ptx_parse_tok_is(m, s->tok, ".address_size"));
 }
 
+/* The extra code, and the called mem probe's functions when the kernel
+ * calls it. */
+static void ptx_inject_extra(struct ptx_inject *in)
+{
+	ptx_inject_block_arrays_decl(&in->b, in->o);
+	if (in->o->extra)
+		ptx_buf_printf(&in->b, "\n%s\n", in->o->extra);
+	if (in->o->mem_func && !in->mem_inline)
+		ptx_buf_printf(&in->b, "\n%s\n", in->o->mem_func);
+}
+
 int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char **out,
 	       size_t *out_len, struct err *e)
 {
@@ -671,6 +789,10 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		return err_set(e, ENOENT, "kernel '%s' is not defined in the module",
 			       o->kernel ? o->kernel : "(null)");
 	ptx_inject_prefix(&in);
+	if ((err = ptx_inject_mem_form(&in)))
+		return err;
+	if (o->mem_inlined)
+		*o->mem_inlined = in.mem_inline;
 	unsigned char *drop = NULL, *drop_var = NULL;
 	size_t next_func = 0;
 	if (o->only_kernel && (err = ptx_inject_dropped(&in, &drop, &drop_var)))
@@ -692,9 +814,7 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 			break;
 		}
 		if (!extra_done && !ptx_inject_is_header(m, s)) {
-			ptx_inject_block_arrays_decl(&in.b, o);
-			if (o->extra)
-				ptx_buf_printf(&in.b, "\n%s\n", o->extra);
+			ptx_inject_extra(&in);
 			extra_done = 1;
 		}
 		if ((int)i == m->version_stmt &&
@@ -711,11 +831,8 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		}
 		ptx_parse_print_stmt(m, s, &in.b);
 	}
-	if (!extra_done) {
-		ptx_inject_block_arrays_decl(&in.b, o);
-		if (o->extra)
-			ptx_buf_printf(&in.b, "\n%s\n", o->extra);
-	}
+	if (!extra_done)
+		ptx_inject_extra(&in);
 	free(drop);
 	free(drop_var);
 	if (err) {

@@ -11,7 +11,8 @@
  *   mem    `call SYM, (addr, size, kind);` before every global load, store,
  *          atomic and reduction (ld/st/atom/red in .global, and generic
  *          ones, whose probe checks isspacep.global), with the address
- *          computed into a fresh register
+ *          computed into a fresh register; or the probe's code pasted
+ *          there (mem_code, below)
  * and with `extra` (the translated programs, the device runtime and the probe
  * functions of ptx_wrap.h, without .version/.target) appended after the
  * module's own directives.  Every register or name it adds uses a prefix
@@ -59,6 +60,10 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 
 /* The register holding r1 (the record's generic address) of block probes. */
 #define PTX_BLOCK_CTX_REG "%gxb_ctx"
+/* The registers an inline mem probe (mem_code) reads the access from: its
+ * address (global) and size | kind << 32 (enum ptx_mem_kind). */
+#define PTX_MEM_ADDR_REG "%gxm_addr"
+#define PTX_MEM_SK_REG "%gxm_sk"
 
 /* Probe kinds of ptx_mem_probe's `kind` argument. */
 enum ptx_mem_kind { PTX_MEM_LOAD = 0, PTX_MEM_STORE = 1, PTX_MEM_ATOMIC = 2 };
@@ -73,6 +78,21 @@ struct ptx_inject_opts {
 	const char *entry_sym;  /* probe .func names from ptx_emit_probe(); NULL: none */
 	const char *exit_sym;
 	const char *mem_sym;
+	/*
+	 * Inline mem probes (ptx_emit_mem_probe's site block): with mem_code,
+	 * the kernel's global and generic accesses get mem_code pasted before
+	 * them, in a scope that sets PTX_MEM_ADDR_REG and PTX_MEM_SK_REG
+	 * (generic accesses only when isspacep.global), instead of a call of
+	 * mem_sym -- when mem_code's length times the kernel's accesses is at
+	 * most mem_inline_max (bytes of PTX pasted; 0: never, SIZE_MAX:
+	 * always).  mem_func (the text defining mem_sym) is appended to extra
+	 * only when the call form is used.  Without mem_sym, always inline.
+	 */
+	const char *mem_code;
+	const char *mem_func;
+	size_t mem_inline_max;
+	int *mem_inlined; /* set to 1 when mem_code was pasted, else 0 (may be NULL) */
+	size_t *mem_sites; /* set to the kernel's probed accesses (may be NULL) */
 	/*
 	 * Inline probes (ptx_emit_probe_inline), instead of entry_sym/exit_sym:
 	 * entry_code is pasted where `call entry_sym` would go; with exit_code,

@@ -186,40 +186,68 @@ int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct 
 				     ptx_probe_is_block(kind) ? PTX_BLOCK_CTX_REG : "0", NULL, NULL, e);
 }
 
-int ptx_emit_mem_probe(struct ptx_buf *b, const struct prog *p, const struct ptx_emit_opts *o,
-		       char *sym, struct err *e)
+int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *site,
+		       const struct prog *p, const struct ptx_emit_opts *o, char *sym, int *local,
+		       struct err *e)
 {
-	struct ptx_buf body = {0};
-	int ctx_mem = 1, err;
+	struct ptx_buf body = {0}, block = {0};
+	struct ptx_emit_opts io = *o;
+	int ctx_mem = 1, frame = 0, err;
+	const char *name = p->name ? p->name : "?";
 
-	err = ptx_wrap_inline_block(b, &body, p, o, PTX_PROBE_MEM, "%gxp_ctx", &ctx_mem, sym, e);
+	io.inline_frame = &frame;
+	err = ptx_wrap_inline_block(b, &body, p, &io, PTX_PROBE_MEM, "%gxp_ctx", &ctx_mem, sym, e);
 	if (err) {
 		ptx_buf_free(&body);
 		return err;
 	}
-	/* Accesses through generic addresses reach the probe too: only global
-	 * memory counts.  r1 = struct gpuext_mem_ctx {u64 addr; u32 size; u32 kind;}:
-	 * in registers %gxp_c0 (addr) and %gxp_c1 (size | kind << 32), and in
-	 * local memory only when the program does more than load its fields
-	 * (ptx_emit.h, inline_ctx) */
-	ptx_buf_printf(b, "// mem probe of program '%s', its body inline\n"
-			  ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
-			  "{\n\t.reg .b64 %%gxp_a, %%gxp_ctx, %%gxp_c<2>;\n\t.reg .b32 %%gxp_y, %%gxp_z;\n"
-			  "\t.reg .pred %%gxp_g;\n"
-			  "\tld.param.b64 %%gxp_a, [addr];\n\tisspacep.global %%gxp_g, %%gxp_a;\n"
-			  "\t@!%%gxp_g bra GXP_RET;\n"
-			  "\tld.param.b32 %%gxp_y, [size];\n\tld.param.b32 %%gxp_z, [kind];\n"
-			  "\tmov.b64 %%gxp_c0, %%gxp_a;\n\tmov.b64 %%gxp_c1, {%%gxp_y, %%gxp_z};\n",
-		       p->name ? p->name : "?", sym);
+	/* The access's block: r1 = struct gpuext_mem_ctx {u64 addr; u32 size;
+	 * u32 kind;}, in registers %gxp_c0 (addr) and %gxp_c1 (size | kind <<
+	 * 32), and in local memory only when the program does more than load
+	 * its fields (ptx_emit.h, inline_ctx).  Pasted at an access, the
+	 * second is an immediate to ptxas, which can fold the program's tests
+	 * of the size and kind. */
+	ptx_buf_printf(&block, "\t{ // mem probe of program '%s'\n"
+			       "\t.reg .b64 %%gxp_ctx, %%gxp_c<2>;\n"
+			       "\tmov.b64 %%gxp_c0, %s;\n\tmov.b64 %%gxp_c1, %s;\n",
+		       name, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
 	if (ctx_mem)
-		ptx_buf_printf(b, "\t.local .align 8 .b8 gxp_c[16];\n"
-				  "\tmov.u64 %%gxp_ctx, gxp_c;\n\tcvta.local.u64 %%gxp_ctx, %%gxp_ctx;\n"
-				  "\tst.u64 [%%gxp_ctx], %%gxp_c0;\n\tst.u64 [%%gxp_ctx+8], %%gxp_c1;\n");
+		ptx_buf_printf(&block, "\t.local .align 8 .b8 gxp_c[16];\n"
+				       "\tmov.u64 %%gxp_ctx, gxp_c;\n"
+				       "\tcvta.local.u64 %%gxp_ctx, %%gxp_ctx;\n"
+				       "\tst.u64 [%%gxp_ctx], %%gxp_c0;\n"
+				       "\tst.u64 [%%gxp_ctx+8], %%gxp_c1;\n");
 	else
-		ptx_buf_printf(b, "\tmov.b64 %%gxp_ctx, 0;\n");
+		ptx_buf_printf(&block, "\tmov.b64 %%gxp_ctx, 0;\n");
 	if (body.len)
-		ptx_buf_append(b, body.text, body.len);
-	ptx_buf_printf(b, "GXP_RET:\n\tret;\n}\n\n");
+		ptx_buf_append(&block, body.text, body.len);
+	ptx_buf_printf(&block, "\t}\n");
 	ptx_buf_free(&body);
-	return b->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
+	if (block.failed) {
+		ptx_buf_free(&block);
+		return err_set(e, ENOMEM, "out of memory writing PTX");
+	}
+	/* Called: the same block behind the parameters.  Accesses through
+	 * generic addresses reach the function too: only global memory counts. */
+	ptx_buf_printf(func, "// mem probe of program '%s', its body inline\n"
+			     ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
+			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %%gxp_y, %%gxp_z;\n"
+			     "\t.reg .pred %%gxp_g;\n"
+			     "\tld.param.b64 %s, [addr];\n\tisspacep.global %%gxp_g, %s;\n"
+			     "\t@!%%gxp_g bra GXP_RET;\n"
+			     "\tld.param.b32 %%gxp_y, [size];\n\tld.param.b32 %%gxp_z, [kind];\n"
+			     "\tmov.b64 %s, {%%gxp_y, %%gxp_z};\n",
+		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_ADDR_REG,
+		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
+	if (block.len)
+		ptx_buf_append(func, block.text, block.len);
+	ptx_buf_printf(func, "GXP_RET:\n\tret;\n}\n\n");
+	if (site && block.len)
+		ptx_buf_append(site, block.text, block.len);
+	ptx_buf_free(&block);
+	if (local)
+		*local = ctx_mem || frame;
+	return b->failed || func->failed || (site && site->failed)
+		       ? err_set(e, ENOMEM, "out of memory writing PTX")
+		       : 0;
 }

@@ -3,7 +3,8 @@
  * ptx_wrap.h - how translated programs are entered on the GPU.
  *
  * A probe is a PTX .func that every thread of a warp calls at the probe
- * point (kernel entry, each exit, each global memory access).  In warp mode
+ * point (kernel entry, each exit, each global memory access), or the same
+ * code pasted there (ptx_emit_probe_inline, ptx_emit_mem_probe).  In warp mode
  * only the lowest active lane runs the program, with the warp's active mask
  * in the warp word, so helpers report the mask and the lane count and the
  * program aggregates per-thread quantities (a counter adds the lane count)
@@ -63,15 +64,26 @@ int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct 
 			  const struct ptx_emit_opts *o, enum ptx_probe_kind kind, struct err *e);
 
 /*
- * A mem probe with program p's body inline: appends p's callees and
- * `.func SYM_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)`
- * (the mem signature above: global accesses only, once per warp, r1 =
- * struct gpuext_mem_ctx) to b, one call per access and no call inside.
- * SYM (ptx_emit_prog's: o->symbol, else "gx_" + the program's name) goes
- * to sym (at least 128 bytes).
+ * A mem probe of program p in both forms, from one translation (p's
+ * bpf-to-bpf callees, if any, to b as .funcs; b must precede the kernel):
+ * - called: `.func SYM_probe(.param .b64 addr, .param .b32 size, .param
+ *   .b32 kind)` (the mem signature above: global accesses only, once per
+ *   warp, r1 = struct gpuext_mem_ctx) appended to func (which may be b),
+ *   for one call per access (ptx_inject_opts.mem_sym);
+ * - inline (site not NULL): one PTX block appended to site, to be pasted
+ *   before each access (ptx_inject_opts.mem_code), that reads the access
+ *   from the registers PTX_MEM_ADDR_REG (a global address: the injector
+ *   tests generic ones) and PTX_MEM_SK_REG (size | kind << 32, set from
+ *   immediates) declared around it: the election and p's body, no call.
+ * *local (when not NULL) is set to 1 when the block declares local memory
+ * (a frame ptx_stack.h could not keep in registers, or the ctx in memory):
+ * ptxas gives every pasted copy a frame of its own, so such a program is
+ * better called.  SYM (ptx_emit_prog's: o->symbol, else "gx_" + the
+ * program's name) goes to sym (at least 128 bytes).
  */
-int ptx_emit_mem_probe(struct ptx_buf *b, const struct prog *p, const struct ptx_emit_opts *o,
-		       char *sym, struct err *e);
+int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *site,
+		       const struct prog *p, const struct ptx_emit_opts *o, char *sym, int *local,
+		       struct err *e);
 
 /* The standalone kernel SYM_run of program SYM. */
 void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym);

@@ -11,10 +11,13 @@
  *   - entry: lanes = threads launched, calls = warps launched;
  *   - exit: lanes = threads launched (a warp may exit in pieces);
  *   - mem: accesses = loads + stores + atomics of all threads, bytes = the
- *     sum of their sizes (each probe call adds its lane count).
+ *     sum of their sizes (each probe call adds its lane count);
+ * each kernel twice: the mem probe called at every access, and pasted
+ * inline at every access (ptx_inject_opts.mem_code).
  * Exit 0 all passed, 1 a check failed, 77 no GPU.
  *   inject_check --ptx-out DIR   writes the instrumented modules (maps at
- *                                address 0) and exits, without a GPU.
+ *                                address 0; inject_inline_*: the mem
+ *                                probe inline) and exits, without a GPU.
  */
 #include <errno.h>
 #include <math.h>
@@ -61,7 +64,9 @@ static void cases(struct kernel_case *c)
 	c[2] = (struct kernel_case){"early_ret", 1, {4 * (N + 1)}, 2 * even, 8 * even};
 }
 
-static char *instrument(const char *text, const char *kernel, const char *extra, struct err *e)
+/* mem_code: the mem probe inline (else called). */
+static char *instrument(const char *text, const char *kernel, const char *extra,
+			const char *mem_code, struct err *e)
 {
 	struct ptx_module *m;
 	char *out = NULL;
@@ -70,7 +75,8 @@ static char *instrument(const char *text, const char *kernel, const char *extra,
 	if (ptx_parse(text, strlen(text), &m, e))
 		return NULL;
 	struct ptx_inject_opts o = {.kernel = kernel, .entry_sym = "gx_ent_probe",
-				    .exit_sym = "gx_ext_probe", .mem_sym = "gx_mem_probe",
+				    .exit_sym = "gx_ext_probe",
+				    .mem_sym = mem_code ? NULL : "gx_mem_probe", .mem_code = mem_code,
 				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
 	if (ptx_inject(m, &o, &out, &len, e))
 		out = NULL;
@@ -133,7 +139,7 @@ static int run(struct ptx_rt *rt, const char *text, const struct kernel_case *kc
 }
 
 static void check_kernel(struct ptx_rt *rt, const char *text, const struct kernel_case *kc,
-			 void *const *inputs)
+			 void *const *inputs, int mem_inline)
 {
 	struct map_def def = {.type = MAP_TYPE_ARRAY, .key_size = 4,
 			      .value_size = sizeof(struct words), .max_entries = 1};
@@ -142,45 +148,47 @@ static void check_kernel(struct ptx_rt *rt, const char *text, const struct kerne
 	struct ptx_rt_map *m = NULL;
 	struct words w = {{0}};
 	struct err e = {{0}};
-	char *extra = NULL, *inst = NULL;
+	char *extra = NULL, *inst = NULL, *mem_code = NULL, name[96];
 
+	snprintf(name, sizeof(name), "%s%s", kc->name, mem_inline ? " (mem inline)" : "");
 	snprintf(def.name, sizeof(def.name), "counts");
 	if (ptx_rt_map_create(rt, &def, &m, &e))
 		goto fail;
 	struct ptx_map_ref ref = ptx_rt_map_ref(m);
-	if (!(extra = ptx_corpus_probes("sm_75", &ref))) {
+	if (!(extra = ptx_corpus_probes_mem("sm_75", &ref, mem_inline ? &mem_code : NULL))) {
 		err_set(&e, EINVAL, "translating the probe programs failed");
 		goto fail;
 	}
-	if (!(inst = instrument(text, kc->name, extra, &e)))
+	if (!(inst = instrument(text, kc->name, extra, mem_code, &e)))
 		goto fail;
 	if (run(rt, text, kc, inputs, want, &e) || run(rt, inst, kc, inputs, got, &e) ||
 	    ptx_rt_map_foreach(m, read_value0, &w, &e))
 		goto fail;
 	uint64_t grid = (N + BLOCK - 1) / BLOCK, threads = grid * BLOCK, warps = threads / 32;
 	CHECK(!memcmp(want, got, out_len), "%s: instrumented output bit-identical (%zu bytes)",
-	      kc->name, out_len);
+	      name, out_len);
 	CHECK(w.w[PTX_CORPUS_ENTRY_LANES] == threads && w.w[PTX_CORPUS_ENTRY_CALLS] == warps,
 	      "%s: entry probe: %llu threads in %llu calls, expected %llu in %llu warps",
-	      kc->name, (unsigned long long)w.w[PTX_CORPUS_ENTRY_LANES],
+	      name, (unsigned long long)w.w[PTX_CORPUS_ENTRY_LANES],
 	      (unsigned long long)w.w[PTX_CORPUS_ENTRY_CALLS], (unsigned long long)threads,
 	      (unsigned long long)warps);
 	CHECK(w.w[PTX_CORPUS_EXIT_LANES] == threads && w.w[PTX_CORPUS_EXIT_CALLS] >= warps,
 	      "%s: exit probe: %llu threads in %llu calls, expected %llu in >= %llu",
-	      kc->name, (unsigned long long)w.w[PTX_CORPUS_EXIT_LANES],
+	      name, (unsigned long long)w.w[PTX_CORPUS_EXIT_LANES],
 	      (unsigned long long)w.w[PTX_CORPUS_EXIT_CALLS], (unsigned long long)threads,
 	      (unsigned long long)warps);
 	CHECK(w.w[PTX_CORPUS_MEM_LANES] == kc->mem_lanes && w.w[PTX_CORPUS_MEM_BYTES] == kc->mem_bytes,
-	      "%s: mem probe: %llu accesses, %llu bytes, expected %llu and %llu", kc->name,
+	      "%s: mem probe: %llu accesses, %llu bytes, expected %llu and %llu", name,
 	      (unsigned long long)w.w[PTX_CORPUS_MEM_LANES],
 	      (unsigned long long)w.w[PTX_CORPUS_MEM_BYTES], (unsigned long long)kc->mem_lanes,
 	      (unsigned long long)kc->mem_bytes);
 	goto out;
 fail:
-	CHECK(0, "%s: %s", kc->name, e.msg);
+	CHECK(0, "%s: %s", name, e.msg);
 out:
 	ptx_rt_map_free(m);
 	free(extra);
+	free(mem_code);
 	free(inst);
 	free(want);
 	free(got);
@@ -188,22 +196,26 @@ out:
 
 static int write_modules(const char *dir, const char *text, const struct kernel_case *kc)
 {
-	char *extra = ptx_corpus_probes("sm_75", NULL);
+	char *mem_code = NULL, *extra = ptx_corpus_probes_mem("sm_75", NULL, &mem_code);
 	struct err e = {{0}};
-	int rc = extra ? 0 : 1;
+	int rc = extra && mem_code ? 0 : 1;
 
-	for (int i = 0; i < 3 && !rc; i++) {
-		char *inst = instrument(text, kc[i].name, extra, &e), path[512];
+	for (int i = 0; i < 6 && !rc; i++) {
+		int in = i >= 3; /* the mem probe inline */
+		char *inst = instrument(text, kc[i % 3].name, extra, in ? mem_code : NULL, &e);
+		char path[512];
 		if (!inst) {
-			fprintf(stderr, "%s: %s\n", kc[i].name, e.msg);
+			fprintf(stderr, "%s: %s\n", kc[i % 3].name, e.msg);
 			rc = 1;
 			break;
 		}
-		snprintf(path, sizeof(path), "%s/inject_%s.ptx", dir, kc[i].name);
+		snprintf(path, sizeof(path), "%s/inject_%s%s.ptx", dir, in ? "inline_" : "",
+			 kc[i % 3].name);
 		rc = gpu_write_file(path, inst) ? 1 : 0;
 		free(inst);
 	}
 	free(extra);
+	free(mem_code);
 	return rc;
 }
 
@@ -241,9 +253,11 @@ int main(int argc, char **argv)
 		u[i] = (uint32_t)(i % 7 + 1);
 	}
 	void *in_add[2] = {a, b}, *in_reduce[1] = {u}, *in_none[1] = {NULL};
-	check_kernel(rt, text, &kc[0], in_add);
-	check_kernel(rt, text, &kc[1], in_reduce);
-	check_kernel(rt, text, &kc[2], in_none);
+	for (int mem_inline = 0; mem_inline < 2; mem_inline++) {
+		check_kernel(rt, text, &kc[0], in_add, mem_inline);
+		check_kernel(rt, text, &kc[1], in_reduce, mem_inline);
+		check_kernel(rt, text, &kc[2], in_none, mem_inline);
+	}
 	printf("inject_check: %s (%d failed)\n", failures ? "FAILED" : "all passed", failures);
 	free(a);
 	free(b);

@@ -8,8 +8,9 @@
 # For each pattern of examples/cuda/uvm_workload.cu at 1.5x of a 512 MiB
 # budget: the workload alone (the reference checksum), then under
 # `gpuext run --mem-budget 512M` with the default policy, mru, lfu +
-# prefetch-always-max and the evil policy (tests/policies/evil.bpf.c:
-# evicts everything, prefetches out of range).  PASS when
+# prefetch-always-max, seq-ahead and sweep-ahead (whole blocks prefetched)
+# and the evil policy (tests/policies/evil.bpf.c: evicts everything,
+# prefetches out of range, whole blocks outside managed memory).  PASS when
 #   - every run exits 0 with "result: ok" and the reference's checksum;
 #   - the device access signal ran (policies/mem-signal.bpf.c in every
 #     kernel: snapshots taken) and the runtime saw faults through it and,
@@ -18,7 +19,7 @@
 #   - its statistics show the budget held (peak_resident_blocks <=
 #     capacity_blocks) and no driver call failed.
 # Logs under $OUT (default build/mem-gpu-out).  Prints PASS/FAIL lines and
-# a summary; exits 1 on failure.  About a minute.
+# a summary; exits 1 on failure.  About 90 seconds.
 set -u
 OUT=${OUT:-build/mem-gpu-out}
 mkdir -p "$OUT/logs" && OUT=$(cd "$OUT" && pwd)
@@ -63,6 +64,7 @@ for pat in seq random moe decode dnn; do
 		continue
 	fi
 	for entry in none= mru=$P/mru.bpf.o lfu+always-max=$P/lfu.bpf.o,$P/prefetch-always-max.bpf.o \
+		     seq-ahead=$P/seq-ahead.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o \
 		     evil=build/bpf/tests/policies/evil.bpf.o; do
 		name=${entry%%=*} objs=${entry#*=}
 		args=()

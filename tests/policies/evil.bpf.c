@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * evil: a policy that passes the verifier and asks for everything it must
- * not get: evict every block, prefetch outside the block, move blocks that
+ * not get: evict every block, prefetch outside the block, prefetch whole
+ * blocks outside managed memory or more than fit, move blocks that
  * do not exist or are not resident, read regions past the block, ask for
  * candidates past the end.  tests/unit/test_policies.c runs it and checks
  * that the runtime clamps each request and the model stays consistent.
@@ -34,6 +35,11 @@ SEC("struct_ops/gpu_block_access")
 int evil_access(struct gpu_mem_block_ctx *ctx)
 {
 	bpf_gpu_block_move_tail(ctx, ctx->block - 1); /* may or may not be resident */
+	bpf_gpu_prefetch_block(ctx, ctx->va_start + (1ull << 40)); /* not managed memory */
+	bpf_gpu_prefetch_block(ctx, ~0ull);
+	/* every block there is, more than the queue holds and the budget */
+	for (__u64 i = 0; i < 80; i++)
+		bpf_gpu_prefetch_block(ctx, ctx->va_start + ((i % 16) << 21) - (8ull << 21));
 	return GPU_MEM_BYPASS;
 }
 
@@ -41,6 +47,7 @@ SEC("struct_ops/gpu_evict_prepare")
 int evil_evict(struct gpu_mem_evict_ctx *ctx)
 {
 	bpf_gpu_evict_candidate(ctx, ctx->nr_candidates + 5);
+	bpf_gpu_prefetch_block(ctx, 0); /* not in an eviction */
 	bpf_gpu_block_move_head(ctx, bpf_gpu_evict_candidate(ctx, 1u << 30));
 	return 1 << 30; /* evict everything */
 }

@@ -95,11 +95,12 @@ static const char *const ptx_corpus_progs[3][2] = {
 		   "lock add [%r1+8], %r2\nmov %r0, 0\nexit\n"},
 };
 
-char *ptx_corpus_probes(const char *target, const struct ptx_map_ref *refs)
+char *ptx_corpus_probes_mem(const char *target, const struct ptx_map_ref *refs,
+			    char **mem_code)
 {
 	static const enum ptx_probe_kind kinds[3] = {PTX_PROBE_ENTRY, PTX_PROBE_EXIT,
 						     PTX_PROBE_MEM};
-	struct ptx_buf b = {0};
+	struct ptx_buf b = {0}, site = {0};
 	struct map *maps[1] = {NULL};
 	struct ptx_target t;
 
@@ -112,21 +113,34 @@ char *ptx_corpus_probes(const char *target, const struct ptx_map_ref *refs)
 		struct err e = {{0}};
 		if (asm_assemble(ptx_corpus_progs[i][1], &insns, &cnt, &e)) {
 			ptx_buf_free(&b);
+			ptx_buf_free(&site);
 			return NULL;
 		}
 		struct prog p = {.name = (char *)ptx_corpus_progs[i][0], .insns = insns,
 				 .insn_cnt = cnt, .maps = maps, .map_cnt = 1};
 		struct ptx_emit_opts o = {.symbol = ptx_corpus_progs[i][0], .maps = refs};
-		int err = ptx_emit_prog(&b, &p, &o, NULL, &e);
+		char sym[128];
+		int err = mem_code && kinds[i] == PTX_PROBE_MEM
+				  ? ptx_emit_mem_probe(&b, &b, &site, &p, &o, sym, NULL, &e)
+				  : ptx_emit_prog(&b, &p, &o, NULL, &e);
 		free(insns);
 		if (err) {
 			fprintf(stderr, "ptx_emit_prog: %s\n", e.msg);
 			ptx_buf_free(&b);
+			ptx_buf_free(&site);
 			return NULL;
 		}
-		ptx_emit_probe(&b, ptx_corpus_progs[i][0], kinds[i], PTX_MODE_WARP);
+		if (!(mem_code && kinds[i] == PTX_PROBE_MEM))
+			ptx_emit_probe(&b, ptx_corpus_progs[i][0], kinds[i], PTX_MODE_WARP);
 	}
+	if (mem_code)
+		*mem_code = ptx_buf_take(&site, NULL);
 	return ptx_buf_take(&b, NULL);
+}
+
+char *ptx_corpus_probes(const char *target, const struct ptx_map_ref *refs)
+{
+	return ptx_corpus_probes_mem(target, refs, NULL);
 }
 
 /* Does word w (n chars) start with p followed by '.' or its end? */

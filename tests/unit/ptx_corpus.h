@@ -37,6 +37,11 @@ enum ptx_corpus_word {
 	PTX_CORPUS_EXIT_CALLS, PTX_CORPUS_MEM_LANES, PTX_CORPUS_MEM_BYTES, PTX_CORPUS_WORDS
 };
 char *ptx_corpus_probes(const char *target, const struct ptx_map_ref *refs);
+/* The same with the mem program also in its inline form: *mem_code (for
+ * ptx_inject_opts.mem_code, malloc'd); gx_mem_probe is then the same block
+ * called (ptx_emit_mem_probe). */
+char *ptx_corpus_probes_mem(const char *target, const struct ptx_map_ref *refs,
+			    char **mem_code);
 
 /* Count, in kernel KERNEL of PTX text, the instructions an independent
  * line scan finds: global/generic ld/ldu/st/atom/red, and ret/exit. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -39,6 +40,8 @@ static struct call {
 static size_t ncalls;
 static CUresult prefetch_result, stream_result;
 static int streams, notices;
+static pthread_t test_thread; /* set by setup */
+static size_t foreign_calls;  /* prefetches made by another thread */
 /* The model: blocks on the GPU, from faults in and hints out. */
 static int on_gpu[NBLK];
 
@@ -58,6 +61,7 @@ static CUresult fake_prefetch(CUdeviceptr va, size_t len, CUmemLocation loc, uns
 	assert_true(ncalls < sizeof(calls) / sizeof(calls[0]));
 	assert_ptr_equal(s, (CUstream)0x5); /* the agent's own stream */
 	calls[ncalls++] = (struct call){va, len, loc.type == CU_MEM_LOCATION_TYPE_DEVICE};
+	foreign_calls += !pthread_equal(pthread_self(), test_thread);
 	if (loc.type == CU_MEM_LOCATION_TYPE_HOST)
 		for (uint64_t a = va; a < va + len; a += BLK)
 			on_gpu[(a - BASE) / BLK] = 0;
@@ -96,7 +100,8 @@ static void setup(uint64_t budget, const char *policy)
 {
 	struct err e = {""};
 	agent_mem_teardown(); /* after a failed test */
-	ncalls = 0;
+	ncalls = foreign_calls = 0;
+	test_thread = pthread_self();
 	streams = notices = 0;
 	prefetch_result = stream_result = CUDA_SUCCESS;
 	memset(on_gpu, 0, sizeof(on_gpu));
@@ -138,7 +143,7 @@ static void test_budget_and_lru(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(evicted((size_t)i), i);
 	assert_int_equal(evicted(4), -1);
-	fault(4, 1); /* a new page of 4: moves it to the tail */
+	fault(4, 16); /* a new big page of 4: moves it to the tail */
 	fault(8, 0);
 	assert_int_equal(evicted(4), 5);
 	assert_true(model_resident() <= 4);
@@ -149,7 +154,8 @@ static void test_budget_and_lru(void **state)
 	assert_int_equal(st.capacity_blocks, 4);
 	assert_int_equal(st.evictions, 5);
 	assert_int_equal(st.prefetch_calls_cpu, 5);
-	assert_int_equal(st.bytes_to_cpu, 5 * 4096); /* one resident page per block */
+	/* one resident big page per block: a fault moves its 64 KiB */
+	assert_int_equal(st.bytes_to_cpu, 5 * 65536);
 	assert_int_equal(st.peak_resident_blocks, 4);
 	assert_int_equal(st.fault_records, 10);
 	assert_int_equal(streams, 1);
@@ -167,19 +173,56 @@ static void test_policy_changes_order(void **state)
 	/* MRU: the newest candidate goes first (3, then 4), not 0 and 1. */
 	assert_int_equal(evicted(0), 3);
 	assert_int_equal(evicted(1), 4);
-	/* always-max: the rest of each faulting block is prefetched to the GPU,
-	 * on the agent's stream, and evictions write back the whole block. */
+	/* always-max: the rest of each faulting block beyond the big page the
+	 * driver moves itself is prefetched to the GPU, on the agent's stream,
+	 * and evictions write back the whole block. */
 	size_t gpu = 0;
 	for (size_t k = 0; k < ncalls; k++)
 		if (calls[k].to_gpu) {
-			assert_int_equal(calls[k].va % BLK, 4096);
-			assert_int_equal(calls[k].len, BLK - 4096);
+			assert_int_equal(calls[k].va % BLK, 65536);
+			assert_int_equal(calls[k].len, BLK - 65536);
 			gpu++;
 		} else {
 			assert_int_equal(calls[k].len, BLK);
 		}
 	assert_int_equal(gpu, 6);
 	agent_mem_teardown();
+}
+
+/* The hint thread sends the same hints, in the same order, as the
+ * servicing thread would; a free waits for the queued ones. */
+static void test_async_hints_same_calls(void **state)
+{
+	static struct call sync_calls[4096];
+	size_t nsync;
+	struct agent_mem_stats st;
+
+	for (int async = 0; async < 2; async++) {
+		setup(4 * BLK, POLICIES "/mru.bpf.o," POLICIES "/prefetch-always-max.bpf.o");
+		agent_mem_async_hints(async);
+		agent_mem_alloc(BASE, NBLK * BLK);
+		for (int b = 0; b < 12; b++)
+			fault(b % 7, (unsigned)b * 16);
+		if (async) {
+			agent_mem_free(BASE); /* drains the queue before it returns */
+			assert_int_equal(ncalls, nsync);
+			assert_int_equal(foreign_calls, nsync); /* all from the hint thread */
+			for (size_t k = 0; k < ncalls; k++) {
+				assert_int_equal(calls[k].va, sync_calls[k].va);
+				assert_int_equal(calls[k].len, sync_calls[k].len);
+				assert_int_equal(calls[k].to_gpu, sync_calls[k].to_gpu);
+			}
+		} else {
+			nsync = ncalls;
+			memcpy(sync_calls, calls, ncalls * sizeof(calls[0]));
+			assert_true(nsync > 8);
+		}
+		agent_mem_stats_get(&st);
+		assert_int_equal(st.prefetch_calls_gpu + st.prefetch_calls_cpu, nsync);
+		assert_int_equal(streams, 1);
+		agent_mem_async_hints(0);
+		agent_mem_teardown();
+	}
 }
 
 static void test_evil_clamped_inside_allocation(void **state)
@@ -230,17 +273,23 @@ static void test_htod_and_free(void **state)
 	assert_int_equal(ncalls, 0); /* room was made by the free, not by eviction */
 	fault(0, 0);                 /* freed: untracked */
 	on_gpu[0] = 0;
-	/* migrations to the host: an eviction (cause 1, a prefetch) and the
-	 * CPU's access (cause 2, coherence) */
+	/* migrations to the host: the runtime's eviction (cause 1, a user's
+	 * migration), the driver's eviction (4), and the CPU's access (cause 2,
+	 * coherence, and 3, the driver's read-ahead around a CPU fault) */
 	struct gpuext_cupti_uvm d = {.kind = GPUEXT_CUPTI_UVM_DTOH, .address = BASE + 2 * BLK,
 				     .bytes = 4096, .flags = 1, .pid = 7};
+	agent_mem_uvm(&d);
+	d.flags = 4;
 	agent_mem_uvm(&d);
 	d.flags = 2;
 	d.bytes = 8192;
 	agent_mem_uvm(&d);
+	d.flags = 3;
+	d.bytes = 16384;
+	agent_mem_uvm(&d);
 	agent_mem_stats_get(&st);
-	assert_int_equal(st.dtoh_bytes, 4096 + 8192);
-	assert_int_equal(st.dtoh_cpu_bytes, 8192);
+	assert_int_equal(st.dtoh_bytes, 4096 * 2 + 8192 + 16384);
+	assert_int_equal(st.dtoh_cpu_bytes, 8192 + 16384);
 	assert_int_equal(st.htod_records, 1);
 	assert_int_equal(st.htod_bytes, 65536);
 	assert_int_equal(st.untracked, 1);
@@ -522,6 +571,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_budget_and_lru),
 		cmocka_unit_test(test_policy_changes_order),
+		cmocka_unit_test(test_async_hints_same_calls),
 		cmocka_unit_test(test_evil_clamped_inside_allocation),
 		cmocka_unit_test(test_htod_and_free),
 		cmocka_unit_test(test_fail_open),

@@ -107,7 +107,8 @@ static void emit(struct object *obj, const struct ptx_map_ref *refs, struct ptx_
 {
 	struct ptx_emit_opts o = {.maps = refs};
 	struct err e = {{0}};
-	if (ptx_emit_mem_probe(code, object_find_prog(obj, "ba_access"), &o, mem_sym, &e) ||
+	if (ptx_emit_mem_probe(code, code, NULL, object_find_prog(obj, "ba_access"), &o, mem_sym,
+			       NULL, &e) ||
 	    ptx_emit_probe_inline(code, site, object_find_prog(obj, "ba_flush"), &o,
 				  PTX_PROBE_BLOCK_EXIT, &e))
 		fail_msg("emit: %s", e.msg);

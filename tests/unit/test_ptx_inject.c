@@ -425,7 +425,7 @@ static void test_inline_probes(void **state)
 			if (p->type == PROG_TYPE_GPU_MEM) { /* subprogs': with a callee */
 				char sym[128];
 				struct ptx_emit_opts o = {0};
-				if (ptx_emit_mem_probe(&code, p, &o, sym, &e))
+				if (ptx_emit_mem_probe(&code, &code, NULL, p, &o, sym, NULL, &e))
 					fail_msg("%s: %s", objs[i], e.msg);
 				snprintf(mem_sym, sizeof(mem_sym), "%s_probe", sym);
 				continue;
@@ -703,7 +703,7 @@ static void test_inject_check_batch(void **state)
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; build/gpu/inject_check --ptx-out %s; n=0; "
 		 "for f in %s/inject_*.ptx; do n=$((n+1)); for a in sm_75 sm_90; do "
-		 PTX_CORPUS_PTXAS " -arch=$a $f -o /dev/null; done; done; test $n = 3",
+		 PTX_CORPUS_PTXAS " -arch=$a $f -o /dev/null; done; done; test $n = 6",
 		 dir, dir);
 	char *out = test_run_cmd(cmd, &st);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -18,12 +18,15 @@
 
 #define POLICIES TEST_BPF_DIR "/policies"
 
-static void sim_text(const char *text, uint64_t budget_blocks, uint32_t batch_max,
-		     const char *policy, struct uvm_sim_result *r)
+/* Simulate text; granule: pages a fault moves (0: the default, 64 KiB);
+ * hits: reach the policy (a trace of every access). */
+static void sim_text_opts(const char *text, uint64_t budget_blocks, uint32_t batch_max,
+			  const char *policy, uint32_t granule, int hits, struct uvm_sim_result *r)
 {
 	struct uvm_trace t;
 	struct uvm_sim_opts o = {.budget = budget_blocks << MEM_BLOCK_SHIFT,
-				 .batch_max = batch_max,
+				 .batch_max = batch_max, .fault_pages = granule,
+				 .optimal = policy && !strcmp(policy, "optimal"), .hits = hits,
 				 .link = {1.0, 2.0, 10.0, 100.0}};
 	struct mem_policy *pol = NULL;
 	struct err e = {""};
@@ -31,12 +34,19 @@ static void sim_text(const char *text, uint64_t budget_blocks, uint32_t batch_ma
 	memset(&t, 0, sizeof(t));
 	if (uvm_trace_parse_text(text, strlen(text), "case", &t, &e))
 		fail_msg("%s", e.msg);
-	if (policy && mem_policy_open(policy, &pol, &e))
+	if (policy && !o.optimal && mem_policy_open(policy, &pol, &e))
 		fail_msg("%s", e.msg);
 	if (uvm_sim_run(&t, &o, pol, r, &e))
 		fail_msg("%s", e.msg);
 	mem_policy_free(pol);
 	uvm_trace_free(&t);
+}
+
+/* The hand-worked cases below count 4 KiB pages: a fault moves its page. */
+static void sim_text(const char *text, uint64_t budget_blocks, uint32_t batch_max,
+		     const char *policy, struct uvm_sim_result *r)
+{
+	sim_text_opts(text, budget_blocks, batch_max, policy, 1, 0, r);
 }
 
 /*
@@ -96,6 +106,39 @@ static void test_tree_prefetch(void **state)
 }
 
 /*
+ * The driver's granule (the default, 64 KiB = 16 pages): a fault brings its
+ * whole big page, and the tree counts big pages.  Launch 1 faults page 5
+ * of A: pages [0,16).  Launch 2 faults page 20 ([16,32) in; [0,32) now
+ * full, [0,64) 32 of 64 = 50%: no more).  Launch 3 faults one page in each
+ * of the groups 2..16 of B: 15 groups, 240 pages (47% of the block: no),
+ * but [0,256) holds 14 of its 16 groups (87%): 256 + 16 = 272 pages in.
+ * Launch 4 faults in group 17 of B: 272 + 16 = 288 of 512 (56% > 51%):
+ * the whole block.  Pages in: 16 + 16 + 512 = 544.
+ * With the 4 KiB granule the same trace moves 1 + 1 + 15 + 1 pages.
+ */
+static void test_fault_granule(void **state)
+{
+	char text[4096];
+	size_t n = 0;
+	struct uvm_sim_result r;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "0 1 1 r 0x205000\n1 2 1 r 0x214000\n");
+	for (int g = 2; g <= 16; g++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%d 3 1 r 0x%x\n", g,
+				      0x400000 + g * 0x10000 + 0x3000);
+	snprintf(text + n, sizeof(text) - n, "20 4 1 r 0x%x\n", 0x400000 + 17 * 0x10000);
+	sim_text_opts(text, 4, 0, NULL, 0, 0, &r);
+	assert_int_equal(r.st.faults, 18);
+	assert_int_equal(r.bytes_htod, 544 * 4096);
+	assert_int_equal(r.st.pages_prefetched, 544 - 18);
+	sim_text(text, 4, 0, NULL, &r);
+	assert_int_equal(r.bytes_htod, 18 * 4096);
+	/* prefetch-none cannot shrink a fault below the big page */
+	sim_text_opts(text, 4, 0, POLICIES "/prefetch-none.bpf.o", 0, 0, &r);
+	assert_int_equal(r.bytes_htod, 18 * 16 * 4096);
+}
+
+/*
  * Batching: a page faulting twice in a batch is one fault and one
  * duplicate; with batches of 2, three distinct faults in one launch make
  * 2 batches; a launch change closes the batch.
@@ -137,6 +180,12 @@ static void test_lru_against_mru(void **state)
 	assert_int_equal(r.st.evictions, 3);
 	assert_int_equal(r.hits, 1);
 	assert_true(r.st.policy_calls > 0);
+	/* Belady: C evicts B (next used at 4, A at 3); A hits; B evicts A (never
+	 * used again: furthest); C hits: 4 faults, 2 evictions, 2 hits. */
+	sim_text(cyc, 2, 0, "optimal", &r);
+	assert_int_equal(r.st.faults, 4);
+	assert_int_equal(r.st.evictions, 2);
+	assert_int_equal(r.hits, 2);
 	/* A hit refreshes nothing under the driver: A, B, A(hit), C evicts A. */
 	sim_text("0 1 1 r 0x200000\n1 2 1 r 0x400000\n2 3 1 r 0x200000\n"
 		 "3 4 1 r 0x600000\n4 5 1 r 0x400000\n5 6 1 r 0x200000\n",
@@ -179,6 +228,31 @@ static void test_prefetch_policies_exact(void **state)
 	assert_int_equal(r.hits, 1);
 	assert_int_equal(r.st.pages_prefetched, 31 + 30);
 	assert_int_equal(r.bytes_htod, (3 + 61) * 4096);
+}
+
+/*
+ * seq-ahead on one page of each of the blocks 0..5, one launch each, room
+ * for 4 (4 KiB granule).  Launch 1: block 0 faults; its activation asks
+ * for blocks 1..32, the trace has 1..5: 1, 2, 3 come whole, 4 would need
+ * to evict one of this batch's (none other is left): dropped.  Launch 2:
+ * block 1 hits, goes to the head and asks for 4 and 5: 4 evicts 1 (the
+ * head), 5 evicts 0.  Launches 3..6 hit.  1 fault, 5 whole blocks, 2
+ * evictions (of 512 and 1 pages).  Hits reach the policy (--hits).
+ */
+static void test_block_prefetch(void **state)
+{
+	struct uvm_sim_result r;
+
+	sim_text_opts("0 1 1 r 0x000000\n1 2 1 r 0x200000\n2 3 1 r 0x400000\n"
+		      "3 4 1 r 0x600000\n4 5 1 r 0x800000\n5 6 1 r 0xa00000\n",
+		      4, 0, POLICIES "/seq-ahead.bpf.o", 1, 1, &r);
+	assert_int_equal(r.st.faults, 1);
+	assert_int_equal(r.hits, 5);
+	assert_int_equal(r.st.block_prefetches, 5);
+	assert_int_equal(r.st.evictions, 2);
+	assert_int_equal(r.bytes_htod, (1 + 5 * 512) * 4096);
+	assert_int_equal(r.bytes_dtoh, (512 + 1) * 4096);
+	assert_int_equal(r.st.clamped, 0);
 }
 
 static void expect_parse_error(const char *text, const char *want)
@@ -366,6 +440,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_block_budget),
 		cmocka_unit_test(test_tree_prefetch),
+		cmocka_unit_test(test_fault_granule),
+		cmocka_unit_test(test_block_prefetch),
 		cmocka_unit_test(test_batching),
 		cmocka_unit_test(test_lru_against_mru),
 		cmocka_unit_test(test_prefetch_policies_exact),

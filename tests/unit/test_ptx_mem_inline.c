@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Mem probes inline (ptx_emit_mem_probe's site block, ptx_inject_opts.
+ * mem_code): the clang-built memtrace and mem-signal programs pasted at
+ * every global/generic access of every corpus kernel are accepted by the
+ * real ptxas; one copy per access an independent line scan counts; the
+ * access's size and kind as immediates, predicated accesses skipped by a
+ * branch on the inverted guard, generic ones by isspacep.global; the size
+ * rule (mem_inline_max) and the call form it falls back to; programs with
+ * local memory say so.  Semantics on a GPU: tests/gpu/inject_check.c (both
+ * forms, exact counts), tests/gpu/tools.sh (memtrace's bytes).
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/map.h"
+#include "bpf/object.h"
+#include "bpf/verifier.h"
+#include "ptx/ptx_emit.h"
+#include "ptx/ptx_inject.h"
+#include "ptx/ptx_wrap.h"
+#include "ptx_corpus.h"
+
+static size_t count_str(const char *text, const char *s)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, s)); p += strlen(s))
+		n++;
+	return n;
+}
+
+/* A mem probe of the gpu/mem program of object path in both forms. */
+struct mem_probe {
+	char *extra, *func, *site, sym[160];
+	int local;
+	/* the block-local arrays it names, which the injector declares (memtrace) */
+	struct ptx_block_array arrays[4];
+	char array_syms[4][PTX_BLOCK_ARRAY_SYM_LEN];
+	size_t narrays;
+};
+
+static void mem_probe_make(const char *path, struct mem_probe *mp)
+{
+	struct object *ob;
+	struct err e = {{0}};
+	struct ptx_buf b = {0}, func = {0}, site = {0};
+	char sym[128] = "";
+
+	if (object_open(path, &ob, &e) || object_create_maps(ob, &e))
+		fail_msg("%s: %s", path, e.msg);
+	for (size_t k = 0; k < ob->prog_cnt; k++) {
+		struct prog *p = ob->progs[k];
+		if (p->type != PROG_TYPE_GPU_MEM)
+			continue;
+		/* the arrays' geometry, as the agent gives it: lookups and
+		 * updates inline (ptx_emit.h), no key on a frame */
+		struct ptx_map_ref refs[16] = {{0}};
+		for (size_t i = 0; i < p->map_cnt && i < 16; i++) {
+			const struct map_def *d = map_get_def(p->maps[i]);
+			uint32_t stride = (d->value_size + 7) & ~7u;
+			refs[i] = (struct ptx_map_ref){0x7000000000ull + (i << 32),
+						       0x7000000080ull + (i << 32), d->type,
+						       d->max_entries, 0, 1, 0, 0};
+			if (d->type == MAP_TYPE_ARRAY || d->type == MAP_TYPE_PERCPU_ARRAY ||
+			    d->type == MAP_TYPE_GPU_BLOCK_ARRAY) {
+				refs[i].value_stride = stride;
+				refs[i].value_size = d->value_size;
+				refs[i].nr_sms = 132;
+				refs[i].sm_stride = (uint64_t)stride * d->max_entries;
+			}
+		}
+		assert_true(p->map_cnt <= 16);
+		for (size_t i = 0; i < p->map_cnt; i++) {
+			const struct map_def *d = map_get_def(p->maps[i]);
+			if (d->type != MAP_TYPE_GPU_BLOCK_ARRAY)
+				continue;
+			assert_true(mp->narrays < 4);
+			char *s = mp->array_syms[mp->narrays];
+			ptx_block_array_sym(i, s, PTX_BLOCK_ARRAY_SYM_LEN);
+			mp->arrays[mp->narrays++] = (struct ptx_block_array){
+				s, d->max_entries * ((d->value_size + 7) & ~7u)};
+		}
+		struct ptx_emit_opts o = {.maps = refs};
+		if (verifier_check(p, NULL, NULL, &e) ||
+		    ptx_emit_mem_probe(&b, &func, &site, p, &o, sym, &mp->local, &e))
+			fail_msg("%s: %s", path, e.msg);
+		break;
+	}
+	assert_true(sym[0] && site.len && func.len);
+	snprintf(mp->sym, sizeof(mp->sym), "%s_probe", sym);
+	const char *texts[3] = {b.text, func.text, site.text};
+	struct ptx_buf rt = {0};
+	ptx_emit_runtime_used(&rt, texts, 3);
+	if (b.len)
+		ptx_buf_append(&rt, b.text, b.len);
+	mp->extra = rt.len ? ptx_buf_take(&rt, NULL) : strdup("");
+	mp->func = ptx_buf_take(&func, NULL);
+	mp->site = ptx_buf_take(&site, NULL);
+	ptx_buf_free(&b);
+	object_free(ob);
+}
+
+static void mem_probe_free(struct mem_probe *mp)
+{
+	free(mp->extra);
+	free(mp->func);
+	free(mp->site);
+}
+
+static char *inject_mem(const struct ptx_module *m, const char *kernel,
+			const struct mem_probe *mp, size_t max, int *inlined, size_t *sites)
+{
+	struct ptx_inject_opts o = {.kernel = kernel, .mem_sym = mp->sym, .mem_code = mp->site,
+				    .mem_func = mp->func, .mem_inline_max = max,
+				    .mem_inlined = inlined, .mem_sites = sites,
+				    .block_arrays = mp->arrays, .n_block_arrays = mp->narrays,
+				    .extra = mp->extra, .only_kernel = 1,
+				    .min_version_major = 7, .min_version_minor = 8};
+	struct err e = {{0}};
+	char *out;
+	size_t len;
+	if (ptx_inject(m, &o, &out, &len, &e))
+		fail_msg("%s: %s", kernel, e.msg);
+	assert_int_equal(strlen(out), len);
+	return out;
+}
+
+static void ptxas_ok(const char *out, const char *arch, const char *what)
+{
+	char *log;
+	int st = ptx_corpus_ptxas(out, strlen(out), arch, &log);
+	if (st < 0)
+		skip();
+	if (st) {
+		FILE *f = fopen("build/ptx-mem-inline-failed.ptx", "w");
+		if (f) {
+			fputs(out, f);
+			fclose(f);
+		}
+		fail_msg("%s: ptxas %s (build/ptx-mem-inline-failed.ptx):\n%.3000s", what, arch, log);
+	}
+	free(log);
+}
+
+/*
+ * Every kernel of every corpus module with mem-signal inline (memtrace,
+ * larger, on the examples' kernels): one pasted copy per access the line
+ * scan counts, no call left, the probe functions not in the module; ptxas
+ * accepts it for sm_90a.
+ */
+static void test_corpus_inline(void **state)
+{
+	struct mem_probe sig = {0}, mt = {0};
+	char **paths;
+	size_t n = ptx_corpus_list(&paths), kernels = 0, total = 0;
+
+	mem_probe_make(TEST_BPF_DIR "/policies/mem-signal.bpf.o", &sig);
+	mem_probe_make(TEST_BPF_DIR "/tools/memtrace.bpf.o", &mt);
+	/* neither keeps local memory: both are pasted */
+	assert_int_equal(sig.local, 0);
+	assert_int_equal(mt.local, 0);
+	assert_null(strstr(sig.site, ".local"));
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		char *text = test_read_file(paths[i], &len);
+		struct ptx_module *m;
+		struct err e = {{0}};
+		assert_non_null(text);
+		if (ptx_parse(text, len, &m, &e))
+			fail_msg("%s: %s", paths[i], e.msg);
+		const struct mem_probe *mp = strstr(paths[i], "build/examples/") ? &mt : &sig;
+		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
+			const char *name = ptx_module_kernel_name(m, k);
+			size_t want, exits, sites = 0;
+			int inlined = 0;
+			ptx_corpus_count(text, name, &want, &exits);
+			char *out = inject_mem(m, name, mp, SIZE_MAX, &inlined, &sites);
+			const char *body = strstr(out, ".entry ");
+			assert_non_null(body);
+			if (!inlined || sites != want || count_str(body, "\t{ // mem probe of program") != want)
+				fail_msg("%s %s: %zu sites, %zu pasted (inline %d), want %zu", paths[i],
+					 name, sites, count_str(body, "\t{ // mem probe of program"), inlined,
+					 want);
+			assert_null(strstr(out, mp->sym));
+			ptxas_ok(out, "sm_90a", paths[i]);
+			total += want;
+			kernels++;
+			free(out);
+		}
+		ptx_module_free(m);
+		free(text);
+	}
+	assert_true(kernels >= 20 && total >= 50);
+	ptx_corpus_free_list(paths, n);
+	mem_probe_free(&sig);
+	mem_probe_free(&mt);
+}
+
+static const char kernel_text[] =
+	".version 7.8\n.target sm_75\n.address_size 64\n"
+	".global .align 4 .u32 g_var;\n"
+	".visible .entry k(.param .u64 p)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+	"\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
+	"\tsetp.eq.u32 %p1, %r1, 0;\n"
+	"\t@%p1 ld.global.v4.u32 {%r0, %r1, %r2, %r3}, [%rd1+16];\n"
+	"\t@!%p1 st.u8 [%rd1+-3], %r1;\n"
+	"\tatom.global.add.u64 %rd2, [%rd1], 1;\n"
+	"\tld.u32 %r2, [g_var];\n"
+	"\tret;\n}\n";
+
+/*
+ * What one kernel's accesses get: the size | kind << 32 immediate, the
+ * inverted guard's skip branch, isspacep.global for generic accesses
+ * (cvta.global for a generic access through a .global variable's name),
+ * nothing of that for a plain .global access; ptxas accepts it.
+ */
+static void test_sites(void **state)
+{
+	struct mem_probe mp = {0};
+	struct ptx_module *m;
+	struct err e = {{0}};
+	int inlined = 0;
+
+	mem_probe_make(TEST_BPF_DIR "/policies/mem-signal.bpf.o", &mp);
+	assert_int_equal(ptx_parse(kernel_text, strlen(kernel_text), &m, &e), 0);
+	char *out = inject_mem(m, "k", &mp, SIZE_MAX, &inlined, NULL);
+	assert_true(inlined);
+	/* ld.global.v4.u32: 16 bytes, a load; st.u8: 1, a store; atom: 8, kind 2 */
+	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x10;"));
+	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x100000001;"));
+	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x200000008;"));
+	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x4;"));
+	/* the guards, inverted: lanes that do not access skip the probe */
+	assert_non_null(strstr(out, "\t@!%p1 bra gxi_m0;\n\tmov.u64 %gxi_a, %rd1;\n"
+				    "\tadd.s64 %gxi_a, %gxi_a, 16;\n\t{"));
+	assert_non_null(strstr(out, "\t@%p1 bra gxi_m1;\n\tmov.u64 %gxi_a, %rd1;\n"
+				    "\tsub.s64 %gxi_a, %gxi_a, 3;\n"
+				    "\tisspacep.global %gxi_g, %gxi_a;\n\t@!%gxi_g bra gxi_m1;\n"));
+	/* the global atomic: no guard, no test, no label */
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a, %rd1;\n\t{\n"));
+	assert_null(strstr(out, "gxi_m2:"));
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a, g_var;\n"
+				    "\tcvta.global.u64 %gxi_a, %gxi_a;\n"
+				    "\tisspacep.global %gxi_g, %gxi_a;\n\t@!%gxi_g bra gxi_m3;\n"));
+	assert_int_equal(count_str(out, "\t{ // mem probe of program"), 4);
+	assert_int_equal(count_str(out, "gxi_m0:\n"), 1);
+	ptxas_ok(out, "sm_90a", "sites");
+	free(out);
+	ptx_module_free(m);
+	mem_probe_free(&mp);
+}
+
+/*
+ * The size rule: copies x accesses above mem_inline_max (or 0) make every
+ * access call mem_sym, with mem_func in the module; at the limit, inline.
+ */
+static void test_size_rule(void **state)
+{
+	struct mem_probe mp = {0};
+	struct ptx_module *m;
+	struct err e = {{0}};
+	size_t sites = 0, bytes;
+	int inlined = -1;
+
+	mem_probe_make(TEST_BPF_DIR "/policies/mem-signal.bpf.o", &mp);
+	bytes = strlen(mp.site);
+	assert_int_equal(ptx_parse(kernel_text, strlen(kernel_text), &m, &e), 0);
+	char *out = inject_mem(m, "k", &mp, 4 * bytes, &inlined, &sites);
+	assert_int_equal(sites, 4);
+	assert_true(inlined);
+	free(out);
+	for (int i = 0; i < 2; i++) {
+		out = inject_mem(m, "k", &mp, i ? 0 : 4 * bytes - 1, &inlined, &sites);
+		assert_false(inlined);
+		/* four calls of the one function, defined once (its block inside) */
+		assert_int_equal(count_str(out, "call "), 4);
+		assert_int_equal(count_str(out, mp.sym), 1 + 4);
+		assert_int_equal(count_str(out, "\t{ // mem probe of program"), 1);
+		ptxas_ok(out, "sm_90a", "called");
+		free(out);
+	}
+	ptx_module_free(m);
+	mem_probe_free(&mp);
+}
+
+/* A program whose ctx pointer goes to a callee and whose stack is indexed
+ * by a computed offset keeps local memory: *local says so. */
+static void test_local(void **state)
+{
+	struct mem_probe mp = {0};
+
+	mem_probe_make(TEST_BPF_DIR "/tests/progs/mem_local.bpf.o", &mp);
+	assert_int_equal(mp.local, strstr(mp.site, ".local") != NULL);
+	assert_true(mp.local);
+	mem_probe_free(&mp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus_inline),
+		cmocka_unit_test(test_sites),
+		cmocka_unit_test(test_size_rule),
+		cmocka_unit_test(test_local),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
