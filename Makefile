@@ -123,14 +123,21 @@ EX_HDRS   := $(wildcard examples/cuda/*.h examples/cuda/*.cuh)
 EX_NVCC   := $(NVCC) -O2 -Iexamples/cuda
 EX_BINS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/%,$(wildcard examples/cuda/*.cu)) \
              $(addprefix $(EX_DIR)/,vecadd_shared vecadd_compress_all vecadd_nocompress \
-                 vecadd_lz4 vecadd_multi vecadd_rdc vecadd_debug drv_vecadd link_vecadd)
+                 vecadd_lz4 vecadd_multi vecadd_rdc vecadd_debug drv_vecadd link_vecadd \
+                 drv_launches)
 EX_REFS   := $(patsubst examples/cuda/%.cu,$(EX_DIR)/ref/%.compute_75.ptx,$(wildcard examples/cuda/*.cu)) \
              $(EX_DIR)/ref/vecadd.compute_80.ptx $(EX_DIR)/ref/vecadd.compute_90.ptx
 EX_MULTI  := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=[sm_80,compute_80] \
              -gencode arch=compute_90,code=[sm_90,compute_90]
 
+# The benchmarks' examples as applications ship them: sm_90 SASS (and
+# compute_90 PTX), which an H100/H200 runs without a JIT compile
+# (bench/first_launch.sh: NAME@sm90).
+EX90_DIR  := build/examples-sm90
+EX90_BINS := $(addprefix $(EX90_DIR)/,vecadd gemm reduce imbalance)
+
 .PHONY: cuda-examples
-cuda-examples: $(if $(NVCC_FOUND),$(EX_BINS) $(EX_REFS) build/gpu/uvm_truth)
+cuda-examples: $(if $(NVCC_FOUND),$(EX_BINS) $(EX90_BINS) $(EX_REFS) build/gpu/uvm_truth)
 	$(if $(NVCC_FOUND),,@echo "cuda-examples: skipped (no nvcc at $(NVCC))")
 
 # Unified memory measured three ways, no agent (a GPU diagnostic run by
@@ -142,6 +149,9 @@ build/gpu/uvm_truth: tests/gpu/uvm_truth.cu build/libgpuext.a
 $(EX_DIR)/%: examples/cuda/%.cu $(EX_HDRS)
 	@mkdir -p $(dir $@)
 	$(EX_NVCC) $< -o $@
+$(EX90_DIR)/%: examples/cuda/%.cu $(EX_HDRS)
+	@mkdir -p $(dir $@)
+	$(EX_NVCC) -arch=sm_90 $< -o $@
 $(EX_DIR)/vecadd_shared: examples/cuda/vecadd.cu $(EX_HDRS)
 	$(EX_NVCC) -cudart shared $< -o $@
 $(EX_DIR)/vecadd_compress_all: examples/cuda/vecadd.cu $(EX_HDRS)
@@ -174,6 +184,8 @@ $(EX_DIR)/drv_vecadd: examples/cuda/drv_vecadd.c $(EX_DIR)/gen/vecadd_ptx.h $(EX
 	$(EX_DRV)
 $(EX_DIR)/link_vecadd: examples/cuda/drv_vecadd.c $(EX_DIR)/gen/vecadd_ptx.h $(EX_HDRS)
 	$(EX_DRV) -DEXAMPLE_USE_LINKER
+$(EX_DIR)/drv_launches: examples/cuda/drv_launches.c $(EX_DIR)/gen/vecadd_ptx.h $(EX_HDRS)
+	$(EX_DRV)
 
 build/bpf-clang19/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
@@ -317,6 +329,17 @@ $(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
 		-Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
+$(FAKECUDA_DIR)/launchapp: tests/fakecuda/launchapp.c $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/launchapp
+all: $(FAKECUDA_DIR)/launchapp
+# laid out like an nvcc-built program: the PTX below in its fatbin
+RTAPP_PTX := tests/ptx_corpus/checked.compute_75.ptx
+$(FAKECUDA_DIR)/rtapp: tests/fakecuda/rtapp.c $(RTAPP_PTX) $(FAKECUDA_DIR)/libcuda.so.1
+	$(CC) $(CFLAGS) $(LDFLAGS) -DRTAPP_PTX=$(RTAPP_PTX) -o $@ $< -L$(FAKECUDA_DIR) \
+		-l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+test-bins: $(FAKECUDA_DIR)/rtapp
+all: $(FAKECUDA_DIR)/rtapp
 $(FAKECUDA_DIR)/memapp: tests/fakecuda/memapp.c $(FAKECUDA_DIR)/libcuda.so.1
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/memapp

@@ -3,30 +3,45 @@
 # (issue 6, Must show 3: <= 20 ms), on a GPU machine, from the repository
 # root with the build folder carried:
 #
-#   OUT=DIR [EX=build/examples] [ITERS=11] [VARIANTS="off cold warm"] \
-#       [OPT_LEVELS="1"] bench/first_launch.sh
+#   OUT=DIR [EX=build/examples] [EX_SM90=build/examples-sm90] [ITERS=11] \
+#       [VARIANTS="cold0 cold warm"] [OPT_LEVELS="1"] bench/first_launch.sh
 #
-# For each CUDA example and each probe program (the recompile baseline, the
-# empty probes, the counting program, threadhist, smload, memtrace) it runs
-# the example under `gpuext run` with GPUEXT_AGENT_VERBOSE=1 and reads the
-# agent's first-launch line (device side, parse+inject, JIT, load, total),
-# once per variant:
-#   off   no cache at all (CUDA_CACHE_DISABLE=1, GPUEXT_CACHE_DISABLE=1): the
-#         PTX compiled by every first launch (the path before the caches)
-#   cold  the first run ever: empty caches, gpuext's module cache (modules
-#         linked with the prebuilt runtime) and the driver's ComputeCache
-#         (the others), in folders of their own (CUDA_CACHE_PATH,
-#         GPUEXT_CACHE_PATH); $AHEAD=1: kernels instrumented ahead of their
-#         first launch (GPUEXT_AGENT_AHEAD), "first ms" then what it waited
-#   warm  the cold run's caches again: the application's next run
+# For each CUDA example (CASES; NAME@sm90: the example built with sm_90
+# SASS, from $EX_SM90, as applications ship; the others carry sm_75 SASS
+# and compute_75 PTX, which the driver JIT-compiles on an H200 even
+# uninstrumented) it runs the example plainly, with an empty driver cache
+# (cold) and then that cache again (warm), and for each probe program (the
+# recompile baseline, the empty probes, the counting program, the device
+# tools) under `gpuext run` with GPUEXT_AGENT_VERBOSE=1, once per variant:
+#   off    no cache at all (CUDA_CACHE_DISABLE=1, GPUEXT_CACHE_DISABLE=1),
+#          nothing ahead: the PTX compiled by every first launch
+#   cold0  the first run ever (empty caches: gpuext's module cache and the
+#          driver's ComputeCache, in folders of their own: GPUEXT_CACHE_PATH,
+#          CUDA_CACHE_PATH), nothing compiled ahead (GPUEXT_AGENT_AHEAD=0)
+#   cold   the first run ever, the agent's default: the targeted kernels
+#          compiled from process start (agent_ahead.c)
+#   warm   cold's caches again: the application's next run
+#   warm0  cold0's caches again, nothing ahead
+#   coldL, warmL  as cold and warm with GPUEXT_AGENT_AHEAD=library: compiled
+#          from process start with no context (cuLibraryLoadData)
+# "first ms" is the application's own first launch: the first kernel_ms
+# line (CUDA events around the launch; the stream is idle, so it holds the
+# module load and the JIT that the launch call does before the kernel is
+# queued); "added" is that minus the plain run's first launch in the same
+# cache state (cold for off/cold*, warm for warm*): what instrumenting
+# adds.  "agent ms" is the agent's own first-launch line (its total, or
+# what the launch waited for the compile ahead), "JIT" the driver's compile
+# in it, "ahead" whether the compile was done ahead; "run ms" the whole
+# process.  Kernel: median of $ITERS launches after the first, / plain.
 # Writes $OUT/first_launch.md (one table) and the logs; prints the table.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-build/first-launch}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 EX=${EX:-build/examples}
+EX_SM90=${EX_SM90:-build/examples-sm90}
 ITERS=${ITERS:-11}
-VARIANTS=${VARIANTS:-off cold warm}
+VARIANTS=${VARIANTS:-cold0 cold warm}
 OPT_LEVELS=${OPT_LEVELS-1}
 BUDGET_S=${BUDGET_S:-140} # stop starting runs after this many seconds
 unset CUDA_CACHE_DISABLE
@@ -46,15 +61,20 @@ obj() {
 	*) echo "build/bpf/tools/$1.bpf.o" ;;
 	esac
 }
+# bin CASE_NAME: the example's binary (NAME@sm90: the sm_90 build)
+bin() { case $1 in *@sm90) echo "$EX_SM90/${1%@sm90}" ;; *) echo "$EX/$1" ;; esac; }
+first_ms() { grep -m1 '^kernel_ms:' "$1" | awk '{print $2}'; }
+minus() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == a + 0 && b == b + 0 && a != "" && b != "") printf "%.1f", a - b; else print "-"}'; }
 median() { sort -g | awk '{a[NR] = $1} END {if (!NR) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 kmedian() { grep '^kernel_ms:' "$1" | awk 'NR > 1 {print $2}' | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "-"}'; }
 in_budget() { [ $(($(date +%s) - T0)) -lt "$BUDGET_S" ]; }
-# field LOG WHAT: from the agent's first-launch line: jit | total | cache
+# field LOG WHAT: from the agent's first-launch line: jit | total | cache | ahead
 field() {
 	local l
 	l=$(grep -m1 '^gpuext: kernel .* instrumented (' "$1")
 	case $2 in
+	ahead) if [[ "$l" == *"ahead of its first launch"* ]]; then echo yes; else echo no; fi ;;
 	jit) sed -n 's/.*JIT \([0-9.]*\),.*/\1/p' <<< "$l" ;;
 	total) sed -n 's/.*; \([0-9.]*\) ms)$/\1/p' <<< "$l" ;;
 	cache) sed -n 's/.*, \([a-z ,]*cache[a-z ,]*\); [0-9.]* ms)$/\1/p' <<< "$l" | tr ' ' '_' ;;
@@ -68,15 +88,25 @@ MD=$OUT/first_launch.md
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 	echo "- command: \`OUT=$OUT ITERS=$ITERS VARIANTS=\"$VARIANTS\" OPT_LEVELS=\"$OPT_LEVELS\" bench/first_launch.sh\`"
-	echo "- first ms: the agent's total for the first launch (device side + parse/inject + JIT + load); JIT: the driver's compile; kernel: median of $ITERS launches after the first, / plain"
+	echo "- first ms: the application's first launch (its first kernel_ms: module load + JIT + kernel); added: minus the plain run's in the same cache state; agent ms: the agent's first-launch line (total, or what the launch waited for the compile ahead); JIT: the driver's compile in it; run ms: the whole process; kernel: median of $ITERS launches after the first, / plain"
 	echo
-	echo "| example | program | variant | first ms | JIT ms | cache | kernel ms | / plain | rc |"
-	echo "| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: |"
+	echo "| example | program | variant | first ms | added ms | agent ms | JIT ms | cache | ahead | run ms | kernel ms | / plain | rc |"
+	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: |"
 } > "$MD"
+
+# timed LOG CMD...: run CMD into LOG, set rc and run_ms
+timed() {
+	local log=$1 t0
+	shift
+	t0=$(date +%s%N)
+	"$@" > "$log" 2>&1
+	rc=$?
+	run_ms=$((($(date +%s%N) - t0) / 1000000))
+}
 
 # run_one EXAMPLE_WORDS PROG VARIANT CACHE_DIR [ENV...]
 run_one() {
-	local c=$1 p=$2 v=$3 dir=$4 log rc
+	local c=$1 p=$2 v=$3 dir=$4 log
 	shift 4
 	set -- env "$@"
 	local name=${c%% *}
@@ -84,31 +114,43 @@ run_one() {
 	[ "$p" = recompile ] && set -- "$@" GPUEXT_AGENT_NO_PROBES=1
 	case $v in
 	off) set -- "$@" CUDA_CACHE_DISABLE=1 GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
-	*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" \
-		GPUEXT_AGENT_AHEAD="${AHEAD:-0}" ;;
+	*0) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=0 ;;
+	*L) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=library ;;
+	*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" ;;
 	esac
 	# shellcheck disable=SC2086
-	"$@" GPUEXT_AGENT_VERBOSE=1 timeout 60 build/gpuext run "$(obj "$p")" -- "$EX/$name" \
-		${c#"$name"} -iters "$ITERS" -time > "$log" 2>&1
-	rc=$?
-	local k
+	timed "$log" "$@" GPUEXT_AGENT_VERBOSE=1 timeout 60 build/gpuext run "$(obj "$p")" -- \
+		"$(bin "$name")" ${c#"$name"} -iters "$ITERS" -time
+	local k f base
 	k=$(kmedian "$log")
-	echo "| $c | $p | $v | $(field "$log" total) | $(field "$log" jit) | $(field "$log" cache) | $k | $(ratio "$k" "$plain") | $rc |" >> "$MD"
+	f=$(first_ms "$log")
+	base=$plain_cold_first
+	[[ "$v" == warm* ]] && base=$plain_warm_first
+	echo "| $c | $p | $v | $f | $(minus "$f" "$base") | $(field "$log" total) | $(field "$log" jit) | $(field "$log" cache) | $(field "$log" ahead) | $run_ms | $k | $(ratio "$k" "$plain") | $rc |" >> "$MD"
 }
 
 for c in "${cases[@]}"; do
 	name=${c%% *}
-	[ -x "$EX/$name" ] || { echo "| $c | - | - | no binary $EX/$name |" >> "$MD"; continue; }
-	# shellcheck disable=SC2086
-	timeout 60 "$EX/$name" ${c#"$name"} -iters "$ITERS" -time > "$LOGS/$name.plain.log" 2>&1
-	plain=$(kmedian "$LOGS/$name.plain.log")
-	echo "| $c | plain | - | - | - | - | $plain | 1.000 | $? |" >> "$MD"
+	[ -x "$(bin "$name")" ] || { echo "| $c | - | - | no binary $(bin "$name") |" >> "$MD"; continue; }
+	# the plain run, first with an empty driver cache, then with it
+	rm -rf "$OUT/cache/$name.plain"
+	for v in cold warm; do
+		# shellcheck disable=SC2086
+		timed "$LOGS/$name.plain.$v.log" env CUDA_CACHE_PATH="$OUT/cache/$name.plain" \
+			timeout 60 "$(bin "$name")" ${c#"$name"} -iters "$ITERS" -time
+		f=$(first_ms "$LOGS/$name.plain.$v.log")
+		[ "$v" = cold ] && plain_cold_first=$f || plain_warm_first=$f
+		plain=$(kmedian "$LOGS/$name.plain.$v.log")
+		echo "| $c | plain | $v | $f | - | - | - | - | - | $run_ms | $plain | 1.000 | $rc |" >> "$MD"
+	done
 	for p in "${progs[@]}"; do
 		[ -f "$(obj "$p")" ] || continue
 		dir=$OUT/cache/$name.$p
 		rm -rf "$dir"
 		for v in $VARIANTS; do
 			in_budget || { echo "| $c | $p | $v | skipped (time budget) |" >> "$MD"; continue; }
+			# every cold variant starts from empty caches
+			[[ "$v" == cold* ]] && rm -rf "$dir"
 			run_one "$c" "$p" "$v" "$dir"
 		done
 	done
@@ -116,8 +158,9 @@ done
 for o in $OPT_LEVELS; do
 	for c in "${cases[@]}"; do
 		name=${c%% *}
-		[ -x "$EX/$name" ] || continue
-		plain=$(kmedian "$LOGS/$name.plain.log")
+		[ -x "$(bin "$name")" ] || continue
+		plain=$(kmedian "$LOGS/$name.plain.warm.log")
+		plain_cold_first=$(first_ms "$LOGS/$name.plain.cold.log")
 		for p in "${progs[@]}"; do
 			in_budget || continue
 			dir=$OUT/cache/$name.$p.O$o

@@ -65,8 +65,8 @@ static double turn(struct ptx_rt *rt, const char *ptx, enum way w, struct err *e
 		err = ptx_rt_module_load_image(rt, cubin, &mod, e);
 		break;
 	default: {
-		struct ptx_rt_jit jit = {w >= WAY_O0 && w <= WAY_O3 ? (int)w - WAY_O0 : -1,
-					 w == WAY_SPLIT ? 0 : -1, -1};
+		struct ptx_rt_jit jit = {.opt_level = w >= WAY_O0 && w <= WAY_O3 ? (int)w - WAY_O0 : -1,
+					 .threads = w == WAY_SPLIT ? 0 : -1, .pic = -1};
 		err = ptx_rt_compile(rt, ptx, w == WAY_RT, &jit, &cubin, &len, NULL, e);
 		if (!err)
 			err = ptx_rt_module_load_image(rt, cubin, &mod, e);

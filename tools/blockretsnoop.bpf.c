@@ -2,7 +2,8 @@
 /*
  * blockretsnoop: a record for every block of every kernel launch, sent to a
  * ring buffer when the block's last warp exits: when it started, when it
- * ended, where it ran.  A block probe (gpu/block_exit): the block's record
+ * ended, where it ran, in which launch (the agent's launch table names the
+ * launch's kernel and grid).  A block probe (gpu/block_exit): the block's record
  * (struct gpuext_block_ctx) has the times, its SM and size; the program
  * runs once per block, so the only global traffic is the record itself.
  *
@@ -23,6 +24,12 @@ struct {
 	__uint(max_entries, 8 << 20);
 } events SEC(".maps");
 
+/* The agent's row per launch (kernel, grid, block), joined by id in the CLI. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} gpuext_launches SEC(".maps");
+
 SEC("gpu/block_exit/*")
 int brs_block(struct gpuext_block_ctx *ctx)
 {
@@ -37,6 +44,7 @@ int brs_block(struct gpuext_block_ctx *ctx)
 	ev->sm = ctx->sm;
 	ev->threads = ctx->exit_threads;
 	ev->pad = 0;
+	ev->launch = bpf_gpu_launch_id();
 	bpf_ringbuf_submit(ev, 0);
 	return 0;
 }

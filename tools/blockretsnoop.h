@@ -13,6 +13,7 @@ struct brs_event {
 	__u32 sm;
 	__u32 threads;  /* threads of the block that reached an exit (all) */
 	__u32 pad;
+	__u64 launch;   /* bpf_gpu_launch_id(): the launch table's row */
 };
 
 #endif

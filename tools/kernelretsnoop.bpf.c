@@ -4,9 +4,11 @@
  * its last warp exited.  A block probe (gpu/block_exit) runs once per block
  * with the block's record (struct gpuext_block_ctx: start and end time,
  * SM, threads, warps) and
- *   - adds 1 to the log2 bucket of the block's duration in its SM's
- *     histogram (one fire-and-forget reduction a block): every block of
- *     every launch is counted;
+ *   - adds 1 to the log2 bucket of the block's duration in its launch's
+ *     histogram (bpf_gpu_launch_id(); one fire-and-forget reduction a
+ *     block): every block of every launch is counted, the first 255
+ *     launches each apart, later ones together; the agent's launch table
+ *     (gpuext_launches) names each launch's kernel and grid;
  *   - stores the block's times, index, SM and size in `blocks` at its
  *     linear index (plain stores, no atomic): the last launch's blocks,
  *     which the CLI prints one per line with their end relative to the
@@ -31,10 +33,16 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, KRS_MAX_SM * SPREAD_SLOTS);
+	__uint(max_entries, KRS_MAX_LAUNCHES * SPREAD_SLOTS);
 	__type(key, __u32);
 	__type(value, struct krs_hist);
 } durations SEC(".maps");
+
+/* The agent's row per launch (kernel, grid, block), joined by id in the CLI. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} gpuext_launches SEC(".maps");
 
 /* The log2 bucket of v (hist.c's: 0 for 0, b for [2^(b-1), 2^b)). */
 static __always_inline __u32 krs_bucket(__u64 v)
@@ -72,9 +80,11 @@ SEC("gpu/block_exit/*")
 int krs_block(struct gpuext_block_ctx *ctx)
 {
 	__u64 start = ctx->start_ns, end = ctx->end_ns, index = ctx->block;
-	__u32 sm = ctx->sm * SPREAD_SLOTS + (index & (SPREAD_SLOTS - 1));
+	__u64 launch = bpf_gpu_launch_id();
+	__u32 key = (launch < KRS_MAX_LAUNCHES ? launch : 0) * SPREAD_SLOTS +
+		    (index & (SPREAD_SLOTS - 1));
 
-	struct krs_hist *h = bpf_map_lookup_elem(&durations, &sm);
+	struct krs_hist *h = bpf_map_lookup_elem(&durations, &key);
 	if (h)
 		__sync_fetch_and_add(&h->count[krs_bucket(end > start ? end - start : 0)], 1);
 	__u32 slot = index & (KRS_MAX_BLOCKS - 1);

@@ -9,7 +9,10 @@
 
 /* Block indexes (linear, modulo this) with a record of their last run. */
 #define KRS_MAX_BLOCKS (1 << 16)
-#define KRS_MAX_SM 1024
+/* Launch ids 1..KRS_MAX_LAUNCHES-1 (bpf_gpu_launch_id) have a histogram of
+ * their own; slot 0 counts the blocks of later launches and of kernels
+ * without an id. */
+#define KRS_MAX_LAUNCHES 256
 /* log2 buckets of durations in ns, as the CLI's histograms count them:
  * bucket 0 holds 0, bucket b >= 1 holds [2^(b-1), 2^b); the last one
  * everything above. */
@@ -27,9 +30,9 @@ struct krs_block {
 	__u32 warps;
 };
 
-/* Value of `durations` (key: SM id x SPREAD_SLOTS + spread slot, chosen by
- * block index): log2 histogram of the durations of every block of every
- * launch, on lines of their own (spread.h). */
+/* Value of `durations` (key: launch slot x SPREAD_SLOTS + spread slot,
+ * chosen by block index): log2 histogram of the durations of the blocks of
+ * that launch (slot 0: the others), on lines of their own (spread.h). */
 struct krs_hist {
 	__u64 count[KRS_BUCKETS];
 };

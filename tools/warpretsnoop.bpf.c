@@ -5,7 +5,8 @@
  * (indexed by its global warp id: a plain store, no hash insert); the first
  * exit probe of the warp takes it with an exchange (so a warp whose lanes
  * leave by several exits gives one record) and sends one record (block,
- * warp, SM, start, end) to the ring buffer.  The CLI prints one line per
+ * warp, SM, start, end, launch id) to the ring buffer; the agent's launch
+ * table names each launch's kernel and grid.  The CLI prints one line per
  * record.
  *
  * kernelretsnoop's per-warp mode.  It costs a global exchange and a ring
@@ -32,6 +33,12 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 << 20);
 } events SEC(".maps");
+
+/* The agent's row per launch (kernel, grid, block), joined by id in the CLI. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} gpuext_launches SEC(".maps");
 
 /* The warp's slot in `starts`: its global warp id modulo WRS_MAX_WARPS. */
 static __always_inline __u32 wrs_slot(void)
@@ -79,6 +86,7 @@ int wrs_exit(void *ctx)
 	ev->warp = bpf_gpu_warp_id();
 	ev->sm = bpf_gpu_sm_id();
 	ev->lanes = bpf_gpu_lane_count();
+	ev->launch = bpf_gpu_launch_id();
 	bpf_ringbuf_submit(ev, 0);
 	return 0;
 }

@@ -21,6 +21,7 @@ struct wrs_event {
 	__u32 warp;
 	__u32 sm;
 	__u32 lanes;    /* threads of the warp that reached the exit */
+	__u64 launch;   /* bpf_gpu_launch_id(): the launch table's row */
 };
 
 #endif

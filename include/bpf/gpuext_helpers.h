@@ -23,6 +23,8 @@
 
 #include <linux/types.h>
 
+#include "gpuext_launch.h"
+
 /* Threads of the warp that were active at the probe point (bit i = lane i). */
 static __u64 (*bpf_gpu_active_mask)(void) = (void *)500;
 /* Threads this invocation stands for: popcount of the mask, or 1 per thread. */
@@ -44,6 +46,17 @@ static __u64 (*bpf_gpu_globaltimer)(void) = (void *)509;
 static __u64 (*bpf_gpu_clock)(void) = (void *)510;
 /* 1 when the probe runs in per-thread mode, 0 once per warp. */
 static __u64 (*bpf_gpu_per_thread)(void) = (void *)511;
+/*
+ * The id of the kernel launch the probe runs in: a sequence number of the
+ * process, from 1, one per launch of an instrumented kernel (a graph
+ * kernel node gets one when it is made or set; every replay of the graph,
+ * and of a stream capture, repeats it).  0 when the kernel could not take
+ * the id (its parameter space is full: the agent says so once).  The
+ * agent writes each id's kernel, grid, block and stream to the ring
+ * buffer GPUEXT_LAUNCHES_MAP when the object defines one (struct
+ * gpuext_launch).  Entry, exit and block programs, in their main function.
+ */
+static __u64 (*bpf_gpu_launch_id)(void) = (void *)512;
 
 /* What a gpu/mem program receives in r1. */
 struct gpuext_mem_ctx {

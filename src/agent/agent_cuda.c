@@ -209,31 +209,42 @@ static launch_ex_fn real_launch_ex, real_launch_ex_ptsz;
 /*
  * Launches: the scheduling session's admission first (when its policy has
  * one), then the function to run instead (f itself unless a program targets
- * it and instrumentation succeeded).  A redirected launch the driver
- * refuses (e.g. attributes set on the original function only) is retried
- * with the original, which then stays in use: fail-open.
+ * it and instrumentation succeeded), with the launch's id after the
+ * application's parameters (agent_launch_args_make; a launch that cannot
+ * carry it runs f).  A redirected launch the driver refuses (e.g.
+ * attributes set on the original function only) is retried with the
+ * original and the application's parameters, which then stays in use:
+ * fail-open.  A queued redirected launch gets its row of the launch table.
  */
-#define AGENT_LAUNCH(real, call_with, dims, ptsz)                                \
-	do {                                                                     \
-		struct sched_member *sm = agent_sched_member;                    \
-		if (sm)                                                          \
-			agent_sched_admit dims;                                  \
-		CUfunction g = agent_gpu_prog_cnt ? agent_launch_target(f, s) : f;    \
-		CUresult r = real call_with(g);                                  \
-		if (g != f && r != CUDA_SUCCESS) {                               \
-			agent_launch_refused(f, r);                              \
-			r = real call_with(f);                                   \
-		} else if (g != f) {                                             \
-			agent_launch_done(s);                                    \
-		}                                                                \
-		if (sm && r == CUDA_SUCCESS)                                     \
-			agent_sched_queued(s, ptsz);                             \
-		return r;                                                        \
+#define AGENT_LAUNCH(real, call_with, dims, ptsz, kind)                           \
+	do {                                                                      \
+		struct sched_member *sm = agent_sched_member;                     \
+		if (sm)                                                           \
+			agent_sched_admit dims;                                   \
+		struct agent_kernel *k = NULL;                                    \
+		CUfunction g = agent_gpu_prog_cnt ? agent_launch_target(f, s, &k) : f; \
+		AGENT_LAUNCH_ARGS(la);                                            \
+		if (g != f && agent_launch_args_make(&la, k, params, extra))      \
+			g = f;                                                    \
+		CUresult r = g != f ? real call_with(g, la.params, la.extra)     \
+				    : real call_with(f, params, extra);           \
+		if (g != f && r != CUDA_SUCCESS) {                                \
+			agent_launch_refused(f, r);                               \
+			r = real call_with(f, params, extra);                     \
+		} else if (g != f) {                                              \
+			const unsigned d[6] = {AGENT_UNPAREN dims};               \
+			agent_launch_note(&la, k, d, AGENT_SHMEM, s, kind);       \
+			agent_launch_done(s);                                     \
+		}                                                                 \
+		if (sm && r == CUDA_SUCCESS)                                      \
+			agent_sched_queued(s, ptsz);                              \
+		return r;                                                         \
 	} while (0)
+#define AGENT_UNPAREN(...) __VA_ARGS__
 
-#define AGENT_ARGS_LAUNCH(fn) (fn, gx, gy, gz, bx, by, bz, shmem, s, params, extra)
-#define AGENT_ARGS_COOP(fn) (fn, gx, gy, gz, bx, by, bz, shmem, s, params)
-#define AGENT_ARGS_EX(fn) (cfg, fn, params, extra)
+#define AGENT_ARGS_LAUNCH(fn, p, x) (fn, gx, gy, gz, bx, by, bz, shmem, s, p, x)
+#define AGENT_ARGS_COOP(fn, p, x) (fn, gx, gy, gz, bx, by, bz, shmem, s, p)
+#define AGENT_ARGS_EX(fn, p, x) (cfg, fn, p, x)
 #define AGENT_DIMS (gx, gy, gz, bx, by, bz)
 #define AGENT_CFG(field) (cfg ? cfg->field : 0)
 #define AGENT_DIMS_EX                                                                   \
@@ -247,33 +258,41 @@ static launch_ex_fn real_launch_ex, real_launch_ex_ptsz;
 	(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
 	 unsigned bz, unsigned shmem, CUstream s, void **params)
 
+/* The dynamic shared memory of a launch (AGENT_LAUNCH's note). */
+#define AGENT_SHMEM shmem
+
 AGENT_WRAP(agent_w_launch, "cuLaunchKernel", AGENT_LAUNCH_PARAMS)
 CUresult agent_w_launch AGENT_LAUNCH_PARAMS
 {
 	AGENT_REAL(real_launch, "cuLaunchKernel");
-	AGENT_LAUNCH(real_launch, AGENT_ARGS_LAUNCH, AGENT_DIMS, 0);
+	AGENT_LAUNCH(real_launch, AGENT_ARGS_LAUNCH, AGENT_DIMS, 0, GPUEXT_LAUNCH_KERNEL);
 }
 
 AGENT_WRAP(agent_w_launch_ptsz, "cuLaunchKernel_ptsz", AGENT_LAUNCH_PARAMS)
 CUresult agent_w_launch_ptsz AGENT_LAUNCH_PARAMS
 {
 	AGENT_REAL(real_launch_ptsz, "cuLaunchKernel_ptsz");
-	AGENT_LAUNCH(real_launch_ptsz, AGENT_ARGS_LAUNCH, AGENT_DIMS, 1);
+	AGENT_LAUNCH(real_launch_ptsz, AGENT_ARGS_LAUNCH, AGENT_DIMS, 1, GPUEXT_LAUNCH_KERNEL);
 }
 
 AGENT_WRAP(agent_w_coop, "cuLaunchCooperativeKernel", AGENT_COOP_PARAMS)
 CUresult agent_w_coop AGENT_COOP_PARAMS
 {
+	void **extra = NULL; /* cooperative launches have only kernelParams */
 	AGENT_REAL(real_coop, "cuLaunchCooperativeKernel");
-	AGENT_LAUNCH(real_coop, AGENT_ARGS_COOP, AGENT_DIMS, 0);
+	AGENT_LAUNCH(real_coop, AGENT_ARGS_COOP, AGENT_DIMS, 0, GPUEXT_LAUNCH_COOPERATIVE);
 }
 
 AGENT_WRAP(agent_w_coop_ptsz, "cuLaunchCooperativeKernel_ptsz", AGENT_COOP_PARAMS)
 CUresult agent_w_coop_ptsz AGENT_COOP_PARAMS
 {
+	void **extra = NULL;
 	AGENT_REAL(real_coop_ptsz, "cuLaunchCooperativeKernel_ptsz");
-	AGENT_LAUNCH(real_coop_ptsz, AGENT_ARGS_COOP, AGENT_DIMS, 1);
+	AGENT_LAUNCH(real_coop_ptsz, AGENT_ARGS_COOP, AGENT_DIMS, 1, GPUEXT_LAUNCH_COOPERATIVE);
 }
+
+#undef AGENT_SHMEM
+#define AGENT_SHMEM AGENT_CFG(sharedMemBytes)
 
 AGENT_WRAP(agent_w_launch_ex, "cuLaunchKernelEx",
 	   (const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra))
@@ -281,7 +300,7 @@ CUresult agent_w_launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **param
 {
 	AGENT_REAL(real_launch_ex, "cuLaunchKernelEx");
 	CUstream s = cfg ? cfg->hStream : NULL;
-	AGENT_LAUNCH(real_launch_ex, AGENT_ARGS_EX, AGENT_DIMS_EX, 0);
+	AGENT_LAUNCH(real_launch_ex, AGENT_ARGS_EX, AGENT_DIMS_EX, 0, GPUEXT_LAUNCH_EX);
 }
 
 AGENT_WRAP(agent_w_launch_ex_ptsz, "cuLaunchKernelEx_ptsz",
@@ -291,7 +310,7 @@ CUresult agent_w_launch_ex_ptsz(const CUlaunchConfig *cfg, CUfunction f, void **
 {
 	AGENT_REAL(real_launch_ex_ptsz, "cuLaunchKernelEx_ptsz");
 	CUstream s = cfg ? cfg->hStream : NULL;
-	AGENT_LAUNCH(real_launch_ex_ptsz, AGENT_ARGS_EX, AGENT_DIMS_EX, 1);
+	AGENT_LAUNCH(real_launch_ex_ptsz, AGENT_ARGS_EX, AGENT_DIMS_EX, 1, GPUEXT_LAUNCH_EX);
 }
 
 /* ---- the resolver ---------------------------------------------------- */

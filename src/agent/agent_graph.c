@@ -16,29 +16,49 @@
 #include "agent_impl.h"
 #include "agent_wrap.h"
 
-/* The node's function, redirected (v2 params: func, else the CUkernel). */
+/*
+ * The node's function, redirected, with its parameters and a launch id of
+ * its own (the node's row of the launch table is written now: every run of
+ * the graph repeats the id).  Unchanged when the kernel is not
+ * instrumented or the id cannot be passed.  F is the function, P the
+ * parameter struct (v1 and v2 share these fields).
+ */
+#define AGENT_GRAPH_NODE(F, P, copy, args)                                              \
+	do {                                                                            \
+		struct agent_kernel *k = NULL;                                          \
+		CUfunction g = (F) ? agent_launch_target(F, NULL, &k) : (F);            \
+		if (g == (F) || agent_launch_args_make(args, k, (P)->kernelParams,      \
+						       (P)->extra))                      \
+			return P;                                                       \
+		*(copy) = *(P);                                                         \
+		(copy)->func = g;                                                       \
+		(copy)->kernelParams = (args)->params;                                  \
+		(copy)->extra = (args)->extra;                                          \
+		const unsigned d[6] = {(P)->gridDimX,  (P)->gridDimY,  (P)->gridDimZ,   \
+				       (P)->blockDimX, (P)->blockDimY, (P)->blockDimZ}; \
+		agent_launch_note(args, k, d, (P)->sharedMemBytes, NULL,                \
+				  GPUEXT_LAUNCH_GRAPH_NODE);                            \
+	} while (0)
+
 const CUDA_KERNEL_NODE_PARAMS_v2 *agent_graph_node_v2(const CUDA_KERNEL_NODE_PARAMS_v2 *p,
-						      CUDA_KERNEL_NODE_PARAMS_v2 *copy)
+						      CUDA_KERNEL_NODE_PARAMS_v2 *copy,
+						      struct agent_launch_args *args)
 {
 	if (!p || !agent_gpu_prog_cnt)
 		return p;
 	CUfunction f = p->func ? p->func : (CUfunction)p->kern;
-	CUfunction g = f ? agent_launch_target(f, NULL) : f;
-	if (g == f)
-		return p;
-	*copy = *p;
-	copy->func = g;
+	AGENT_GRAPH_NODE(f, p, copy, args);
 	copy->kern = NULL;
 	return copy;
 }
 
 const CUDA_KERNEL_NODE_PARAMS_v1 *agent_graph_node_v1(const CUDA_KERNEL_NODE_PARAMS_v1 *p,
-						      CUDA_KERNEL_NODE_PARAMS_v1 *copy)
+						      CUDA_KERNEL_NODE_PARAMS_v1 *copy,
+						      struct agent_launch_args *args)
 {
-	if (!p || !agent_gpu_prog_cnt || !p->func)
+	if (!p || !agent_gpu_prog_cnt)
 		return p;
-	*copy = *p;
-	copy->func = agent_launch_target(p->func, NULL);
+	AGENT_GRAPH_NODE(p->func, p, copy, args);
 	return copy;
 }
 

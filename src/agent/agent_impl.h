@@ -11,6 +11,8 @@
 
 #include "bpf/prog.h"
 #include "bpf/session.h"
+#include "bpf/gpuext_launch.h"
+#include "ptx/ptx_inject.h"
 
 /* The session (NULL: none, or it failed to open; the agent then passes
  * everything through) and its verified GPU programs. */
@@ -93,6 +95,7 @@ struct agent_kernel {
 	char *name;               /* mangled */
 	int decided;              /* instrumented, or decided to run unchanged */
 	CUfunction inst;          /* the instrumented function, or NULL */
+	struct ptx_launch_param lid; /* inst's launch id parameter (agent_launch_id.c) */
 	struct timespec made;     /* CLOCK_MONOTONIC when the handle was made */
 };
 
@@ -102,14 +105,70 @@ struct agent_kernel *agent_kernel_find(const void *handle);
  * for the module loaded from it): 1 if there is such a link. */
 int agent_link_take(const void *cubin, char ***ptx, size_t *cnt);
 
+/* The next kernel ptx defines from *at on (".entry NAME(" or ".entry NAME"
+ * and a space), into name; advances *at past it.  0 when there is none. */
+int agent_next_entry(const char **at, char *name, size_t len);
+
 /* Launch path (agent_instr.c): the function to launch for f on stream s
- * (f itself when untargeted or on any failure). */
-CUfunction agent_launch_target(CUfunction f, CUstream s);
+ * (f itself when untargeted or on any failure); *k = f's kernel when it is
+ * redirected (its lid says what the launch must pass), else NULL. */
+CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **k);
+
+/*
+ * Launch ids (agent_launch_id.c).  An instrumented kernel has one more
+ * parameter, the launch's id (ptx_inject_opts.launch_param): every launch
+ * of it passes the application's parameters and the id, which
+ * agent_launch_args_make builds (kernelParams: one more pointer; `extra`:
+ * the buffer copied with the id at its offset and the size fixed).  The
+ * storage lives in *a, on the launching wrapper's stack, until
+ * agent_launch_args_free (a cleanup attribute: AGENT_LAUNCH_ARGS).
+ */
+enum { AGENT_LAUNCH_SMALL = 32 };
+struct agent_launch_args {
+	void **params, **extra;  /* what to pass */
+	uint64_t id;             /* the launch's id (the last parameter points here) */
+	size_t size;             /* `extra`: the buffer's new size */
+	void *small[AGENT_LAUNCH_SMALL];
+	void *heap;              /* kernelParams beyond small, or the `extra` buffer */
+	void *extra_copy[5];
+};
+#define AGENT_LAUNCH_ARGS(name) \
+	struct agent_launch_args name __attribute__((cleanup(agent_launch_args_free))) = {0}
+/* 0 with a->params/extra to pass (the application's when k has no id
+ * parameter); -1 when this launch cannot carry the id (an `extra` form it
+ * does not understand, no memory): launch the original function (noticed once). */
+int agent_launch_args_make(struct agent_launch_args *a, const struct agent_kernel *k,
+			   void **params, void **extra);
+void agent_launch_args_free(struct agent_launch_args *a);
+/* A launch of k with a's id was queued (or a graph node made): its row of
+ * the launch table (the session's ring buffer GPUEXT_LAUNCHES_MAP, when the
+ * object has one).  dims: grid x, y, z, block x, y, z. */
+void agent_launch_note(const struct agent_launch_args *a, const struct agent_kernel *k,
+		       const unsigned dims[6], unsigned shmem, CUstream s,
+		       enum gpuext_launch_kind kind);
 /* Instrument the targeted kernels of m (a private copy of a module loaded in
  * ctx), at most budget of them, now, ahead of their first launch, when ctx is
- * GPU 0's primary context: the results wait in the instrumented-module cache
- * for those launches.  The number of compiles done. */
+ * GPU 0's primary context (NULL: from process start, before the application
+ * has one; the device side then makes it): the results wait in the
+ * instrumented-module cache for those launches.  The number of compiles
+ * done. */
 int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget);
+/* Compile the targeted kernels of m (from process start, before any
+ * context) into context-independent libraries, where their first launches
+ * find them (agent_ahead_lib_*); when the device side exists already,
+ * agent_instrument_ahead(m, NULL, budget) instead.  The number of compiles
+ * done. */
+int agent_compile_ahead_noctx(struct agent_module *m, int budget);
+/* agent_ahead.c: GPUEXT_AGENT_AHEAD=library: compiles from process start
+ * with no context (cuLibraryLoadData), every probe's runtime functions
+ * compiled in (nothing to link without a context). */
+int agent_ahead_no_context(void);
+/* A library compiled from PTX text with no context (*ms: how long), kept
+ * for the launch that wants that text; 0 or -errno (e set). */
+int agent_ahead_lib_compile(const char *text, double *ms, struct err *e);
+/* The module in the current context of the library made from text: 1, or
+ * 0 when there is none. */
+int agent_ahead_lib_module(const char *text, CUmodule *mod);
 /* agent_ahead.c: module m was loaded in ctx: instrument its targeted
  * kernels ahead of their first launch, in the background. */
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx);

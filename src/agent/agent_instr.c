@@ -63,6 +63,7 @@ struct agent_cached {
 	uint64_t hash;
 	CUcontext ctx;
 	CUfunction fn;
+	struct ptx_launch_param lid; /* fn's launch id parameter */
 	/* made ahead of the first launch (agent_ahead.c) and not yet claimed by
 	 * a launch: what the launch says then (the JIT time, what the module
 	 * cache did, or why it failed) */
@@ -72,6 +73,29 @@ struct agent_cached {
 	char *msg;
 };
 static struct agent_cached *agent_cache;
+
+/* Compiles ahead from process start with no context (agent_ahead.c,
+ * GPUEXT_AGENT_AHEAD=library), before any context exists: GPU 0 described
+ * without one, and the device maps' references as they will be. */
+static struct {
+	int tried;
+	struct ptx_rt *rt;
+	struct ptx_map_ref refs[AGENT_MAX_MAPS];
+} agent_noctx;
+
+/* GPU 0 as the choice of PTX and the module cache's tag see it: the device
+ * side's, or, before it exists, the description the compiles ahead use. */
+static const struct ptx_rt *agent_gpu0(void)
+{
+	return agent_gpu.rt ? agent_gpu.rt : agent_noctx.rt;
+}
+
+/* The maps' references the probes are translated with (the code reads the
+ * addresses from the module's map table: only the layout matters). */
+static const struct ptx_map_ref *agent_refs(void)
+{
+	return agent_gpu.rt ? agent_gpu.refs : agent_noctx.refs;
+}
 
 static uint64_t agent_hash(uint64_t h, const char *s)
 {
@@ -290,9 +314,7 @@ static int agent_gpu_init(struct err *e)
 
 /* ---- building the instrumented module ---------------------------------- */
 
-/* The next kernel ptx defines from *at on (".entry NAME(" or ".entry NAME"
- * and a space), into name; advances *at past it.  0 when there is none. */
-static int agent_next_entry(const char **at, char *name, size_t len)
+int agent_next_entry(const char **at, char *name, size_t len)
 {
 	for (const char *p; (p = strstr(*at, ".entry ")); *at = p + 7) {
 		const char *q = p + 7;
@@ -330,7 +352,7 @@ static const char *agent_module_ptx(struct agent_module *m, const char *kernel, 
 	}
 	if (m->ptx)
 		return m->ptx;
-	unsigned sm = (unsigned)(agent_gpu.rt->cc_major * 10 + agent_gpu.rt->cc_minor);
+	unsigned sm = (unsigned)(agent_gpu0()->cc_major * 10 + agent_gpu0()->cc_minor);
 	size_t len;
 	switch (m->kind) {
 	case AGENT_IMAGE_PTX:
@@ -500,7 +522,9 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 		struct prog *p = agent_gpu_progs[i];
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
-		struct ptx_emit_opts o = {.maps = agent_gpu.refs, .map_table = AGENT_MAP_TABLE};
+		/* inline probes read the launch id the injector declares */
+		struct ptx_emit_opts o = {.maps = agent_refs(), .map_table = AGENT_MAP_TABLE,
+					  .launch_id = PTX_LAUNCH_ID_REG};
 		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
 		if (kind != PTX_PROBE_MEM) {
 			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
@@ -621,7 +645,7 @@ static struct ptx_rt_jit agent_jit_opts(void)
 {
 	const char *o = getenv("GPUEXT_AGENT_JIT_OPT"), *t = getenv("GPUEXT_AGENT_JIT_THREADS"),
 		   *pic = getenv("GPUEXT_AGENT_JIT_PIC");
-	struct ptx_rt_jit j = {-1, -1, -1};
+	struct ptx_rt_jit j = {.opt_level = -1, .threads = -1, .pic = -1};
 	if (pic && (pic[0] == '0' || pic[0] == '1') && !pic[1])
 		j.pic = pic[0] - '0';
 	if (o && o[0] >= '0' && o[0] <= '4' && !o[1])
@@ -640,8 +664,8 @@ static void agent_cache_tag(int linked, const struct ptx_rt_jit *jit, char *tag,
 	for (size_t i = 0; i < fb_len; i++) /* the prebuilt runtime linked in */
 		h = (h ^ ((const unsigned char *)fb)[i]) * 0x100000001b3ull;
 	snprintf(tag, len, "gpuext module cache 1: sm_%d%d, driver %d, O%d, threads %d, pic %d, "
-		 "runtime %s %016llx", agent_gpu.rt->cc_major, agent_gpu.rt->cc_minor,
-		 agent_gpu.rt->cu->version, jit->opt_level, jit->threads, jit->pic,
+		 "runtime %s %016llx", agent_gpu0()->cc_major, agent_gpu0()->cc_minor,
+		 agent_gpu0()->cu->version, jit->opt_level, jit->threads, jit->pic,
 		 linked ? "linked" : "none", (unsigned long long)h);
 }
 
@@ -660,6 +684,26 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 	struct ptx_rt_jit jit = agent_jit_opts();
 	int err;
 	float jit_ms = 0;
+
+	/* No device side yet: a compile ahead with no context, into a
+	 * context-independent library (agent_compile_ahead_noctx); with one,
+	 * such a library's module in the current context, when there is one
+	 * for this text. */
+	*mod = NULL;
+	if (!rt) {
+		if (linked)
+			return err_set(e, ENOTSUP, "a module linked with the runtime needs a context");
+		double ms;
+		if ((err = agent_ahead_lib_compile(text, &ms, e)))
+			return err;
+		tm->jit += ms;
+		tm->cache = "library";
+		return 0;
+	}
+	if (!linked && agent_ahead_lib_module(text, mod)) {
+		tm->cache = "compiled ahead with no context";
+		return 0;
+	}
 
 	/* A module without the prebuilt runtime goes to cuModuleLoadDataEx,
 	 * which compiles it whole (the JIT linker compiles its inputs as
@@ -711,10 +755,11 @@ static int agent_jit_load(const char *text, int linked, CUmodule *mod, struct ag
 }
 
 /* Inject pr into kernel's module pm and load the result (linked with the
- * prebuilt runtime when pr says so). */
+ * prebuilt runtime when pr says so); with no device side yet (compiles
+ * ahead with no context) only compiled into the module cache, *mod NULL. */
 static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 			     const struct agent_probes *pr, CUmodule *mod,
-			     struct agent_timing *tm, struct err *e)
+			     struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
 {
 	int bare = agent_no_probes(), inlined = 0;
 	size_t sites = 0;
@@ -737,7 +782,9 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				     * the driver need not compile the others */
 				    .only_kernel = 1,
 				    /* a variable it uses would be a second copy */
-				    .no_variables = 1};
+				    .no_variables = 1,
+				    /* every instrumented kernel takes its launch's id */
+				    .launch_param = lid};
 	struct timespec t0;
 	char *text = NULL;
 	size_t len;
@@ -758,7 +805,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 		err_prefix(e, "with %zu block-local array(s) of %u bytes and the block record's %u "
 			   "added to its static shared memory: ", pr->n_block_arrays,
 			   pr->block_bytes, PTX_BLOCK_RECORD_BYTES);
-	if (!err && !bare && (err = agent_map_table_fill(*mod, e)))
+	if (!err && !bare && *mod && (err = agent_map_table_fill(*mod, e)))
 		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
 	free(text);
@@ -768,16 +815,18 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 /* Instrument kernel name of ptx in context ctx (current): the new function
  * or NULL (e set); *hit set to the cache entry when it was there already. */
 static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcontext ctx,
-				       struct agent_cached **hit, struct agent_timing *tm,
-				       struct err *e)
+				       struct agent_cached **hit, struct ptx_launch_param *lid,
+				       struct agent_timing *tm, struct err *e)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct agent_probes pr;
 	CUfunction fn = NULL;
 	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
-	 * (what linking saves, measured by bench/gpu_overhead.sh's callers) */
-	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK"), &pr, e))
+	 * (what linking saves, measured by bench/gpu_overhead.sh's callers);
+	 * compiles with no context can link nothing: there too */
+	if (agent_build_probes(name, !getenv("GPUEXT_AGENT_NO_LINK") && !agent_ahead_no_context(),
+			       &pr, e))
 		return NULL;
 	uint64_t hash = agent_hash(agent_hash(0xcbf29ce484222325ull, ptx), name);
 	hash = agent_hash(hash, pr.extra);
@@ -793,13 +842,14 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);
 			*hit = c;
+			*lid = c->lid;
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
-	CUmodule mod;
+	CUmodule mod = NULL;
 	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
-	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, tm, e)) && pr.linked &&
+	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e)) && pr.linked &&
 	    !agent_no_probes()) {
 		/* the prebuilt runtime has no code for this GPU, or anything
 		 * else on the linked path failed: once more with the runtime
@@ -807,7 +857,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		agent_probes_free(&pr);
 		err = agent_build_probes(name, 0, &pr, e);
 		if (!err)
-			err = agent_inject_load(pm, name, &pr, &mod, tm, e);
+			err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e);
 		tm->runtime = "runtime compiled, linking failed";
 	} else if (!err) {
 		/* runtime functions compiled in: the small ones when linked, all
@@ -819,7 +869,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			      : compiled    ? "runtime compiled"
 					    : "no runtime";
 	}
-	if (!err) {
+	if (!err && mod) {
 		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, name);
 		if (r != CUDA_SUCCESS) {
 			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
@@ -827,10 +877,12 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			fn = NULL;
 		}
 	}
-	/* failures are cached too: the kernel's other handles run unchanged */
-	struct agent_cached *c = malloc(sizeof(*c));
+	/* failures are cached too: the kernel's other handles run unchanged
+	 * (compiles with no context, ctx NULL: in the module cache) */
+	struct agent_cached *c = ctx ? malloc(sizeof(*c)) : NULL;
 	if (c) {
 		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn,
+					   .lid = *lid,
 					   .jit = tm->jit, .cache = tm->cache,
 					   .msg = fn ? NULL : strdup(e->msg)};
 		agent_cache = c;
@@ -847,7 +899,7 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, struct
 				   struct agent_timing *tm, struct err *e)
 {
 	const char *ptx = agent_module_ptx(k->module, k->name, e);
-	return ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, tm, e) : NULL;
+	return ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, &k->lid, tm, e) : NULL;
 }
 
 /* Is this the first failure for a kernel of this name?  (One notice per
@@ -896,14 +948,32 @@ static void agent_claim_ahead(const struct agent_kernel *k, struct agent_cached 
 	}
 }
 
-CUfunction agent_launch_target(CUfunction f, CUstream s)
+/* The launch of k goes to g: k for the launch when g is its instrumented
+ * function. */
+static CUfunction agent_target(struct agent_kernel *k, CUfunction f, struct agent_kernel **kout)
+{
+	CUfunction g = k->inst;
+	*kout = g ? k : NULL;
+	return g ? g : f;
+}
+
+/* Say once per kernel that its launches carry no id. */
+static void agent_tell_no_launch_id(const struct agent_kernel *k)
+{
+	if (k->inst && !k->lid.added)
+		agent_notice("kernel %s: no launch id (%s): bpf_gpu_launch_id() gives 0", k->name,
+			     k->lid.why ? k->lid.why : "?");
+}
+
+CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **kout)
 {
 	agent_mem_signal_snapshot();
 	struct agent_kernel *k = agent_kernel_find(f);
+	*kout = NULL;
 	if (!k)
 		return f;
 	if (__atomic_load_n(&k->decided, __ATOMIC_ACQUIRE))
-		return k->inst ? k->inst : f;
+		return agent_target(k, f, kout);
 	if (!agent_kernel_targeted(k->name)) {
 		/* decided without the lock: never behind work in progress */
 		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
@@ -932,7 +1002,12 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 		if (ready) {
 			agent_gpu.ctx_get_current(&ctx);
 			struct agent_cached *hit = NULL;
-			k->inst = agent_instrument(k, ctx, &hit, &tm, &e);
+			/* the device maps live in GPU 0's primary context, made
+			 * (maybe at process start, agent_ahead.c) before the
+			 * application's own: another context fails open */
+			k->inst = ctx == agent_gpu.rt->ctx ? agent_instrument(k, ctx, &hit, &tm, &e)
+				  : (err_set(&e, ENOTSUP, "the application's context is not GPU 0's "
+					     "primary context (the device maps' context)"), NULL);
 			if (hit && hit->ahead) {
 				agent_claim_ahead(k, hit, agent_ms_since(&t0));
 			} else if (k->inst && !hit) {
@@ -947,10 +1022,11 @@ CUfunction agent_launch_target(CUfunction f, CUstream s)
 		}
 		if (swapped)
 			agent_gpu.capture_mode(&mode);
+		agent_tell_no_launch_id(k);
 		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&agent_gpu_lock);
-	return k->inst ? k->inst : f;
+	return agent_target(k, f, kout);
 }
 
 /* Is ctx GPU 0's primary context (the one the device maps live in)?  An
@@ -986,7 +1062,8 @@ static int agent_ahead_one(const char *ptx, const char *name, CUcontext ctx)
 	pthread_mutex_lock(&agent_gpu_lock);
 	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
 	const struct agent_cached *before = agent_cache;
-	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &tm, &e);
+	struct ptx_launch_param lid = {0}; /* kept in the cache entry for the launch */
+	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &lid, &tm, &e);
 	if (!hit && agent_cache != before) { /* the entry just made: for the first launch */
 		agent_cache->ahead = 1;
 		done = 1;
@@ -1006,7 +1083,9 @@ int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
 	int done = 0;
 
 	pthread_mutex_lock(&agent_gpu_lock);
-	int ready = agent_is_primary(ctx) && !agent_gpu_init(&e);
+	int ready = (!ctx || agent_is_primary(ctx)) && !agent_gpu_init(&e);
+	if (ready && !ctx) /* from process start: the context the device side made */
+		ctx = agent_gpu.rt->ctx;
 	/* one module's PTX, or each PTX input of a link */
 	const char *ptx = ready && m->kind != AGENT_IMAGE_LINKED ? agent_module_ptx(m, "", &e) : NULL;
 	pthread_mutex_unlock(&agent_gpu_lock);
@@ -1017,6 +1096,70 @@ int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
 			if (agent_kernel_targeted(name))
 				done += agent_ahead_one(text, name, ctx);
 	}
+	return done;
+}
+
+/* GPU 0 described and the maps' references planned, once, for the compiles
+ * before the device side exists (agent_gpu_lock held): 0 when ready. */
+static int agent_noctx_open(struct err *e)
+{
+	if (agent_noctx.tried)
+		return agent_noctx.rt ? 0 : err_set(e, ENODEV, "no GPU (see above)");
+	agent_noctx.tried = 1;
+	if (ptx_rt_open_noctx(0, &agent_noctx.rt, e))
+		return -ENODEV;
+	const struct object *obj = agent_session->obj;
+	for (size_t i = 0; i < obj->map_cnt && i < AGENT_MAX_MAPS; i++)
+		agent_noctx.refs[i] = ptx_rt_map_ref_planned(agent_noctx.rt, &obj->maps[i].def);
+	return 0;
+}
+
+/* Compile kernel name of ptx as its first launch will want it, with no
+ * context, into a library (agent_gpu_lock held; the launch path's own
+ * functions, so that the text is the one the launch makes): 1 when done,
+ * -errno (e set) if the driver would not. */
+static int agent_noctx_one(const char *ptx, const char *name, struct err *e)
+{
+	struct agent_timing tm = {0};
+	struct agent_cached *hit = NULL;
+	struct timespec t0;
+	struct ptx_launch_param lid = {0}; /* the launch finds it again in its own compile */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	agent_instrument_ptx(ptx, name, NULL, &hit, &lid, &tm, e);
+	if (!tm.cache) /* set once the library is made */
+		return -EINVAL;
+	if (getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("kernel %s compiled ahead of its first launch, before any context "
+			     "(parse+inject %.1f, JIT %.1f, %s, %s; %.1f ms)", name, tm.inject, tm.jit,
+			     tm.runtime ? tm.runtime : "-", tm.cache ? tm.cache : "-",
+			     agent_ms_since(&t0));
+	return 1;
+}
+
+int agent_compile_ahead_noctx(struct agent_module *m, int budget)
+{
+	struct err e = {{0}};
+	char name[512];
+	int done = 0, err = 0;
+
+	pthread_mutex_lock(&agent_gpu_lock);
+	/* the device side is there already: its context compiles */
+	int here = !agent_gpu.tried && !agent_noctx_open(&e);
+	const char *ptx = here ? agent_module_ptx(m, "", &e) : NULL;
+	for (const char *at = ptx; ptx && !err && done < budget &&
+				   agent_next_entry(&at, name, sizeof(name));) {
+		if (!agent_kernel_targeted(name))
+			continue;
+		int r = agent_noctx_one(ptx, name, &e);
+		done += r > 0;
+		err = r < 0 ? r : 0;
+	}
+	pthread_mutex_unlock(&agent_gpu_lock);
+	if (err && getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("compiles before any context stopped (the first launches compile): %s",
+			     e.msg);
+	if (!here)
+		return agent_instrument_ahead(m, NULL, budget);
 	return done;
 }
 

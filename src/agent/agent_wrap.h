@@ -134,13 +134,16 @@
 	(CUlinkState st, CUjitInputType type, const char *path, unsigned n, CUjit_option *o, void **v)
 #define AGENT_LINK_ADD_FILE_ARGS (st, type, path, n, o, v)
 /* The node's parameters as the driver gets them: p, or a copy of *p in the
- * wrapper's frame with the instrumented function. */
+ * wrapper's frame with the instrumented function and the node's launch id
+ * (its storage in node_args, freed when the wrapper returns). */
 #define AGENT_NODE_V1(p)                  \
 	CUDA_KERNEL_NODE_PARAMS_v1 node_copy; \
-	p = agent_graph_node_v1(p, &node_copy)
+	AGENT_LAUNCH_ARGS(node_args);         \
+	p = agent_graph_node_v1(p, &node_copy, &node_args)
 #define AGENT_NODE_V2(p)                  \
 	CUDA_KERNEL_NODE_PARAMS_v2 node_copy; \
-	p = agent_graph_node_v2(p, &node_copy)
+	AGENT_LAUNCH_ARGS(node_args);         \
+	p = agent_graph_node_v2(p, &node_copy, &node_args)
 
 /*
  * Who hands a wrapper out: PLAIN rows always (agent_wrap.c's resolver),
@@ -174,11 +177,14 @@ void agent_link_file_added(CUlinkState st, CUjitInputType type, const char *path
 void agent_link_completed(CUlinkState st, void **cubin);
 void agent_link_destroyed(CUlinkState st);
 
-/* agent_graph.c: p, or copy (*p with the instrumented function). */
+/* agent_graph.c: p, or copy (*p with the instrumented function and the
+ * parameters of args, which hold the node's launch id). */
 const CUDA_KERNEL_NODE_PARAMS_v1 *agent_graph_node_v1(const CUDA_KERNEL_NODE_PARAMS_v1 *p,
-						      CUDA_KERNEL_NODE_PARAMS_v1 *copy);
+						      CUDA_KERNEL_NODE_PARAMS_v1 *copy,
+						      struct agent_launch_args *args);
 const CUDA_KERNEL_NODE_PARAMS_v2 *agent_graph_node_v2(const CUDA_KERNEL_NODE_PARAMS_v2 *p,
-						      CUDA_KERNEL_NODE_PARAMS_v2 *copy);
+						      CUDA_KERNEL_NODE_PARAMS_v2 *copy,
+						      struct agent_launch_args *args);
 
 /* agent_mem_hook.c: managed memory allocated and about to be freed. */
 void agent_mem_hook_alloc(CUdeviceptr va, size_t len);

@@ -24,6 +24,7 @@
 #include "run.h"
 #include "run_sched.h"
 #include "run_trace.h"
+#include "tools.h"
 
 static const char run_usage[] =
 	"Usage: gpuext run [--tool NAME | FILE.bpf.o] [--json] [--kernel-uprobes] [-o FILE]\n"
@@ -218,7 +219,9 @@ struct run_ctx {
 void run_emit_record(FILE *out, const struct object *obj, const struct run_fmt *fmt,
 		     const char *map, const void *data, size_t size, int json)
 {
-	if (!fmt || !fmt->event || fmt->event(out, obj, map, data, size, json))
+	/* the launch table's rows have their own line whatever the tool */
+	if ((!fmt || !fmt->event || fmt->event(out, obj, map, data, size, json)) &&
+	    tool_launch_row(out, map, data, size, json))
 		run_print_record(out, map, data, size, json);
 }
 

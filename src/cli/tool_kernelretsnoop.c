@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tool_kernelretsnoop.c - kernelretsnoop's output, at the end (the device
- * aggregates, tools/kernelretsnoop.bpf.c): one line (or JSON object) per
+ * aggregates, tools/kernelretsnoop.bpf.c): per launch its kernel, grid,
+ * blocks and the log2 histogram of their durations (the launch table's
+ * rows, printed as they come, name them); one line (or JSON object) per
  * block of the last launch that ran each block index, with its end relative
  * to the earliest start among them; the number of blocks of all launches
  * and the log2 histogram of their durations; a log2 histogram of the
@@ -43,10 +45,47 @@ static int krs_add_hist(void *arg, const void *key, const void *value)
 	return 0;
 }
 
+/* The durations of one launch slot (key / SPREAD_SLOTS) into h[slot]. */
+static int krs_add_launch(void *arg, const void *key, const void *value)
+{
+	struct hist_log2 *h = arg;
+	uint32_t k;
+	memcpy(&k, key, sizeof(k));
+	return k / SPREAD_SLOTS < KRS_MAX_LAUNCHES ? krs_add_hist(&h[k / SPREAD_SLOTS], key, value)
+						   : 0;
+}
+
 int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *map,
 			      const void *data, size_t size, int json)
 {
-	return 1; /* kernelretsnoop has no ring buffer */
+	return tool_launch_row(out, map, data, size, json); /* the only ring buffer */
+}
+
+/* Per launch (tool_launch.c), from the device's histograms of launch ids
+ * 1..KRS_MAX_LAUNCHES-1; then how many blocks slot 0 counted (later
+ * launches, kernels without an id). */
+static int krs_print_launches(FILE *out, struct map *durs, int json)
+{
+	struct hist_log2 *per = calloc(KRS_MAX_LAUNCHES, sizeof(*per));
+	if (!per)
+		return 1;
+	tool_map_each(durs, krs_add_launch, per);
+	for (uint64_t id = 1; id < KRS_MAX_LAUNCHES; id++) {
+		uint64_t n = 0;
+		for (int i = 0; i < KRS_BUCKETS; i++)
+			n += per[id].count[i];
+		if (n)
+			tool_launch_hist(id, per[id].count, KRS_BUCKETS);
+	}
+	tool_launch_print(out, "blocks", json);
+	uint64_t rest = 0;
+	for (int i = 0; i < KRS_BUCKETS; i++)
+		rest += per[0].count[i];
+	fprintf(out, json ? "{\"blocks_other_launches\":%" PRIu64 "}\n"
+			  : "%" PRIu64 " blocks of launches without a histogram of their own (ids from %d, "
+			    "or no id)\n", rest, KRS_MAX_LAUNCHES);
+	free(per);
+	return 0;
 }
 
 int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
@@ -63,6 +102,10 @@ int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 	}
 	tool_map_each(blocks, krs_collect, &s);
 	tool_map_each(durs, krs_add_hist, &all);
+	if (krs_print_launches(out, durs, json)) {
+		free(s.r);
+		return 1;
+	}
 	for (size_t i = 0; i < s.n; i++) {
 		const struct krs_block *b = &s.r[i];
 		uint64_t dur = tool_dur_add(&rec, b->start_ns, b->end_ns);

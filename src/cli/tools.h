@@ -55,6 +55,20 @@ uint64_t tool_dur_add(struct tool_dur *d, uint64_t start_ns, uint64_t end_ns);
 /* "N NOUN" and the histogram, or one JSON object {"NOUN":N,...}. */
 void tool_dur_print(FILE *out, const struct tool_dur *d, const char *noun, int json);
 
+/*
+ * The launch table (tool_launch.c): a row of GPUEXT_LAUNCHES_MAP printed
+ * and remembered (1: map is another, nothing done); a device record of
+ * launch id counted, its duration returned; per launch its kernel, grid,
+ * NOUN counted and their durations, then the number of launches.
+ */
+int tool_launch_row(FILE *out, const char *map, const void *data, size_t size, int json);
+uint64_t tool_launch_count(uint64_t id, uint64_t start_ns, uint64_t end_ns);
+/* A histogram of launch id's durations aggregated on the device: added to
+ * the launch's counts (log2 buckets, hist.h's). */
+void tool_launch_hist(uint64_t id, const uint64_t *count, size_t buckets);
+void tool_launch_print(FILE *out, const char *noun, int json);
+void tool_launch_reset(void);
+
 #define TOOL_FMT(name)                                                                   \
 	int tool_##name##_event(FILE *out, const struct object *obj, const char *map,    \
 				const void *data, size_t size, int json);                \

@@ -717,6 +717,13 @@ static void ptx_emit_array_update(struct ptx_ctx *c, size_t i, const struct ptx_
 	ptx_buf_printf(b, "\tmov.b64 %%r0, 0;\nLm%zu:\n", i);
 }
 
+/* Where the launch id is, for the code being written: only function 0 of
+ * an inline block runs in the kernel's scope. */
+static const char *ptx_launch_id(const struct ptx_ctx *c)
+{
+	return c->inlined ? c->o->launch_id : NULL;
+}
+
 static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 				struct err *e)
 {
@@ -729,7 +736,13 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 		ptx_buf_printf(b, "\tmov.b64 %%r0, %%r1; // conformance: helper 5 returns r1\n");
 		return 0;
 	}
-	if (in->imm >= 0 && ptx_intrin_emit(b, (uint32_t)in->imm))
+	int intrin = in->imm >= 0 ? ptx_intrin_emit(b, (uint32_t)in->imm, ptx_launch_id(c)) : 0;
+	if (intrin < 0)
+		return err_set(e, ENOTSUP, "insn %zu: bpf_gpu_launch_id() is not available "
+			       "outside the main function of gpu/entry, gpu/exit and gpu/block_* "
+			       "programs run by the agent (bpf-to-bpf callees, gpu/mem programs and "
+			       "standalone runs have no launch id)", i);
+	if (intrin)
 		return 0;
 	if ((arr = ptx_inline_array(c, i, in))) {
 		if (in->imm == HELPER_MAP_LOOKUP_ELEM)
@@ -790,7 +803,7 @@ static int ptx_emit_callx(struct ptx_ctx *c, size_t i, const struct isa_insn *in
 	size_t n = 0;
 
 	for (uint32_t id = 1; id <= HELPER_GPU_LAST; id++)
-		if (ptx_helper_find(id))
+		if (ptx_helper_find(id) && (id != HELPER_GPU_LAUNCH_ID || ptx_launch_id(c)))
 			ids[n++] = id;
 	for (size_t k = 0; k < n; k++)
 		ptx_buf_printf(b, "\tsetp.eq.u64 %%p0, %%r%u, %u;\n\t@%%p0 bra Lx%zu_%u;\n", in->dst,

@@ -131,6 +131,14 @@ struct ptx_emit_opts {
 	/* Set (when not NULL) to 1 when the inline block declares a .local
 	 * frame (the stack not in registers: ptx_stack.h), else 0. */
 	int *inline_frame;
+	/*
+	 * The operand (a 64-bit register the kernel declares) that
+	 * bpf_gpu_launch_id() reads in function 0 of an inline block; NULL:
+	 * no launch id where the code runs, and a call of it is refused
+	 * naming the instruction (callees, mem probes' functions and
+	 * standalone runs never have one).
+	 */
+	const char *launch_id;
 };
 
 /* .version/.target/.address_size of a module. */

@@ -59,6 +59,7 @@ static const struct ptx_helper ptx_helpers[] = {
 	{{HELPER_GPU_CLOCK, "gpu_clock", NULL, RET_INTEGER, A(0), GPU}, "gx_rt_clock", 0, 0},
 	{{HELPER_GPU_PER_THREAD, "gpu_per_thread", NULL, RET_INTEGER, A(0), GPU},
 	 "gx_rt_per_thread", 0, PTX_HX_WARP},
+	{{HELPER_GPU_LAUNCH_ID, "gpu_launch_id", NULL, RET_INTEGER, A(0), GPU}, NULL, 0, 0},
 };
 
 const struct ptx_helper *ptx_helper_find(uint32_t id)

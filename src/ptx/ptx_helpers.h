@@ -31,7 +31,8 @@
 	X(GPU_BLOCK_DIM, 508, "gpu_block_dim")                                 \
 	X(GPU_GLOBALTIMER, 509, "gpu_globaltimer")                             \
 	X(GPU_CLOCK, 510, "gpu_clock")                                         \
-	X(GPU_PER_THREAD, 511, "gpu_per_thread")
+	X(GPU_PER_THREAD, 511, "gpu_per_thread")                               \
+	X(GPU_LAUNCH_ID, 512, "gpu_launch_id")
 
 #define PTX_HELPER_ENUM(name, id, str) HELPER_##name = id,
 enum ptx_gpu_helper_id { PTX_GPU_HELPER_IDS(PTX_HELPER_ENUM) };
@@ -45,7 +46,7 @@ enum {
 
 struct ptx_helper {
 	struct helper_proto proto; /* fn is NULL: these run on the device */
-	const char *rt_func;       /* device runtime function */
+	const char *rt_func;       /* device runtime function; NULL: inline only */
 	unsigned nargs;            /* eBPF argument registers passed (r1..) */
 	unsigned hidden;           /* PTX_HX_* */
 };
@@ -65,8 +66,11 @@ const struct helper_proto *ptx_helper_proto_find(uint32_t id);
  * The GPU helper id written inline into b (ptx_intrin.c): r0 from special
  * registers, the warp word (%warp) and r1, with the translator's scratch
  * registers (%t0, %h0..%h2, %p0).  Returns 0, writing nothing, for helpers
- * that stay calls into the device runtime.
+ * that stay calls into the device runtime.  launch_id: the operand holding
+ * the launch's id where the code runs (ptx_emit_opts.launch_id), or NULL
+ * where there is none: HELPER_GPU_LAUNCH_ID then gives -ENOTSUP (it has no
+ * runtime function: the id exists only inside an instrumented kernel).
  */
-int ptx_intrin_emit(struct ptx_buf *b, uint32_t id);
+int ptx_intrin_emit(struct ptx_buf *b, uint32_t id, const char *launch_id);
 
 #endif /* GPUEXT_PTX_HELPERS_H */

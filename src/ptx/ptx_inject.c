@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "ptx_buf.h"
+#include "ptx_params.h"
 
 struct ptx_inject {
 	const struct ptx_module *m;
@@ -62,7 +63,7 @@ static int ptx_inject_tok_eq(const struct ptx_module *m, uint32_t t, const char 
 }
 
 /* Width in bits of a .b8/.u32/.f16x2/... type name (without the dot). */
-static unsigned ptx_inject_type_bits(const char *s, size_t n)
+unsigned ptx_inject_type_bits(const char *s, size_t n)
 {
 	static const struct {
 		const char *name;
@@ -559,6 +560,57 @@ static void ptx_inject_block_arrays_release(struct ptx_inject *in)
 				       "before the exit count\n");
 }
 
+/*
+ * The kernel's header, with the launch id parameter appended when asked
+ * (o->launch_param) and it fits, and PTX_LAUNCH_ID_REG declared from it.
+ * Unused, the register costs nothing (ptxas drops it); used, it is a
+ * constant-bank read.
+ */
+static int ptx_inject_head(struct ptx_inject *in)
+{
+	const struct ptx_module *m = in->m;
+	const struct ptx_stmt *h = &m->stmts[in->f->head];
+	struct ptx_launch_param *lp = in->o->launch_param;
+	struct ptx_param_layout l;
+	struct err pe = {{0}};
+
+	if (!lp) {
+		ptx_parse_print_stmt(m, h, &in->b);
+		return 0;
+	}
+	*lp = (struct ptx_launch_param){0};
+	if (memmem(m->text, m->len, PTX_LAUNCH_ID_NAME, strlen(PTX_LAUNCH_ID_NAME)))
+		return err_set(in->e, EEXIST, "the module uses the name '%s', which gpuext reserves",
+			       PTX_LAUNCH_ID_NAME);
+	unsigned maj = m->ver_major, min = m->ver_minor, sm = (unsigned)atoi(m->target + 3);
+	if (in->o->min_version_major > maj ||
+	    (in->o->min_version_major == maj && in->o->min_version_minor > min))
+		maj = in->o->min_version_major, min = in->o->min_version_minor;
+	size_t limit = (maj > 8 || (maj == 8 && min >= 1)) && sm >= 70 ? 32764 : 4096;
+	if (ptx_param_layout(m, in->f, &l, &pe)) {
+		lp->why = "its parameter list is not understood";
+	} else {
+		lp->params = l.count;
+		lp->offset = (l.bytes + 7) / 8 * 8;
+		lp->added = lp->offset + 8 <= limit;
+		lp->why = lp->added ? NULL : "its parameter space is full";
+	}
+	if (!lp->added) {
+		ptx_parse_print_stmt(m, h, &in->b);
+		ptx_buf_printf(&in->b, "\t.reg .b64 %s;\n\tmov.u64 %s, 0;\n", PTX_LAUNCH_ID_REG,
+			       PTX_LAUNCH_ID_REG);
+		return 0;
+	}
+	uint32_t at = l.open == UINT32_MAX ? l.close + 1 : l.close, end = h->tok + h->ntok;
+	ptx_parse_print_toks(m, h->tok, at - h->tok, &in->b);
+	ptx_buf_printf(&in->b, "%s.param .u64 %s_lid%s", l.open == UINT32_MAX ? "(" : l.count ? ", " : "",
+		       in->pfx, l.open == UINT32_MAX ? ") " : "");
+	ptx_parse_print_toks(m, at, end - at, &in->b);
+	ptx_buf_printf(&in->b, "\n\t.reg .b64 %s;\n\tld.param.u64 %s, [%s_lid];\n",
+		       PTX_LAUNCH_ID_REG, PTX_LAUNCH_ID_REG, in->pfx);
+	return 0;
+}
+
 /* The kernel, from its header to its closing brace, with the probes. */
 static int ptx_inject_kernel(struct ptx_inject *in)
 {
@@ -573,7 +625,9 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	if (block)
 		ptx_buf_printf(&in->b, "// the record of block probes (struct gpuext_block_ctx)\n"
 				       ".shared .align 8 .b8 %s_blk[%d];\n", in->pfx, BLK_SIZE);
-	ptx_parse_print_stmt(m, &m->stmts[in->f->head], &in->b);
+	int err = ptx_inject_head(in);
+	if (err)
+		return err;
 	if (o->mem_sym || o->mem_code)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
 	if (in->mem_inline)
@@ -617,7 +671,7 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 			in->exit_probes++;
 		}
 		if (s->kind == PTX_STMT_INSN && (o->mem_sym || o->mem_code)) {
-			int err = ptx_inject_mem(in, s);
+			err = ptx_inject_mem(in, s);
 			if (err)
 				return err;
 		}

@@ -65,6 +65,22 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 #define PTX_MEM_ADDR_REG "%gxm_addr"
 #define PTX_MEM_SK_REG "%gxm_sk"
 
+/*
+ * The register holding the launch's id (bpf_gpu_launch_id) in the kernel,
+ * for inline probes (ptx_emit_opts.launch_id): the injector declares it at
+ * the kernel's top, from the parameter it appends (ptx_inject_opts), else 0.
+ */
+#define PTX_LAUNCH_ID_NAME "gxl_id"
+#define PTX_LAUNCH_ID_REG "%" PTX_LAUNCH_ID_NAME
+
+/* What ptx_inject did about the launch id parameter. */
+struct ptx_launch_param {
+	size_t params; /* the kernel's own parameters (kernelParams entries) */
+	size_t offset; /* of the appended .u64 in the parameter buffer (`extra`) */
+	int added;     /* 0: not appended (why says why); PTX_LAUNCH_ID_REG is 0 */
+	const char *why;
+};
+
 /* Probe kinds of ptx_mem_probe's `kind` argument. */
 enum ptx_mem_kind { PTX_MEM_LOAD = 0, PTX_MEM_STORE = 1, PTX_MEM_ATOMIC = 2 };
 
@@ -142,6 +158,15 @@ struct ptx_inject_opts {
 	/* Fail (ENOTSUP, as ptx_module_check_no_variables) when the module
 	 * as written still defines a variable (after only_kernel's dropping). */
 	int no_variables;
+	/*
+	 * Non-NULL: append `.param .u64` to the kernel's parameter list, the
+	 * launch's id (the launcher passes it after the kernel's own), and
+	 * declare PTX_LAUNCH_ID_REG from it; what was done goes here.  When the
+	 * parameter does not fit (4 KiB of parameters, 32764 bytes from PTX
+	 * 8.1 on sm_70+) or the list is not understood, the kernel keeps its
+	 * list and the register is 0.
+	 */
+	struct ptx_launch_param *launch_param;
 };
 
 /*

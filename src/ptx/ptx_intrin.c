@@ -9,6 +9,7 @@
  */
 #include "ptx_helpers.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 /* r0 = the special register named by r1 (0 x, 1 y, 2 z; 0 for others), as
@@ -23,7 +24,7 @@ static void ptx_intrin_dim(struct ptx_buf *b, const char *sreg)
 			  "\tcvt.u64.u32 %%r0, %%h0;\n", sreg, sreg, sreg);
 }
 
-int ptx_intrin_emit(struct ptx_buf *b, uint32_t id)
+int ptx_intrin_emit(struct ptx_buf *b, uint32_t id, const char *launch_id)
 {
 	switch (id) {
 	case HELPER_GPU_ACTIVE_MASK:
@@ -68,6 +69,11 @@ int ptx_intrin_emit(struct ptx_buf *b, uint32_t id)
 		break;
 	case HELPER_GPU_PER_THREAD:
 		ptx_buf_printf(b, "\tshr.u64 %%r0, %%warp, 32;\n\tand.b64 %%r0, %%r0, 1;\n");
+		break;
+	case HELPER_GPU_LAUNCH_ID: /* the kernel's added parameter, read at its top */
+		if (!launch_id)
+			return -ENOTSUP;
+		ptx_buf_printf(b, "\tmov.b64 %%r0, %s;\n", launch_id);
 		break;
 	default:
 		return 0;

@@ -12,7 +12,8 @@
 
 enum { PTX_RB_CTRL_BYTES = 4096 };
 
-int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e)
+/* GPU ordinal's description, no context made. */
+static int ptx_rt_device(int ordinal, struct ptx_rt **out, struct err *e)
 {
 	const struct cu_driver *cu;
 	struct ptx_rt *rt;
@@ -44,7 +45,19 @@ int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e)
 		free(rt);
 		return cu_err(cu, e, r, "querying the GPU");
 	}
-	r = cu->primary_ctx_retain(&rt->ctx, rt->dev);
+	ptx_target_from_cc(rt->cc_major, rt->cc_minor, &rt->target);
+	*out = rt;
+	return 0;
+}
+
+int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e)
+{
+	struct ptx_rt *rt;
+	int err = ptx_rt_device(ordinal, &rt, e);
+	if (err)
+		return err;
+	const struct cu_driver *cu = rt->cu;
+	CUresult r = cu->primary_ctx_retain(&rt->ctx, rt->dev);
 	if (r != CUDA_SUCCESS) {
 		free(rt);
 		return cu_err(cu, e, r, "cuDevicePrimaryCtxRetain");
@@ -55,16 +68,21 @@ int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e)
 		free(rt);
 		return cu_err(cu, e, r, "cuCtxSetCurrent");
 	}
-	ptx_target_from_cc(rt->cc_major, rt->cc_minor, &rt->target);
 	*out = rt;
 	return 0;
+}
+
+int ptx_rt_open_noctx(int ordinal, struct ptx_rt **out, struct err *e)
+{
+	return ptx_rt_device(ordinal, out, e);
 }
 
 void ptx_rt_close(struct ptx_rt *rt)
 {
 	if (!rt)
 		return;
-	rt->cu->primary_ctx_release(rt->dev);
+	if (rt->ctx)
+		rt->cu->primary_ctx_release(rt->dev);
 	free(rt);
 }
 
@@ -113,6 +131,50 @@ static int ptx_rt_map_check(const struct map_def *d, struct err *e)
 	return 0;
 }
 
+/* The header of a device map of def on rt's GPU, but for its addresses
+ * (the data's layout: strides, per-SM copies, hash slots); its data's size. */
+static size_t ptx_rt_map_layout(const struct ptx_rt *rt, const struct map_def *def,
+				struct ptx_devmap *h)
+{
+	size_t len;
+	h->type = def->type;
+	h->key_size = def->key_size;
+	h->value_size = def->value_size;
+	h->max_entries = def->max_entries;
+	h->value_stride = ptx_round8(def->value_size);
+	h->key_stride = ptx_round8(def->key_size);
+	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY || def->type == MAP_TYPE_PERCPU_HASH ||
+				    def->type == MAP_TYPE_RINGBUF
+			    ? (uint32_t)rt->nr_sms : 1;
+	switch (def->type) {
+	case MAP_TYPE_ARRAY:
+	case MAP_TYPE_PERCPU_ARRAY:
+		/* per-SM copies start on their own 128-byte line: SMs adding to
+		 * their copy never contend for a line with another SM */
+		h->sm_stride = ((uint64_t)def->max_entries * h->value_stride + 127) & ~127ull;
+		len = (size_t)h->nr_sms * h->sm_stride;
+		break;
+	case MAP_TYPE_RINGBUF: /* the per-SM drop counters */
+		len = (size_t)h->nr_sms * PTX_RB_DROP_STRIDE;
+		break;
+	case MAP_TYPE_GPU_BLOCK_ARRAY:
+		/* values in each block's shared memory (ptx_block_array_sym): the
+		 * header alone, for the map table; the runtime's helpers find no
+		 * element in it (a lookup whose map the translator cannot name
+		 * gets NULL) */
+		len = 0;
+		break;
+	default: /* hashes: at most half full, so probe sequences stay short */
+		h->nr_slots = 2;
+		while (h->nr_slots < 2 * def->max_entries)
+			h->nr_slots *= 2;
+		h->slot_size = 8 + h->key_stride + h->nr_sms * h->value_stride;
+		len = (size_t)h->nr_slots * h->slot_size;
+		break;
+	}
+	return len;
+}
+
 int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_rt_map **out,
 		      struct err *e)
 {
@@ -130,41 +192,7 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 	m->rt = rt;
 	m->def = *def;
 	h = &m->hdr;
-	h->type = def->type;
-	h->key_size = def->key_size;
-	h->value_size = def->value_size;
-	h->max_entries = def->max_entries;
-	h->value_stride = ptx_round8(def->value_size);
-	h->key_stride = ptx_round8(def->key_size);
-	h->nr_sms = def->type == MAP_TYPE_PERCPU_ARRAY || def->type == MAP_TYPE_PERCPU_HASH ||
-				    def->type == MAP_TYPE_RINGBUF
-			    ? (uint32_t)rt->nr_sms : 1;
-	switch (def->type) {
-	case MAP_TYPE_ARRAY:
-	case MAP_TYPE_PERCPU_ARRAY:
-		/* per-SM copies start on their own 128-byte line: SMs adding to
-		 * their copy never contend for a line with another SM */
-		h->sm_stride = ((uint64_t)def->max_entries * h->value_stride + 127) & ~127ull;
-		m->data_len = (size_t)h->nr_sms * h->sm_stride;
-		break;
-	case MAP_TYPE_RINGBUF: /* the per-SM drop counters */
-		m->data_len = (size_t)h->nr_sms * PTX_RB_DROP_STRIDE;
-		break;
-	case MAP_TYPE_GPU_BLOCK_ARRAY:
-		/* values in each block's shared memory (ptx_block_array_sym): the
-		 * header alone, for the map table; the runtime's helpers find no
-		 * element in it (a lookup whose map the translator cannot name
-		 * gets NULL) */
-		m->data_len = 0;
-		break;
-	default: /* hashes: at most half full, so probe sequences stay short */
-		h->nr_slots = 2;
-		while (h->nr_slots < 2 * def->max_entries)
-			h->nr_slots *= 2;
-		h->slot_size = 8 + h->key_stride + h->nr_sms * h->value_stride;
-		m->data_len = (size_t)h->nr_slots * h->slot_size;
-		break;
-	}
+	m->data_len = ptx_rt_map_layout(rt, def, h);
 	r = cu->mem_alloc(&m->dev, sizeof(*h) + m->data_len);
 	if (r != CUDA_SUCCESS) {
 		free(m);
@@ -215,10 +243,10 @@ void ptx_rt_map_free(struct ptx_rt_map *m)
 	free(m);
 }
 
-struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m)
+/* The reference to a map with header h at dev (0: not made yet). */
+static struct ptx_map_ref ptx_rt_ref_of(const struct ptx_devmap *h, CUdeviceptr dev)
 {
-	const struct ptx_devmap *h = &m->hdr;
-	struct ptx_map_ref ref = {m->dev, h->data, h->type, h->max_entries, 0, h->nr_sms,
+	struct ptx_map_ref ref = {dev, h->data, h->type, h->max_entries, 0, h->nr_sms,
 				  h->sm_stride, 0};
 
 	/* GPUEXT_MAP_LOOKUP_CALL=1: every lookup calls the runtime, as before
@@ -231,6 +259,18 @@ struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m)
 		ref.value_size = h->value_size;
 	}
 	return ref;
+}
+
+struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m)
+{
+	return ptx_rt_ref_of(&m->hdr, m->dev);
+}
+
+struct ptx_map_ref ptx_rt_map_ref_planned(const struct ptx_rt *rt, const struct map_def *def)
+{
+	struct ptx_devmap h = {0};
+	ptx_rt_map_layout(rt, def, &h);
+	return ptx_rt_ref_of(&h, 0);
 }
 
 int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value, struct err *e)

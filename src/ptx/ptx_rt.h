@@ -34,6 +34,10 @@ struct ptx_rt {
 
 /* Open GPU `ordinal` (0 = first) and make its primary context current. */
 int ptx_rt_open(int ordinal, struct ptx_rt **out, struct err *e);
+/* GPU `ordinal` described (ctx NULL), no context made or made current: to
+ * choose PTX for it and plan device maps (ptx_rt_map_ref_planned) before
+ * the application has a context. */
+int ptx_rt_open_noctx(int ordinal, struct ptx_rt **out, struct err *e);
 void ptx_rt_close(struct ptx_rt *rt);
 
 struct ptx_rt_map {
@@ -55,6 +59,11 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 		      struct err *e);
 void ptx_rt_map_free(struct ptx_rt_map *m);
 struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m);
+/* What ptx_rt_map_ref will say of a map of def made on rt's GPU, but for
+ * its addresses (0): the code the translator emits with a map table
+ * (ptx_emit_opts.map_table) is the same, so it can be compiled before the
+ * map exists. */
+struct ptx_map_ref ptx_rt_map_ref_planned(const struct ptx_rt *rt, const struct map_def *def);
 
 /* Set element key of an array map (all SM slots of a per-SM array). */
 int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value,

@@ -145,6 +145,8 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 		io.inline_ctx = "%gxp_c";
 		io.inline_ctx_mem = ctx_mem;
 	}
+	if (kind == PTX_PROBE_MEM) /* a function of its own: the kernel's registers are not in scope */
+		io.launch_id = NULL;
 	ptx_buf_printf(site, "\t{ // %s probe, inline, once per %s\n"
 			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
 			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n\tactivemask.b32 %%gxp_m;\n",

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 	CUcontext ctx;
 	CUmodule mod;
 	CUfunction k1, k2;
-	void *params[1] = {NULL};
+	void *params[8] = {NULL}; /* a pointer per parameter, as the driver reads them */
 	CHECK(cuInit(0));
 	CHECK(cuDeviceGet(&dev, 0));
 	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));

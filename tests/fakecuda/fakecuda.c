@@ -223,6 +223,8 @@ FAKE_API CUresult cuLibraryLoadData(CUlibrary *l, const void *code, CUjit_option
 	return fake_load((CUmodule *)l, code, "cuLibraryLoadData");
 }
 FAKE_API CUresult cuLibraryUnload(CUlibrary l) { return cuModuleUnload((CUmodule)l); }
+/* A library is its module here, in every context. */
+FAKE_API CUresult cuLibraryGetModule(CUmodule *m, CUlibrary l) { *m = (CUmodule)l; return CUDA_SUCCESS; }
 FAKE_API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *name) { return cuModuleGetFunction((CUfunction *)k, (CUmodule)l, name); }
 FAKE_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
@@ -282,26 +284,86 @@ FAKE_API CUresult cuLinkDestroy(CUlinkState st)
 	return CUDA_SUCCESS;
 }
 
-static CUresult fake_launch(CUfunction f, const char *api)
+/*
+ * The parameters of kernel NAME in ptx: how many, and whether the last is
+ * the launch id the agent appends (a name ending in "_lid").
+ */
+static int fake_params(const char *ptx, const char *name, int *lid)
+{
+	char key[300];
+	snprintf(key, sizeof(key), ".entry %s(", name);
+	const char *p = ptx ? strstr(ptx, key) : NULL, *end = p ? strchr(p, ')') : NULL;
+	int n = 0;
+	*lid = 0;
+	for (const char *q = p; q && (q = strstr(q, ".param")) && q < end; q += 6) {
+		n++;
+		const char *e = q;
+		while (e < end && *e != ',')
+			e++;
+		while (e > q && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\t'))
+			e--;
+		*lid = e - q > 4 && !memcmp(e - 4, "_lid", 4);
+	}
+	return n;
+}
+
+/*
+ * A launch (or graph node) of f: logged, and for an instrumented kernel the
+ * launch id it was passed read as the driver would read it, with the
+ * application's first parameter (kernelParams: its first 8 bytes) or the
+ * buffer's size and first bytes (extra), so that tests see both arrive.
+ */
+static CUresult fake_launch(CUfunction f, const char *api, void **p, void **x)
 {
 	if (fake_fail(api))
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 	struct CUfunc_st *fn = (struct CUfunc_st *)f;
+	int lid, n = fake_params(fn->mod->ptx, fn->name, &lid);
+	uint64_t id = 0, p0 = 0;
+	if (lid && p) {
+		memcpy(&id, p[n - 1], 8);
+		if (n > 1 && p[0])
+			memcpy(&p0, p[0], 8);
+		fake_log("launch %s %d %s lid=%llu p0=%llx", fn->name, fn->mod->id, api,
+			 (unsigned long long)id, (unsigned long long)p0);
+		return CUDA_SUCCESS;
+	}
+	if (lid && x) {
+		const unsigned char *buf = NULL;
+		size_t size = 0;
+		for (int i = 0; x[i] != CU_LAUNCH_PARAM_END; i += 2)
+			if (x[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+				buf = x[i + 1];
+			else if (x[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+				size = *(size_t *)x[i + 1];
+		char head[80] = "";
+		if (buf && size >= 8) {
+			memcpy(&id, buf + size - 8, 8);
+			for (size_t i = 0; i < size - 8 && i < 32; i++)
+				snprintf(head + 2 * i, 3, "%02x", buf[i]);
+		}
+		fake_log("launch %s %d %s lid=%llu size=%zu head=%s", fn->name, fn->mod->id, api,
+			 (unsigned long long)id, size, head);
+		return CUDA_SUCCESS;
+	}
 	fake_log("launch %s %d %s", fn->name, fn->mod->id, api);
 	return CUDA_SUCCESS;
 }
 #define FAKE_LAUNCH_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, CUstream s, void **p, void **x)
+#define FAKE_COOP_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, CUstream s, void **p)
 FAKE_API CUresult fake_cuLaunchKernel FAKE_LAUNCH_PARAMS __asm__("cuLaunchKernel");
-CUresult fake_cuLaunchKernel FAKE_LAUNCH_PARAMS { return fake_launch(f, "cuLaunchKernel"); }
-FAKE_API CUresult cuLaunchKernel_ptsz FAKE_LAUNCH_PARAMS { return fake_launch(f, "cuLaunchKernel_ptsz"); }
+CUresult fake_cuLaunchKernel FAKE_LAUNCH_PARAMS { return fake_launch(f, "cuLaunchKernel", p, x); }
+FAKE_API CUresult cuLaunchKernel_ptsz FAKE_LAUNCH_PARAMS { return fake_launch(f, "cuLaunchKernel_ptsz", p, x); }
 FAKE_API CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **x) __asm__("cuLaunchKernelEx");
-CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **x) { return fake_launch(f, "cuLaunchKernelEx"); }
+CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **x) { return fake_launch(f, "cuLaunchKernelEx", p, x); }
+FAKE_API CUresult cuLaunchCooperativeKernel FAKE_COOP_PARAMS { return fake_launch(f, "cuLaunchCooperativeKernel", p, NULL); }
 
 /* A graph kernel node: logged like a launch of its function. */
 FAKE_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, const CUDA_KERNEL_NODE_PARAMS_v2 *p)
 {
 	*n = (CUgraphNode)p;
-	return fake_launch(p->func ? p->func : (CUfunction)p->kern, "cuGraphAddKernelNode_v2");
+	return fake_launch(p->func ? p->func : (CUfunction)p->kern, "cuGraphAddKernelNode_v2",
+			   p->kernelParams, p->extra);
 }
 
 FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
@@ -419,6 +481,7 @@ static const struct {
 	{"cuModuleUnload", (void *)cuModuleUnload, NULL},
 	{"cuLibraryLoadData", (void *)cuLibraryLoadData, NULL},
 	{"cuLibraryGetKernel", (void *)cuLibraryGetKernel, NULL},
+	{"cuLibraryGetModule", (void *)cuLibraryGetModule, NULL},
 	{"cuKernelGetFunction", (void *)cuKernelGetFunction, NULL},
 	{"cuLaunchKernel", (void *)fake_cuLaunchKernel, (void *)cuLaunchKernel_ptsz},
 	{"cuLaunchKernelEx", (void *)fake_cuLaunchKernelEx, NULL},

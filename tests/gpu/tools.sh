@@ -15,7 +15,8 @@
 #     ending before it started, and every block of every launch in its
 #     duration histogram; every duration > 0 on imbalance (long blocks);
 #     blockretsnoop likewise with one record per launched block,
-#     warpretsnoop with one per launched warp;
+#     warpretsnoop with one per launched warp; all three: one per-launch
+#     summary (launch ids) per launch, with the example's grid;
 #   - launchlate: one latency per launch, each in (0, 1 s);
 #   - smload: warps = launched warps; on `imbalance -n 64` (fewer blocks than
 #     SMs: every 8th block does 16x the work) the SM warp-time max/mean is
@@ -136,9 +137,12 @@ for ex in vecadd gemm reduce imbalance; do
 			esac
 			# the example's work split: "heavy_every=E heavy_factor=F" (imbalance)
 			read -r every factor < <(head -1 "$plain" | tr ' ' '\n' | awk -F= '$1 == "heavy_every" {e = $2} $1 == "heavy_factor" {f = $2} END {print e + 0, f + 0}')
-			got=$(python3 - "$log" "$ex" "$every" "$factor" <<'PY'
+			got=$(python3 - "$log" "$ex" "$every" "$factor" "$grid" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"block"')]
+# per launch (launch ids): each with the example's grid
+per = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"launch"') and '"start_ns"' not in l and '"dur_ns"' in l]
+grids = sum(1 for p in per if p["grid"][0] * p["grid"][1] * p["grid"][2] == int(sys.argv[5]))
 zero = sum(1 for r in recs if r["dur_ns"] == 0)
 back = sum(1 for r in recs if r["end_ns"] < r["start_ns"])
 every, factor = int(sys.argv[3]), int(sys.argv[4])
@@ -149,12 +153,15 @@ if sys.argv[2] == "imbalance" and recs and every and factor:
     if heavy and light and sum(light):
         ratio = (sum(heavy) / len(heavy)) / (sum(light) / len(light))
     lo, hi = factor / 8, factor * 1.25
-print(len(recs), zero, back, "%.2f" % ratio, "%.2f" % lo, "%.2f" % hi)
+print(len(recs), zero, back, "%.2f" % ratio, "%.2f" % lo, "%.2f" % hi, len(per), grids)
 PY
 )
-			read -r nrec zero back ratio lo hi <<< "$got"
+			read -r nrec zero back ratio lo hi nlaunch ngrid <<< "$got"
 			ok=1
 			[ "$nrec" = "$want" ] && [ "$back" = 0 ] || ok=0
+			# one per-launch summary per launch, with the example's grid
+			[ "$nlaunch" = "$launches" ] && [ "$ngrid" = "$launches" ] || ok=0
+			nrec="$nrec ($nlaunch launches, $ngrid with the grid)"
 			if [ "$tool" = kernelretsnoop ]; then
 				all=$(jget "$log" 'd["blocks"]')
 				[ "$all" = "$((grid * launches))" ] || ok=0

@@ -7,6 +7,7 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,10 +141,11 @@ static void test_helpers_and_probes_assemble(void **state)
 	I(0, 0, 0, 0, 0);
 	I(ISA_OPC_LD_IMM64, 7, ISA_PSEUDO_MAP_VALUE, 0, 0);
 	I(0, 0, 0, 0, 16);
-	/* every helper the device runtime has, with plausible arguments */
+	/* every helper the device runtime has, with plausible arguments (the
+	 * launch id exists only inline in a kernel: test_launch_id) */
 	for (uint32_t id = 1; id < 600; id++) {
 		const struct ptx_helper *h = ptx_helper_find(id);
-		if (!h)
+		if (!h || id == HELPER_GPU_LAUNCH_ID)
 			continue;
 		I(ISA_OPC_ALU64_MOV_X, 1, 6, 0, 0);
 		I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0);
@@ -390,8 +392,43 @@ static void test_gpu_helper_protos(void **state)
 		assert_true(h->proto.id >= last);
 		last = h->proto.id;
 		assert_null(h->proto.fn);
-		assert_non_null(h->rt_func);
+		/* a runtime function for each, but the launch id (inline only) */
+		assert_true((h->rt_func != NULL) == (id != HELPER_GPU_LAUNCH_ID));
 	}
+}
+
+/*
+ * bpf_gpu_launch_id(): inline in function 0 it reads the register the
+ * options name; in a callee, a .func program or without the option it is
+ * refused naming the instruction.
+ */
+static void test_launch_id(void **state)
+{
+	struct isa_insn main_only[] = {
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_LAUNCH_ID},
+		{ISA_OPC_JMP_EXIT, 0, 0, 0, 0},
+	};
+	struct isa_insn in_callee[] = {
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_LOCAL, 0, 1},
+		{ISA_OPC_JMP_EXIT, 0, 0, 0, 0},
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_LAUNCH_ID},
+		{ISA_OPC_JMP_EXIT, 0, 0, 0, 0},
+	};
+	struct prog p = test_prog("lid", main_only, 2), q = test_prog("lid2", in_callee, 4);
+	struct ptx_buf b = {0}, site = {0};
+	struct ptx_emit_opts o = {.launch_id = "%gxl_id"};
+	struct err e = {{0}};
+
+	assert_int_equal(ptx_emit_probe_inline(&b, &site, &p, &o, PTX_PROBE_EXIT, &e), 0);
+	assert_non_null(strstr(site.text, "mov.b64 %r0, %gxl_id;"));
+	assert_int_equal(ptx_emit_probe_inline(&b, &site, &q, &o, PTX_PROBE_EXIT, &e), -ENOTSUP);
+	assert_non_null(strstr(e.msg, "insn 2: bpf_gpu_launch_id() is not available outside"));
+	char sym[128];
+	assert_int_equal(ptx_emit_mem_probe(&b, &b, NULL, &p, &o, sym, NULL, &e), -ENOTSUP);
+	assert_int_equal(ptx_emit_prog(&b, &p, NULL, sym, &e), -ENOTSUP);
+	assert_non_null(strstr(e.msg, "insn 0: bpf_gpu_launch_id()"));
+	ptx_buf_free(&b);
+	ptx_buf_free(&site);
 }
 
 int main(void)
@@ -405,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_every_target_assembles),
 		cmocka_unit_test(test_gpu_helper_protos),
+		cmocka_unit_test(test_launch_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -529,7 +529,7 @@ static void block_sites(const char *const *objs, size_t nobj, struct ptx_buf *co
 		for (size_t k = 0; k < ob->prog_cnt; k++) {
 			struct prog *p = ob->progs[k];
 			enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
-			struct ptx_emit_opts o = {0};
+			struct ptx_emit_opts o = {.launch_id = PTX_LAUNCH_ID_REG};
 			if (!prog_type_is_gpu(p->type) || kind == PTX_PROBE_MEM)
 				continue;
 			if (verifier_check(p, NULL, NULL, &e) ||
@@ -571,12 +571,14 @@ static void test_block_probes(void **state)
 	ptx_emit_runtime_used(&rt, texts, 5);
 	ptx_buf_append(&rt, code.text, code.len);
 	char *extra = ptx_buf_take(&rt, NULL);
+	struct ptx_launch_param lp; /* blockretsnoop reads the launch id */
 	struct ptx_inject_opts o = {.entry_code = site[PTX_PROBE_ENTRY].text,
 				    .exit_code = site[PTX_PROBE_EXIT].text,
 				    .block_entry_code = site[PTX_PROBE_BLOCK_ENTRY].text,
 				    .block_exit_code = site[PTX_PROBE_BLOCK_EXIT].text,
 				    .extra = extra, .only_kernel = 1,
-				    .min_version_major = 7, .min_version_minor = 8};
+				    .min_version_major = 7, .min_version_minor = 8,
+				    .launch_param = &lp};
 	for (size_t i = 0; i <= npaths; i++) {
 		char *text = i < npaths ? test_read_file(paths[i], NULL) : strdup(blk_small);
 		const char *what = i < npaths ? paths[i] : "blk_small";

@@ -22,6 +22,7 @@
 #include "../../src/cli/hist.c"
 #include "../../src/cli/tool_map.c"
 #include "../../src/cli/tool_dur.c"
+#include "../../src/cli/tool_launch.c"
 #include "../../src/cli/tool_blockretsnoop.c"
 #include "../../src/cli/tool_kernelretsnoop.c"
 #include "../../src/cli/tool_warpretsnoop.c"
@@ -254,7 +255,7 @@ static void test_hist_linear_and_bars(void **state)
 
 /* The warp the faked GPU helpers describe. */
 static struct {
-	uint64_t lanes, warp, sm, timer;
+	uint64_t lanes, warp, sm, timer, launch;
 	uint64_t block[3], grid[3], bdim[3];
 } gpu;
 
@@ -286,6 +287,10 @@ static uint64_t fake_timer(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint6
 {
 	return gpu.timer;
 }
+static uint64_t fake_launch_id(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return gpu.launch;
+}
 
 static struct helper_table fake_helpers;
 
@@ -311,6 +316,7 @@ static struct object *tool_open(const char *name)
 	fake_helpers.fn[507] = fake_grid_dim;
 	fake_helpers.fn[508] = fake_block_dim;
 	fake_helpers.fn[509] = fake_timer;
+	fake_helpers.fn[512] = fake_launch_id;
 	return obj;
 }
 
@@ -605,13 +611,38 @@ static void test_smload(void **state)
 static void test_kernelretsnoop(void **state)
 {
 	struct object *obj = tool_open("kernelretsnoop");
+	tool_launch_reset();
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	gpu.launch = 1;
 	run_block(obj, "krs_block", 0, 0, 7, 52, 5000, 6000);
 	run_block(obj, "krs_block", 1, 0, 7, 52, 5100, 9100);
+	gpu.launch = 2;
 	run_block(obj, "krs_block", 0, 0, 3, 52, 20000, 20500);
+	/* launch 1's row: the table names it; launch 2 has none */
+	struct {
+		struct gpuext_launch row;
+		char name[8];
+	} row = {{1, 4000, 0, {2, 1, 1}, {52, 1, 1}, 0, GPUEXT_LAUNCH_KERNEL}, "_Z1kv"};
+	struct capture c;
+	assert_int_equal(tool_kernelretsnoop_event(cap_open(&c), obj, GPUEXT_LAUNCHES_MAP, &row,
+						   sizeof(row), 0), 0);
+	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "other", &row, sizeof(row), 0), 1);
+	free(cap_close(&c));
 	char *text = summary(tool_kernelretsnoop_summary, obj, 0);
 	assert_string_equal(
 		text,
+		"launch 1: _Z1kv grid=2,1,1 block=52,1,1: 2 blocks\n"
+		"@dur_ns:\n"
+		"[512, 1K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[1K, 2K)                    0 |                                                    |\n"
+		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"launch 2: (no launch table row) grid=0,0,0 block=0,0,0: 1 blocks\n"
+		"@dur_ns:\n"
+		"[256, 512)                  1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"2 launches (1 launch table rows)\n"
+		"0 blocks of launches without a histogram of their own (ids from 256, or no id)\n"
 		"block=0,0,0 sm=3 threads=52 warps=2 start_ns=20000 end_ns=20500 dur_ns=500 "
 		"end_rel_ns=15400\n"
 		"block=1,0,0 sm=7 threads=52 warps=2 start_ns=5100 end_ns=9100 dur_ns=4000 "
@@ -629,7 +660,12 @@ static void test_kernelretsnoop(void **state)
 		"[8K, 16K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n");
 	free(text);
+	tool_launch_reset();
 	text = summary(tool_kernelretsnoop_summary, obj, 1);
+	assert_non_null(strstr(text, "{\"launch\":1,\"kernel\":\"\",\"grid\":[0,0,0],"
+				     "\"block\":[0,0,0],\"blocks\":2,\"dur_ns\":"));
+	assert_non_null(strstr(text, "{\"launches\":2,\"launch_rows\":0}\n"
+				     "{\"blocks_other_launches\":0}\n"));
 	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"sm\":7,\"threads\":52,\"warps\":2,"
 				     "\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
 				     "\"end_rel_ns\":4000}\n"));
@@ -674,6 +710,7 @@ static void test_warpretsnoop(void **state)
 {
 	struct object *obj = tool_open("warpretsnoop");
 	tool_warpretsnoop_reset();
+	gpu.launch = 5;
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
 	gpu.bdim[0] = 52, gpu.bdim[1] = 1, gpu.bdim[2] = 1;
 	set_warp(1, 0, 0, 32, 7);
@@ -699,8 +736,15 @@ static void test_warpretsnoop(void **state)
 	char *text = cap_close(&c);
 	assert_string_equal(
 		text,
-		"block=1,0,0 warp=1 sm=7 lanes=20 start_ns=5100 end_ns=9100 dur_ns=4000\n"
-		"block=1,0,0 warp=0 sm=7 lanes=32 start_ns=5000 end_ns=6000 dur_ns=1000\n"
+		"block=1,0,0 warp=1 launch=5 sm=7 lanes=20 start_ns=5100 end_ns=9100 dur_ns=4000\n"
+		"block=1,0,0 warp=0 launch=5 sm=7 lanes=32 start_ns=5000 end_ns=6000 dur_ns=1000\n"
+		"launch 5: (no launch table row) grid=0,0,0 block=0,0,0: 2 warps in 4100 ns\n"
+		"@dur_ns:\n"
+		"[512, 1K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[1K, 2K)                    0 |                                                    |\n"
+		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"1 launches (0 launch table rows)\n"
 		"2 warps\n"
 		"@dur_ns:\n"
 		"[512, 1K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
@@ -715,7 +759,7 @@ static void test_warpretsnoop(void **state)
 		assert_int_equal(map_lookup_copy(starts, &k, &v), 0);
 		assert_int_equal(v, 0);
 	}
-	struct wrs_event ev = {100, 50, {1, 2, 3}, 4, 5, 6};
+	struct wrs_event ev = {100, 50, {1, 2, 3}, 4, 5, 6, 5};
 	cap_open(&c);
 	assert_int_equal(tool_warpretsnoop_event(c.f, obj, "events", &ev, sizeof(ev), 1), 0);
 	assert_int_equal(tool_warpretsnoop_event(c.f, obj, "events", &ev, 3, 1), 1);
@@ -723,6 +767,8 @@ static void test_warpretsnoop(void **state)
 	text = cap_close(&c);
 	assert_json_lines(text);
 	assert_non_null(strstr(text, "\"warps\":3,\"clock_backwards\":1"));
+	assert_non_null(strstr(text, "{\"launch\":5,\"kernel\":\"\",\"grid\":[0,0,0],"
+				     "\"block\":[0,0,0],\"warps\":3,"));
 	free(text);
 	object_free(obj);
 }
@@ -732,35 +778,59 @@ static int brs_consume(void *arg, const void *data, size_t size)
 	return tool_blockretsnoop_event(arg, NULL, "events", data, size, 0);
 }
 
+static int brs_consume_launch(void *arg, const void *data, size_t size)
+{
+	return tool_blockretsnoop_event(arg, NULL, GPUEXT_LAUNCHES_MAP, data, size, 0);
+}
+
 /* Block 1 of a grid of 2 (52 threads), 5000..9100 on SM 7: one record. */
 static void test_blockretsnoop(void **state)
 {
 	struct object *obj = tool_open("blockretsnoop");
 	tool_blockretsnoop_reset();
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	gpu.launch = 3;
 	run_block(obj, "brs_block", 1, 0, 7, 52, 5000, 9100);
+	/* the agent's row of launch 3 (agent_launch_note), after its block's record */
+	struct {
+		struct gpuext_launch row;
+		char name[16];
+	} row = {{3, 4000, 0x10, {2, 1, 1}, {52, 1, 1}, 0, GPUEXT_LAUNCH_KERNEL}, "_Z6vecaddPfi"};
+	struct map *launches = object_find_map(obj, GPUEXT_LAUNCHES_MAP)->map;
+	assert_int_equal(map_ringbuf_output(launches, &row, sizeof(row), 0), 0);
 	struct capture c;
 	cap_open(&c);
 	assert_int_equal(map_ringbuf_consume(object_find_map(obj, "events")->map, brs_consume, c.f),
 			 1);
+	assert_int_equal(map_ringbuf_consume(launches, brs_consume_launch, c.f), 1);
 	assert_int_equal(tool_blockretsnoop_summary(c.f, obj, NULL, 0), 0);
 	char *text = cap_close(&c);
 	assert_string_equal(
 		text,
-		"block=1,0,0 sm=7 threads=52 start_ns=5000 end_ns=9100 dur_ns=4100\n"
+		"block=1,0,0 launch=3 sm=7 threads=52 start_ns=5000 end_ns=9100 dur_ns=4100\n"
+		"launch=3 kernel=_Z6vecaddPfi grid=2,1,1 block=52,1,1 shmem=0 stream=0x10 "
+		"kind=kernel host_ns=4000\n"
+		"launch 3: _Z6vecaddPfi grid=2,1,1 block=52,1,1: 1 blocks in 4100 ns\n"
+		"@dur_ns:\n"
+		"[4K, 8K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"1 launches (1 launch table rows)\n"
 		"1 blocks\n"
 		"@dur_ns:\n"
 		"[4K, 8K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n");
 	free(text);
-	struct brs_event ev = {100, 50, {1, 2, 3}, 4, 64, 0};
+	struct brs_event ev = {100, 50, {1, 2, 3}, 4, 64, 0, 3};
 	cap_open(&c);
 	assert_int_equal(tool_blockretsnoop_event(c.f, obj, "events", &ev, sizeof(ev), 1), 0);
 	assert_int_equal(tool_blockretsnoop_event(c.f, obj, "events", &ev, 3, 1), 1);
 	assert_int_equal(tool_blockretsnoop_summary(c.f, obj, NULL, 1), 0);
 	text = cap_close(&c);
 	assert_json_lines(text);
-	assert_non_null(strstr(text, "{\"block\":[1,2,3],\"sm\":4,\"threads\":64,"));
+	assert_non_null(strstr(text, "{\"block\":[1,2,3],\"launch\":3,\"sm\":4,\"threads\":64,"));
+	assert_non_null(strstr(text, "{\"launch\":3,\"kernel\":\"_Z6vecaddPfi\",\"grid\":[2,1,1],"
+				     "\"block\":[52,1,1],\"blocks\":2,"));
+	assert_non_null(strstr(text, "{\"launches\":1,\"launch_rows\":1}"));
 	assert_non_null(strstr(text, "\"blocks\":2,\"clock_backwards\":1"));
 	free(text);
 	object_free(obj);

@@ -11,7 +11,7 @@
  * thread: the module cache (src/ptx/ptx_cache.h) of whoever runs them is left
  * alone, and what is compiled does not depend on a race with the work ahead
  * of the launch (src/agent/agent_ahead.c).  The tests of those turn them on
- * in their commands (GPUEXT_CACHE_DISABLE=0, GPUEXT_AGENT_AHEAD=1). */
+ * in their commands (GPUEXT_CACHE_DISABLE=0, GPUEXT_AGENT_AHEAD=1 or empty). */
 __attribute__((constructor)) static void test_agent_lazy(void)
 {
 	setenv("GPUEXT_CACHE_DISABLE", "1", 1);
