@@ -420,7 +420,7 @@ static int agent_prog_uses_map(const struct prog *p, size_t k)
 static void agent_block_arrays(const char *kernel, const char *base, struct agent_probes *pr)
 {
 	for (size_t k = 0; k < agent_session->obj->map_cnt && k < AGENT_MAX_MAPS; k++) {
-		const struct ptx_map_ref *r = &agent_gpu.refs[k];
+		const struct ptx_map_ref *r = &agent_refs()[k];
 		int used = 0;
 		if (r->type != MAP_TYPE_GPU_BLOCK_ARRAY)
 			continue;
