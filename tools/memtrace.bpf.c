@@ -13,10 +13,12 @@
  * (bench/results/2026-11-22-h200-memtrace.md), so the accesses are counted
  * in the block's shared memory (block-local arrays: SM-local atomics) and
  * the gpu/block_exit program adds the block's counts to the global maps,
- * once per block.  The global maps are per-SM (each SM adds to its own
- * cache lines, spread over SPREAD_SLOTS copies: spread.h; the host sums
- * them); a region's global slot is found by its address (an array index)
- * and a tag that is written once and then only read.  The traffic of a
+ * once per block, with reductions only (the device never waits for a
+ * global map: the end of a block is on the path of the next one).  The
+ * global maps are per-SM (each SM adds to its own cache lines, the traffic
+ * spread over SPREAD_SLOTS copies: spread.h; the host sums them); a
+ * region's global slot is its number modulo MT_MAX_REGIONS, with bits the
+ * host reads the region from (memtrace.h).  The traffic of a
  * whole warp is one add to a counter of its size class (memtrace.h): bytes
  * and thread accesses are multiples of it the host works out, exactly.
  */
@@ -27,13 +29,9 @@
 #include "memtrace.h"
 
 /* What to count: both, unless a measuring program (bench/progs/memcost_*)
- * includes this file to time one part alone; MT_HEAT_COPIES: the global heat
- * counters' copies per SM. */
+ * includes this file to time one part alone. */
 #ifndef MT_PARTS
 #define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
-#endif
-#ifndef MT_HEAT_COPIES
-#define MT_HEAT_COPIES SPREAD_SLOTS
 #endif
 
 struct {
@@ -43,22 +41,21 @@ struct {
 	__type(value, struct mt_traffic);
 } traffic SEC(".maps");
 
-/* Region slot -> region number + 1 (0: free), claimed by compare-and-swap. */
+/* Region slot (r % MT_MAX_REGIONS) -> thread accesses, per SM. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, MT_MAX_REGIONS);
 	__type(key, __u32);
 	__type(value, __u64);
-} region_tag SEC(".maps");
+} region_accesses SEC(".maps");
 
-/* Region slot (+ spread copy x MT_COUNT_STRIDE) -> thread accesses; slot
- * MT_MAX_REGIONS: untracked regions. */
+/* Region slot -> the regions counted there, as bits (memtrace.h), per SM. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, MT_HEAT_COPIES * MT_COUNT_STRIDE);
+	__uint(max_entries, MT_MAX_REGIONS);
 	__type(key, __u32);
-	__type(value, __u64);
-} region_accesses SEC(".maps");
+	__type(value, struct mt_region_bits);
+} region_bits SEC(".maps");
 
 /* The block's traffic per kind, and its region cache (memtrace.h). */
 struct {
@@ -75,36 +72,18 @@ struct {
 	__type(value, struct mt_block_regions);
 } block_regions SEC(".maps");
 
-/* The global slot of region (claiming a free one), or MT_MAX_REGIONS. */
-static __always_inline __u32 mt_slot(__u64 region)
+/* n thread accesses to region in the global heat map: reductions only. */
+static __always_inline void mt_heat_global(__u64 region, __u64 n)
 {
-	__u64 tag = region + 1;
 	__u32 slot = region & (MT_MAX_REGIONS - 1);
+	__u64 *c = bpf_map_lookup_elem(&region_accesses, &slot);
+	struct mt_region_bits *b = bpf_map_lookup_elem(&region_bits, &slot);
 
-#pragma unroll
-	for (int i = 0; i < MT_PROBES; i++) {
-		__u64 *t = bpf_map_lookup_elem(&region_tag, &slot);
-		if (!t)
-			break;
-		__u64 cur = *t; /* a tag never changes once set: a cached copy is
-				 * either it or a stale 0, which the CAS corrects */
-		if (cur == 0)
-			cur = __sync_val_compare_and_swap(t, 0, tag) ?: tag;
-		if (cur == tag)
-			return slot;
-		slot = (slot + 1) & (MT_MAX_REGIONS - 1);
-	}
-	return MT_MAX_REGIONS;
-}
-
-/* Add n thread accesses to global slot gslot's counter (copy hc of this
- * SM's). */
-static __always_inline void mt_heat_add_slot(__u32 gslot, __u32 hc, __u64 n)
-{
-	__u32 key = (hc & (MT_HEAT_COPIES - 1)) * MT_COUNT_STRIDE + gslot;
-	__u64 *c = bpf_map_lookup_elem(&region_accesses, &key);
-	if (c)
-		__sync_fetch_and_add(c, n);
+	if (!c || !b)
+		return;
+	__sync_fetch_and_add(c, n);
+	__sync_fetch_and_or(&b->ones, region + 1);
+	__sync_fetch_and_or(&b->zeros, ~(region + 1));
 }
 
 /* The class of an access of size bytes (memtrace.h), -1 for other sizes. */
@@ -157,30 +136,20 @@ static __always_inline void mt_heat(__u64 region, __u64 lanes)
 
 	if (!r)
 		return;
-	__u32 claimed = MT_BLOCK_SLOTS;
-
 #pragma unroll
 	for (int i = 0; i < MT_BLOCK_PROBES; i++) {
 		__u32 s = (region + i) & (MT_BLOCK_SLOTS - 1);
-		__u64 cur = r->tag[s];
-		if (cur == 0 && !(cur = __sync_val_compare_and_swap(&r->tag[s], 0, tag))) {
-			claimed = s;
-			break;
+		__u64 cur = r->slot[s].tag;
+		if (cur == 0 && !(cur = __sync_val_compare_and_swap(&r->slot[s].tag, 0, tag))) {
+			__sync_fetch_and_or(&r->claimed, 1ull << s);
+			cur = tag;
 		}
 		if (cur == tag) {
 			__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
 			return;
 		}
 	}
-	/* the first access of the region in this block (it claimed a slot) or
-	 * one that found none: its global slot */
-	__u32 g = mt_slot(region);
-	if (claimed < MT_BLOCK_SLOTS) {
-		r->slot[claimed].gslot = g + 1;
-		__sync_fetch_and_add(&r->slot[claimed].accesses, (__u32)lanes);
-		return;
-	}
-	mt_heat_add_slot(g, bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3), lanes);
+	mt_heat_global(region, lanes);
 }
 
 SEC("gpu/mem/*")
@@ -204,9 +173,12 @@ static __always_inline void mt_add_pair(__u64 *a, __u64 w)
 		__sync_fetch_and_add(&a[1], w >> 32);
 }
 
-/* The block's traffic of kind into the global counters (copy of this SM's
- * chosen by the block index): its counters read two at a time, and only
- * what is not 0 added (a block uses few size classes). */
+/*
+ * The block's traffic of kind into the global counters (copy of this SM's
+ * chosen by the block index).  Its 7 words are loaded first, one after the
+ * other with nothing between them (so the loads overlap), and only words
+ * that are not 0 are added (a block uses few size classes).
+ */
 static __always_inline void mt_flush_traffic(__u32 kind, __u32 copy)
 {
 	__u32 key = kind * SPREAD_SLOTS + copy;
@@ -216,15 +188,18 @@ static __always_inline void mt_flush_traffic(__u32 kind, __u32 copy)
 	if (!b || !t)
 		return;
 	const __u64 *w = (const __u64 *)b;
-#pragma unroll
-	for (int i = 0; i < MT_SIZE_CLASSES / 2; i++) {
-		if (w[i])
-			mt_add_pair(&t->full[2 * i], w[i]);
-		if (w[MT_SIZE_CLASSES / 2 + i])
-			mt_add_pair(&t->part_lanes[2 * i], w[MT_SIZE_CLASSES / 2 + i]);
-	}
-	if (b->part_instrs)
-		__sync_fetch_and_add(&t->part_instrs, (__u64)b->part_instrs);
+	__u64 f0 = w[0], f1 = w[1], f2 = w[2], p0 = w[3], p1 = w[4], p2 = w[5];
+	__u64 pi = w[6];
+	if (!(f0 | f1 | f2 | p0 | p1 | p2 | pi))
+		return;
+	mt_add_pair(&t->full[0], f0);
+	mt_add_pair(&t->full[2], f1);
+	mt_add_pair(&t->full[4], f2);
+	mt_add_pair(&t->part_lanes[0], p0);
+	mt_add_pair(&t->part_lanes[2], p1);
+	mt_add_pair(&t->part_lanes[4], p2);
+	if ((__u32)pi)
+		__sync_fetch_and_add(&t->part_instrs, (__u64)(__u32)pi);
 }
 
 SEC("gpu/block_exit/*")
@@ -241,16 +216,13 @@ int mt_block_flush(struct gpuext_block_ctx *ctx)
 		struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
 		if (!r)
 			return 0;
-		/* each slot's {gslot, accesses} in one load, independent of the
-		 * others; a slot whose claimer never stored its global slot (it
-		 * left by a trap) is counted as untracked */
+		/* each claimed slot's count and its region into the global map:
+		 * one load tells which (a block touches few regions) */
+		__u64 claimed = r->claimed;
 #pragma unroll
-		for (int s = 0; s < MT_BLOCK_SLOTS; s++) {
-			__u64 w = *(const __u64 *)&r->slot[s];
-			if (w >> 32)
-				mt_heat_add_slot((__u32)w ? (__u32)w - 1 : MT_MAX_REGIONS, ctx->block,
-						 w >> 32);
-		}
+		for (int s = 0; s < MT_BLOCK_SLOTS; s++)
+			if (claimed & (1ull << s))
+				mt_heat_global(r->slot[s].tag - 1, r->slot[s].accesses);
 	}
 	return 0;
 }

@@ -10,16 +10,21 @@
 /* Heat map granularity: accesses are counted per 2 MiB region. */
 #define MT_REGION_SHIFT 21
 /*
- * Region slots of the heat map, a power of two: region r lives in slot
- * r % MT_MAX_REGIONS or one of the MT_PROBES after it (so any 2 GiB of
- * contiguous address space fits without a collision); accesses to a region
- * that finds no slot are counted in slot MT_MAX_REGIONS (untracked).  The
- * accesses of slot s are counted per SM in SPREAD_SLOTS copies (spread.h),
- * at keys c x MT_COUNT_STRIDE + s: 8 KiB apart.
+ * Region slots of the global heat map, a power of two: region r is counted
+ * in slot r % MT_MAX_REGIONS (`region_accesses`, per SM), and the slot's
+ * `region_bits` (per SM) OR in r + 1 and ~(r + 1), with fire-and-forget
+ * reductions: the device never waits for the global map (a lookup there at
+ * each block's first access of a region was an L2 round trip on the
+ * block's path).  The host reads a slot's region from the bits: one region
+ * gives ones = r + 1 and zeros = ~ones; regions that met in a slot (any 8
+ * GiB of contiguous address space fits without one) set a bit in both, and
+ * their accesses are reported as untracked.
  */
-#define MT_MAX_REGIONS 1024
-#define MT_PROBES 4
-#define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
+#define MT_MAX_REGIONS 4096
+
+struct mt_region_bits {
+	__u64 ones, zeros; /* OR of r + 1, OR of ~(r + 1) */
+};
 
 /* The two halves of the probe (tools/memtrace.bpf.c's MT_PARTS). */
 #define MT_PART_TRAFFIC 1
@@ -67,21 +72,22 @@ struct mt_block_traffic {
  * for in slot r % MT_BLOCK_SLOTS and the MT_BLOCK_PROBES - 1 after it (so
  * a block's consecutive regions never collide: a tile of a 2048 x 2048 GEMM
  * reads a column panel spanning all 8 regions of B), claimed by a shared
- * compare-and-swap; the warp that claims it also finds the region's slot
- * in the global heat map (gslot + 1; 0 until then), so that the block's
- * end has only to add each slot's count there (the end of a block is on
- * the path of the next block on that SM: what it does must be short).  A
- * region that finds no slot is counted in the global heat map at each
- * access, as without the cache.
+ * compare-and-swap (the winner also sets the slot's bit in `claimed`, once
+ * a region and block).  The block's end adds each claimed slot's count to the global
+ * heat map with reductions only: the end of a block is on the path of the
+ * next block on its SM, so what it does must be short.  A region that finds
+ * no slot is counted in the global heat map at each access, as without the
+ * cache.
  */
 #define MT_BLOCK_SLOTS 16
 #define MT_BLOCK_PROBES 4
 struct mt_block_slot {
-	__u32 gslot;    /* the region's global slot + 1; 0: not known yet */
+	__u64 tag;      /* region + 1; 0: free */
 	__u32 accesses; /* thread accesses in this block */
+	__u32 pad;
 };
 struct mt_block_regions {
-	__u64 tag[MT_BLOCK_SLOTS];
+	__u64 claimed; /* bit s: slot s holds a region */
 	struct mt_block_slot slot[MT_BLOCK_SLOTS];
 };
 

@@ -292,7 +292,7 @@ static void test_fail_open(void **state)
 	assert_non_null(out);
 	if (st || !strstr(out, "app ok") ||
 	    !strstr(out, "gpuext: kernel reduce_atomic runs unchanged: with 2 block-local "
-			 "array(s) of 424 bytes and the block record's 48 added to its static "
+			 "array(s) of 432 bytes and the block record's 48 added to its static "
 			 "shared memory: "))
 		fail_msg("status %d:\n%s", st, out);
 	free(out);
