@@ -4,7 +4,7 @@
 # root with the build folder carried:
 #
 #   OUT=DIR [EX=build/examples] [EX_SM90=build/examples-sm90] [ITERS=11] \
-#       [VARIANTS="cold0 cold warm"] [OPT_LEVELS="1"] bench/first_launch.sh
+#       [VARIANTS="cold0 warm0 cold warm"] [OPT_LEVELS="1"] bench/first_launch.sh
 #
 # For each CUDA example (CASES; NAME@sm90: the example built with sm_90
 # SASS, from $EX_SM90, as applications ship; the others carry sm_75 SASS
@@ -18,12 +18,10 @@
 #   cold0  the first run ever (empty caches: gpuext's module cache and the
 #          driver's ComputeCache, in folders of their own: GPUEXT_CACHE_PATH,
 #          CUDA_CACHE_PATH), nothing compiled ahead (GPUEXT_AGENT_AHEAD=0)
+#   warm0  cold0's caches again, nothing ahead: the next run, as before
 #   cold   the first run ever, the agent's default: the targeted kernels
-#          compiled from process start (agent_ahead.c)
+#          compiled from process start with no context (agent_ahead.c)
 #   warm   cold's caches again: the application's next run
-#   warm0  cold0's caches again, nothing ahead
-#   coldL, warmL  as cold and warm with GPUEXT_AGENT_AHEAD=library: compiled
-#          from process start with no context (cuLibraryLoadData)
 # "first ms" is the application's own first launch: the first kernel_ms
 # line (CUDA events around the launch; the stream is idle, so it holds the
 # module load and the JIT that the launch call does before the kernel is
@@ -41,7 +39,7 @@ mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 EX=${EX:-build/examples}
 EX_SM90=${EX_SM90:-build/examples-sm90}
 ITERS=${ITERS:-11}
-VARIANTS=${VARIANTS:-cold0 cold warm}
+VARIANTS=${VARIANTS:-cold0 warm0 cold warm}
 OPT_LEVELS=${OPT_LEVELS-1}
 BUDGET_S=${BUDGET_S:-140} # stop starting runs after this many seconds
 unset CUDA_CACHE_DISABLE
@@ -74,10 +72,10 @@ field() {
 	local l
 	l=$(grep -m1 '^gpuext: kernel .* instrumented (' "$1")
 	case $2 in
-	ahead) if [[ "$l" == *"ahead of its first launch"* ]]; then echo yes; else echo no; fi ;;
+	ahead) if [[ "$l" == *"ahead"* ]]; then echo yes; else echo no; fi ;;
 	jit) sed -n 's/.*JIT \([0-9.]*\),.*/\1/p' <<< "$l" ;;
 	total) sed -n 's/.*; \([0-9.]*\) ms)$/\1/p' <<< "$l" ;;
-	cache) sed -n 's/.*, \([a-z ,]*cache[a-z ,]*\); [0-9.]* ms)$/\1/p' <<< "$l" | tr ' ' '_' ;;
+	cache) sed -n 's/.*, \(compiled ahead with no context\|[a-z ,]*cache[a-z ,]*\); [0-9.]* ms)$/\1/p' <<< "$l" | tr ' ' '_' ;;
 	esac
 }
 
@@ -115,8 +113,7 @@ run_one() {
 	case $v in
 	off) set -- "$@" CUDA_CACHE_DISABLE=1 GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
 	*0) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=0 ;;
-	*L) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=library ;;
-	*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" ;;
+	*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD= ;;
 	esac
 	# shellcheck disable=SC2086
 	timed "$log" "$@" GPUEXT_AGENT_VERBOSE=1 timeout 60 build/gpuext run "$(obj "$p")" -- \

@@ -6,22 +6,28 @@
 #
 #   OUT=DIR bash bench/mem_round.sh PART...
 #
-# PART: baseline (CUPTI signal, as main had it), device (the device signal
-# with the simulator replay of every run), cupy (bench/python/cupy_layers.py:
-# CuPy on managed memory), overhead (the signal's cost where nothing is
-# evicted), full (every pattern, the policies that differ, at 1.5x and 2x
-# with the simulator), records (the driver's unified-memory records as the
-# only signal), cupy2 (cupy_layers with three policies), base (seq, random
-# and decode at 1.5x and 2x with the build in $BASE, e.g. main's, for a
-# side-by-side comparison), ahead (the same with this build and the
-# seq-ahead policy), async (seq, or ASYNC_PATTERNS, with the runtime's hints sent
-# by a thread of the agent's: GPUEXT_MEM_ASYNC_HINTS=1), sweep (dnn with
-# sweep-ahead beside lru); the final comparison in four parts that fit one
-# call together: fseqrand (seq, random: none, mru, seq-ahead), fdnn (dnn:
-# none, lru, mru, sweep-ahead), fmoedec (moe, decode: none, lru, mru),
-# fcupy (cupy_layers at 1.5x: none, lru, mru, sweep-ahead); all at 1.5x and
-# 2x of a 256 MiB budget, 3 passes, each run replayed by the simulator.  Each part has its own time limit; every step's
-# failure is logged and the next one runs.  Prints a short summary.
+# PART (each has its own time limit; a step's failure is logged and the
+# next one runs; prints a short summary):
+#   baseline  CUPTI signal, as main had it before the device signal
+#   device    the device signal, the simulator replaying every run
+#   cupy, cupy2  bench/python/cupy_layers.py (CuPy on managed memory)
+#   overhead  the signal's cost where nothing is evicted
+#   full      every pattern, the policies that differ, 1.5x and 2x
+#   records   the driver's unified-memory records as the only signal
+#   base      seq, random, decode with the build in $BASE (main's), beside
+#   ahead     the same with this build and seq-ahead
+#   sweep     dnn: sweep-ahead beside lru
+#   async     seq (ASYNC_PATTERNS) with GPUEXT_MEM_ASYNC_HINTS=1
+#   the final comparison, four parts that fit one call together, 1.5x and
+#   2x of a 256 MiB budget, 3 passes, each run replayed by the simulator:
+#   fseqrand  seq, random: none, mru, seq-ahead
+#   fdnn      dnn: none, lru, sweep-ahead
+#   fmoedec   moe, decode: none, lru, mru
+#   fcupy     cupy_layers at 1.5x: none, lru, sweep-ahead
+#   hthread   seq, dnn at 1.5x with the hints sent by a thread of the
+#             agent's (GPUEXT_MEM_ASYNC_HINTS=1)
+#   asnap     seq, dnn with the snapshots and the hints off the launching
+#             thread (GPUEXT_MEM_SNAPSHOT_ASYNC=1 GPUEXT_MEM_ASYNC_HINTS=1)
 set -u
 OUT=${OUT:-build/mem-round-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -101,7 +107,7 @@ for part in "$@"; do
 			POLICIES="none= mru=$P/mru.bpf.o seq-ahead=$P/seq-ahead.bpf.o" ;;
 	fdnn)
 		bench fdnn "${FDNN_LIMIT:-25}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" \
-			PATTERNS=dnn POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+			PATTERNS=dnn POLICIES="none= lru=$P/lru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
 	fmoedec)
 		bench fmoedec "${FMOEDEC_LIMIT:-35}" SIGNAL=device SIM=1 BUDGET=256M ITERS=3 \
 			MULTS="1.5 2" PATTERNS="moe decode" \
@@ -109,7 +115,17 @@ for part in "$@"; do
 	fcupy)
 		bench fcupy "${FCUPY_LIMIT:-30}" W=bench/python/cupy_layers.py CUPY_COMPILE_WITH_PTX=1 \
 			SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS=1.5 PATTERNS=layers \
-			POLICIES="none= lru=$P/lru.bpf.o mru=$P/mru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+			POLICIES="none= lru=$P/lru.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+	hthread)
+		# the runtime's hints sent by a thread of the agent's
+		bench hthread "${HTHREAD_LIMIT:-25}" GPUEXT_MEM_ASYNC_HINTS=1 SIGNAL=device SIM=0 \
+			BUDGET=256M ITERS=3 MULTS=1.5 PATTERNS="seq dnn" \
+			POLICIES="none= seq-ahead=$P/seq-ahead.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
+	asnap)
+		# the signal's snapshots and the hints off the launching thread
+		bench asnap "${ASNAP_LIMIT:-35}" GPUEXT_MEM_SNAPSHOT_ASYNC=1 GPUEXT_MEM_ASYNC_HINTS=1 \
+			SIGNAL=device SIM=1 BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="seq dnn" \
+			POLICIES="none= seq-ahead=$P/seq-ahead.bpf.o sweep-ahead=$P/sweep-ahead.bpf.o" ;;
 	async)
 		bench async "${ASYNC_LIMIT:-30}" GPUEXT_MEM_ASYNC_HINTS=1 SIGNAL=device SIM=0 \
 			BUDGET=256M ITERS=3 MULTS="1.5 2" PATTERNS="${ASYNC_PATTERNS:-seq}" \

@@ -7,10 +7,11 @@
  * accessed block goes to the tail), which in a forward-backward sweep keeps
  * the blocks the turn needs first.
  *
- * The direction: a step to the next block keeps it; a jump of at most
- * JUMP_MAX blocks sets it (the backward sweep's kernels each read their
- * layer upwards, the layer before it lies below); a longer jump (a new pass
- * from the start) means forward.  Map ahead_blocks[0]: how many blocks
+ * The direction: that of the last move between blocks, where a jump down
+ * of more than JUMP_MAX blocks (a new pass from the start) counts as up.
+ * The backward sweep's kernels each read their layer upwards: the jump down
+ * to a layer's first block asks for the layers below, the steps up within
+ * it ask for blocks that are resident already (no-ops).  Map ahead_blocks[0]: how many blocks
  * ahead (default 16, at most 32).
  */
 #include <linux/bpf.h>
@@ -50,14 +51,8 @@ static int used(struct gpu_mem_block_ctx *ctx)
 	if (v && *v)
 		n = *v < AHEAD_MAX ? *v : AHEAD_MAX;
 	__u64 va = ctx->va_start;
-	if (*last && va != *last + BLOCK && va != *last) {
-		if (va < *last && *last - va <= JUMP_MAX * BLOCK)
-			*down = 1;
-		else if (va > *last && va - *last <= JUMP_MAX * BLOCK)
-			*down = 0;
-		else
-			*down = 0; /* a new pass */
-	}
+	if (*last && va != *last) /* down: a step down or a short jump down */
+		*down = va < *last && *last - va <= JUMP_MAX * BLOCK;
 	*last = va;
 	for (__u64 i = 1; i <= AHEAD_MAX && i <= n; i++) {
 		if (*down && i * BLOCK > va)

@@ -6,6 +6,7 @@
  *
  *   nvcc -O2 -arch=sm_90 bench/cuda/gpu_block_cost.cu -o build/bench/gpu_block_cost
  *   gpu_block_cost [-n ELEMENTS] [-iters N]
+ *   gpu_block_cost -check    (the barrier exit with partial warps: exit 0 if right)
  *
  * vecadd (c = a + b, 256 threads a block) with, per variant, what a probe
  * would add: the entry barrier and record of block probes, a shared atomic
@@ -45,6 +46,19 @@ enum {
 	V_STORE_BLOCK,   // a 40-byte record per block and one red on its SM's line
 	V_RED_WARP,      // one red per warp on its SM's line
 	V_RED_WARP_4,    // two per warp on its SM's line, two at its block index
+	V_SMID,          // thread 0 reads %smid into the shared record, nothing else
+	V_RED_LINE_BID,  // one red per block on line bid % 1056 (as many lines as SM x 8)
+	V_WAIT_EXIT,     // start stamped at entry, no entry barrier; at exit warps 1..
+			 // barrier.arrive, warp 0 barrier.sync, thread 0 fills the record
+	V_WAIT_RED_SM,   // that, and thread 0 then one red on its SM's line
+	V_WAIT_RED_BID,  // that, and thread 0 then one red at its block index
+	V_WAIT_STORE,    // that, and thread 0 then a 40-byte store at its block index
+	V_WAIT_STORE_RED, // that store and a red on its SM's line (kernelretsnoop's pattern)
+	V_STORE_ONLY,    // a 40-byte store per block at its block index, at entry
+	V_RED_SM_1K,     // one red per block on its SM's line, the lines 1 KiB apart
+	V_RED_SM_4K,     // the same, 4 KiB apart (spread over more of the L2)
+	V_WAIT_BARE,     // the barrier exit alone: no timer at entry, nothing after it
+	V_WAIT_TIME,     // the barrier exit, %globaltimer at entry and after it only
 	// per warp memory instruction (vecadd's 2 loads and 1 store), what a
 	// counting mem probe adds: the warp's lowest lane makes two updates
 	V_ACC_GLOBAL,    // two global reds on its SM's line (memtrace on global maps)
@@ -57,7 +71,13 @@ static const char *const names[] = {
 	"1 red/block, block index", "1 red/block, block index, 128-B lines",
 	"1 red/block, SM line", "2 red/block, SM line", "4 red/block (2 SM, 2 block index)",
 	"40-B store/block + 1 red/block SM", "1 red/warp, SM line",
-	"4 red/warp (2 SM, 2 block index)",
+	"4 red/warp (2 SM, 2 block index)", "%smid read to shared, thread 0",
+	"1 red/block, line bid % 1056", "barrier exit (arrive/sync), no entry barrier",
+	"barrier exit + 1 red/block SM line", "barrier exit + 1 red/block block index",
+	"barrier exit + 40-B store/block", "barrier exit + 40-B store + 1 red SM line",
+	"40-B store/block at entry", "1 red/block, SM line, lines 1 KiB apart",
+	"1 red/block, SM line, lines 4 KiB apart", "barrier exit alone (no timer, no record)",
+	"barrier exit, %globaltimer at entry and exit only",
 	"barrier + 2 global red/warp access, SM line",
 	"barrier + 2 shared red/warp access, generic address (cvta)",
 	"barrier + 2 shared red/warp access, .shared space",
@@ -73,6 +93,48 @@ __device__ static unsigned smid()
 __device__ static void red(unsigned long long *p, unsigned long long v)
 {
 	asm volatile("red.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ static unsigned long long globaltimer()
+{
+	unsigned long long now;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+	return now;
+}
+
+/* The barrier exit: warps 1.. arrive at barrier 0 without waiting, warp 0
+ * waits for all of them (the count is the block's warps x 32: a barrier
+ * counts a warp's arrival as 32); true in thread 0 once every warp has
+ * arrived. */
+__device__ static bool barrier_exit()
+{
+	unsigned t = threadIdx.x, count = (blockDim.x + 31) / 32 * 32;
+	if (t >= 32) {
+		asm volatile("barrier.arrive 0, %0;" ::"r"(count) : "memory");
+		return false;
+	}
+	asm volatile("barrier.sync 0, %0;" ::"r"(count) : "memory");
+	return t == 0;
+}
+
+/* gpu_block_cost -check: the barrier exit with blocks of 200 threads (a
+ * partial last warp) over n not a multiple of it, some threads returning
+ * early: thread 0 of every block, after the barrier, sees every thread of
+ * its block's flag. */
+__global__ void barrier_exit_check(int n, unsigned *flag, unsigned *seen)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		flag[i] = 1;
+	if (!barrier_exit())
+		return;
+	unsigned sum = 0;
+	for (unsigned k = 0; k < blockDim.x; k++) {
+		int j = blockIdx.x * blockDim.x + k;
+		if (j < n)
+			sum += *(volatile unsigned *)&flag[j];
+	}
+	seen[blockIdx.x] = sum;
 }
 
 /* A counting probe at one warp memory instruction: the lowest active lane
@@ -105,6 +167,7 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 {
 	__shared__ unsigned long long rec[6];
 	__shared__ unsigned cnt[2];
+	volatile unsigned long long *vrec = rec; // the new variants' stores stay
 	unsigned t = threadIdx.x, lane = t & 31, bid = blockIdx.x;
 	unsigned long long *sm = slots + ((smid() * 8 + (bid & 7)) * 16) % nslots;
 	if (V == V_BARRIER || V == V_BLOCK_PROBES || V >= V_ACC_GLOBAL) {
@@ -118,6 +181,10 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 		}
 		__syncthreads();
 	}
+	if (V == V_SMID && t == 0)
+		vrec[3] = smid();
+	if (V >= V_WAIT_EXIT && V <= V_WAIT_STORE_RED && t == 0)
+		vrec[0] = globaltimer();
 	if ((V == V_RED_WARP || V == V_RED_WARP_4) && lane == 0) {
 		red(sm, 32);
 		if (V == V_RED_WARP_4) {
@@ -131,11 +198,19 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 		case V_RED_BLOCK: red(slots + bid % nslots, 256); break;
 		case V_RED_BLOCK_PAD: red(slots + (bid * 16ull) % nslots, 256); break;
 		case V_RED_SM: red(sm, 256); break;
+		case V_RED_LINE_BID: red(slots + (bid % 1056) * 16, 256); break;
+		case V_RED_SM_1K: red(slots + ((smid() * 8 + (bid & 7)) * 128ull) % nslots, 256); break;
+		case V_RED_SM_4K: red(slots + ((smid() * 8 + (bid & 7)) * 512ull) % nslots, 256); break;
 		case V_RED_SM_2: red(sm, 256), red(sm + 1, 8); break;
 		case V_RED_4:
 			red(sm, 256), red(sm + 1, 8);
 			red(slots + (2 * bid) % nslots, 256), red(slots + (2 * bid + 1) % nslots, 8);
 			break;
+		case V_STORE_ONLY: {
+			unsigned long long *r = slots + (bid * 5ull) % (nslots - 5);
+			r[0] = bid, r[1] = bid + 1, r[2] = bid, r[3] = 256, r[4] = 8;
+			break;
+		}
 		case V_STORE_BLOCK: {
 			unsigned long long *r = slots + (bid * 5ull) % (nslots - 5);
 			r[0] = bid, r[1] = bid + 1, r[2] = bid, r[3] = 256, r[4] = 8;
@@ -164,6 +239,23 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 				rec[1] = old; // the block's last exit
 		}
 	}
+	if (V == V_WAIT_TIME && t == 0)
+		vrec[0] = globaltimer();
+	if ((V == V_WAIT_BARE || V == V_WAIT_TIME) && barrier_exit() && V == V_WAIT_TIME)
+		vrec[1] = globaltimer();
+	if (V >= V_WAIT_EXIT && V <= V_WAIT_STORE_RED && barrier_exit()) {
+		vrec[1] = globaltimer(), vrec[2] = bid, vrec[3] = smid(), vrec[4] = blockDim.x;
+		if (V == V_WAIT_RED_SM)
+			red(sm, 1);
+		else if (V == V_WAIT_RED_BID)
+			red(slots + bid % nslots, 1);
+		else if (V == V_WAIT_STORE || V == V_WAIT_STORE_RED) {
+			unsigned long long *r = slots + (bid * 5ull) % (nslots - 5);
+			r[0] = vrec[0], r[1] = vrec[1], r[2] = bid, r[3] = vrec[3], r[4] = 8;
+			if (V == V_WAIT_STORE_RED)
+				red(sm, 1);
+		}
+	}
 }
 
 typedef void (*kernel_fn)(const float *, const float *, float *, int, unsigned long long *,
@@ -171,12 +263,41 @@ typedef void (*kernel_fn)(const float *, const float *, float *, int, unsigned l
 static const kernel_fn kernels[V_COUNT] = {
 	vecadd<0>, vecadd<1>, vecadd<2>, vecadd<3>, vecadd<4>, vecadd<5>,
 	vecadd<6>, vecadd<7>, vecadd<8>, vecadd<9>, vecadd<10>, vecadd<11>,
-	vecadd<12>, vecadd<13>,
+	vecadd<12>, vecadd<13>, vecadd<14>, vecadd<15>, vecadd<16>, vecadd<17>,
+	vecadd<18>, vecadd<19>, vecadd<20>, vecadd<21>, vecadd<22>,
+	vecadd<21>, vecadd<22>, vecadd<23>,
 };
+static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
+static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");
+
+/* -check: barrier_exit_check's blocks each saw all their threads. */
+static int check_barrier_exit(void)
+{
+	const int n = 100003, threads = 200, blocks = (n + threads - 1) / threads;
+	unsigned *flag, *seen;
+	CHECK(cudaMalloc(&flag, n * sizeof(unsigned)));
+	CHECK(cudaMalloc(&seen, blocks * sizeof(unsigned)));
+	CHECK(cudaMemset(flag, 0, n * sizeof(unsigned)));
+	CHECK(cudaMemset(seen, 0, blocks * sizeof(unsigned)));
+	barrier_exit_check<<<blocks, threads>>>(n, flag, seen);
+	CHECK(cudaDeviceSynchronize());
+	std::vector<unsigned> h(blocks);
+	CHECK(cudaMemcpy(h.data(), seen, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost));
+	int bad = 0;
+	for (int b = 0; b < blocks; b++) {
+		unsigned want = b + 1 < blocks ? threads : n - b * threads;
+		bad += h[b] != want;
+	}
+	printf("barrier exit check: %d blocks of %d threads (n=%d): %d blocks saw fewer than all "
+	       "their threads\n", blocks, threads, n, bad);
+	return bad ? 1 : 0;
+}
 
 int main(int argc, char **argv)
 {
 	int n = 16 << 20, iters = 31;
+	if (argc == 2 && !strcmp(argv[1], "-check"))
+		return check_barrier_exit();
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "-n"))
 			n = atoi(argv[i + 1]);

@@ -54,7 +54,9 @@ static __u64 (*bpf_gpu_per_thread)(void) = (void *)511;
  * the id (its parameter space is full: the agent says so once).  The
  * agent writes each id's kernel, grid, block and stream to the ring
  * buffer GPUEXT_LAUNCHES_MAP when the object defines one (struct
- * gpuext_launch).  Entry, exit and block programs, in their main function.
+ * gpuext_launch).  Entry, exit and block programs, in their main function
+ * (bpf-to-bpf callees and gpu/mem programs are refused); 0 in standalone
+ * runs (gpuext run-gpu).
  */
 static __u64 (*bpf_gpu_launch_id)(void) = (void *)512;
 
@@ -71,10 +73,11 @@ enum { GPUEXT_MEM_LOAD = 0, GPUEXT_MEM_STORE = 1, GPUEXT_MEM_ATOMIC = 2 };
  * What gpu/block_entry and gpu/block_exit programs receive in r1: the
  * block's record, kept in the block's shared memory (read-only).  A block
  * program runs once per block, by one thread: block_entry by thread
- * (0,0,0) after every thread of the block has entered the kernel (a
- * barrier), block_exit by the warp whose exit completes the block.  The
- * warp helpers (lane count, mask) describe that thread's warp, not the
- * block: per-block quantities are here.
+ * (0,0,0) when it starts (the block's warps are all on the SM by then),
+ * block_exit once every thread of the block has reached the kernel's exit
+ * (docs/ptx-inject.md, "Block probes").  The warp helpers (lane count,
+ * mask) describe that thread's warp, not the block: per-block quantities
+ * are here.
  */
 struct gpuext_block_ctx {
 	__u64 start_ns;     /* %globaltimer when thread (0,0,0) entered */
@@ -83,10 +86,11 @@ struct gpuext_block_ctx {
 	__u32 sm;           /* SM the block runs on (%smid) */
 	__u32 threads;      /* threads of the block (blockDim.x * y * z) */
 	__u32 warps;        /* warps of the block ((threads + 31) / 32) */
-	__u32 reserved;     /* the exits' counter, while the block runs */
+	__u32 reserved;     /* the exits' counter, while the block runs (counted exits) */
 	__u32 exit_threads; /* block_exit: threads counted at the exits (= threads); entry: 0 */
-	__u32 exit_warps;   /* block_exit: warp exits counted (a warp whose lanes leave
-			     * by different exits counts once per exit); entry: 0 */
+	__u32 exit_warps;   /* block_exit: warp exits counted (= warps; with the counted
+			     * exit a warp whose lanes leave apart counts once per
+			     * part); entry: 0 */
 };
 
 /*

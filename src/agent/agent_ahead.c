@@ -17,16 +17,16 @@
  *   at the first launch from them (lazy loading, measured 0.1-0.2 ms
  *   before), but they are in memory from the start.  So a constructor finds
  *   them, and the thread, for a fatbin whose PTX defines a targeted kernel,
- *   sets up the device side (GPU 0's primary context, the one cudart uses
- *   and the device maps live in) and compiles, while the application
- *   initializes its data, makes its context and copies its input.  The
- *   context is the one the application would make; made early, it changes
- *   nothing the application can see (cudaSetDeviceFlags still applies:
- *   "the previous flags are overwritten"), but a program that never uses
- *   GPU 0 gets a context there all the same: GPUEXT_AGENT_AHEAD=0 turns
- *   this off.  The fatbins are the application's own (in its loaded
- *   image), cudart later hands the driver the same wrappers, so the
- *   launch finds the same PTX, and the cache entry, that the thread made.
+ *   compiles each such kernel's instrumented module before any context
+ *   exists, into a context-independent library (cuLibraryLoadData compiles
+ *   with no context; cuLinkCreate refuses), while the application
+ *   initializes, makes its context (120 ms on an H200, after a 100-180 ms
+ *   cuInit) and copies its input; the first launch takes the library's
+ *   module in its context.  Nothing is made early in the application's
+ *   process but cuInit and those libraries (no context: a program that
+ *   never uses GPU 0 finds none there).  The fatbins are the application's
+ *   own (in its loaded image), cudart later hands the driver the same
+ *   wrappers, so the launch makes the same text and finds the library.
  * - At module load (GPUEXT_AGENT_AHEAD=1): when a module is loaded in GPU
  *   0's primary context, its targeted kernels, from a copy of its image
  *   (the application may unload the module meanwhile).  For programs that
@@ -172,9 +172,8 @@ static void *agent_ahead_main(void *arg)
 		 * starts the driver (a program that targets nothing of this
 		 * binary's gets no context from the agent) */
 		int done = budget <= 0 || (!j->ctx && !agent_image_targeted(j->m.image)) ? 0
-			   : j->ctx || !agent_ahead_no_context()
-				   ? agent_instrument_ahead(&j->m, j->ctx, budget)
-				   : agent_compile_ahead_noctx(&j->m, budget);
+			   : j->ctx ? agent_instrument_ahead(&j->m, j->ctx, budget)
+				    : agent_compile_ahead_noctx(&j->m, budget);
 		agent_ahead_free(j);
 		pthread_mutex_lock(&agent_ahead_lock);
 		agent_ahead.left -= done;
@@ -202,20 +201,21 @@ static void agent_ahead_atexit(void)
  * (CUDA_MODULE_LOADING=LAZY, its default) loads a module only at the first
  * launch from it, 0.1-0.2 ms before (bench/results/2026-11-22-h200-first-
  * launch.md), which leaves nothing to do ahead. */
-enum agent_ahead_mode { AGENT_AHEAD_OFF, AGENT_AHEAD_START, AGENT_AHEAD_ALL, AGENT_AHEAD_LIBRARY };
+enum agent_ahead_mode { AGENT_AHEAD_OFF, AGENT_AHEAD_START, AGENT_AHEAD_ALL };
 
 static enum agent_ahead_mode agent_ahead_mode(void)
 {
 	const char *v = getenv("GPUEXT_AGENT_AHEAD");
-	return !v || !*v               ? AGENT_AHEAD_START
-	       : !strcmp(v, "1")      ? AGENT_AHEAD_ALL
-	       : !strcmp(v, "library") ? AGENT_AHEAD_LIBRARY
-				       : AGENT_AHEAD_OFF;
+	return !v || !*v ? AGENT_AHEAD_START : !strcmp(v, "1") ? AGENT_AHEAD_ALL : AGENT_AHEAD_OFF;
 }
+
+/* Set by the constructor when it found fatbins to compile from (before any
+ * thread or launch reads it). */
+static int agent_ahead_started;
 
 int agent_ahead_no_context(void)
 {
-	return agent_ahead_mode() == AGENT_AHEAD_LIBRARY;
+	return agent_ahead_started;
 }
 
 /* ---- libraries compiled with no context ------------------------------ */
@@ -399,6 +399,7 @@ __attribute__((constructor(104))) static void agent_ahead_at_start(void)
 	if (!s)
 		return;
 	dl_iterate_phdr(agent_scan_object, s);
+	agent_ahead_started = s->cnt > 0;
 	for (size_t i = 0; i < s->cnt; i++) {
 		struct agent_ahead_job *j = calloc(1, sizeof(*j));
 		if (!j)

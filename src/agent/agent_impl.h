@@ -148,20 +148,18 @@ void agent_launch_note(const struct agent_launch_args *a, const struct agent_ker
 		       enum gpuext_launch_kind kind);
 /* Instrument the targeted kernels of m (a private copy of a module loaded in
  * ctx), at most budget of them, now, ahead of their first launch, when ctx is
- * GPU 0's primary context (NULL: from process start, before the application
- * has one; the device side then makes it): the results wait in the
- * instrumented-module cache for those launches.  The number of compiles
- * done. */
+ * GPU 0's primary context: the results wait in the instrumented-module cache
+ * for those launches.  The number of compiles done. */
 int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget);
 /* Compile the targeted kernels of m (from process start, before any
  * context) into context-independent libraries, where their first launches
- * find them (agent_ahead_lib_*); when the device side exists already,
- * agent_instrument_ahead(m, NULL, budget) instead.  The number of compiles
- * done. */
+ * find them (agent_ahead_lib_*); when the device side exists already, in
+ * its context (agent_instrument_ahead).  The number of compiles done. */
 int agent_compile_ahead_noctx(struct agent_module *m, int budget);
-/* agent_ahead.c: GPUEXT_AGENT_AHEAD=library: compiles from process start
- * with no context (cuLibraryLoadData), every probe's runtime functions
- * compiled in (nothing to link without a context). */
+/* agent_ahead.c: does this process compile from process start with no
+ * context (cuLibraryLoadData)?  Then every instrumented module has the
+ * runtime functions compiled in (nothing can be linked without a context),
+ * at start and at the launches alike, so that they make the same text. */
 int agent_ahead_no_context(void);
 /* A library compiled from PTX text with no context (*ms: how long), kept
  * for the launch that wants that text; 0 or -errno (e set). */

@@ -74,9 +74,9 @@ struct agent_cached {
 };
 static struct agent_cached *agent_cache;
 
-/* Compiles ahead from process start with no context (agent_ahead.c,
- * GPUEXT_AGENT_AHEAD=library), before any context exists: GPU 0 described
- * without one, and the device maps' references as they will be. */
+/* Compiles ahead from process start (agent_ahead.c), before any context
+ * exists: GPU 0 described without one, and the device maps' references as
+ * they will be. */
 static struct {
 	int tried;
 	struct ptx_rt *rt;
@@ -628,12 +628,13 @@ static int agent_no_probes(void)
 	return getenv("GPUEXT_AGENT_NO_PROBES") != NULL;
 }
 
-/* GPUEXT_BLOCK_ENTRY_AT_EXIT: block_entry programs run at the block's first
- * warp exit instead of after the entry barrier (ptx_inject_opts), to compare
- * the two in one build (bench/gpu_tools_overhead.sh). */
-static int agent_block_entry_at_exit(void)
+/* GPUEXT_BLOCK_EXIT_COUNTED: block_exit programs find the block's last
+ * exit with the shared counter even where the barrier would do
+ * (ptx_inject_opts), to compare the two in one build
+ * (bench/gpu_tools_overhead.sh). */
+static int agent_block_exit_counted(void)
 {
-	return getenv("GPUEXT_BLOCK_ENTRY_AT_EXIT") != NULL;
+	return getenv("GPUEXT_BLOCK_EXIT_COUNTED") != NULL;
 }
 
 /* The JIT options of instrumented modules: GPUEXT_AGENT_JIT_OPT=0..4 (the
@@ -768,7 +769,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
 				    .block_entry_code = bare ? NULL : pr->site[AGENT_BLOCK_ENTRY],
 				    .block_exit_code = bare ? NULL : pr->site[AGENT_BLOCK_EXIT],
-				    .block_entry_at_exit = agent_block_entry_at_exit(),
+				    .block_exit_counted = agent_block_exit_counted(),
 				    .block_arrays = bare ? NULL : pr->block_arrays,
 				    .n_block_arrays = bare ? 0 : pr->n_block_arrays,
 				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
@@ -837,7 +838,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	snprintf(max, sizeof(max), "%zu", pr.mem_inline_max);
 	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
-	hash = agent_hash(hash, agent_block_entry_at_exit() ? "entry-at-exit" : "-");
+	hash = agent_hash(hash, agent_block_exit_counted() ? "exit-counted" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);
@@ -1083,9 +1084,7 @@ int agent_instrument_ahead(struct agent_module *m, CUcontext ctx, int budget)
 	int done = 0;
 
 	pthread_mutex_lock(&agent_gpu_lock);
-	int ready = (!ctx || agent_is_primary(ctx)) && !agent_gpu_init(&e);
-	if (ready && !ctx) /* from process start: the context the device side made */
-		ctx = agent_gpu.rt->ctx;
+	int ready = agent_is_primary(ctx) && !agent_gpu_init(&e);
 	/* one module's PTX, or each PTX input of a link */
 	const char *ptx = ready && m->kind != AGENT_IMAGE_LINKED ? agent_module_ptx(m, "", &e) : NULL;
 	pthread_mutex_unlock(&agent_gpu_lock);
@@ -1146,20 +1145,25 @@ int agent_compile_ahead_noctx(struct agent_module *m, int budget)
 	/* the device side is there already: its context compiles */
 	int here = !agent_gpu.tried && !agent_noctx_open(&e);
 	const char *ptx = here ? agent_module_ptx(m, "", &e) : NULL;
+	pthread_mutex_unlock(&agent_gpu_lock);
 	for (const char *at = ptx; ptx && !err && done < budget &&
 				   agent_next_entry(&at, name, sizeof(name));) {
 		if (!agent_kernel_targeted(name))
 			continue;
-		int r = agent_noctx_one(ptx, name, &e);
+		/* one kernel at a time under the lock, so that a launch waits
+		 * for one compile at most; once the device side exists (a
+		 * launch made it), the launches compile in its context */
+		pthread_mutex_lock(&agent_gpu_lock);
+		int r = agent_gpu.tried ? 0 : agent_noctx_one(ptx, name, &e);
+		pthread_mutex_unlock(&agent_gpu_lock);
 		done += r > 0;
 		err = r < 0 ? r : 0;
 	}
-	pthread_mutex_unlock(&agent_gpu_lock);
 	if (err && getenv("GPUEXT_AGENT_VERBOSE"))
 		agent_notice("compiles before any context stopped (the first launches compile): %s",
 			     e.msg);
-	if (!here)
-		return agent_instrument_ahead(m, NULL, budget);
+	if (!here && agent_gpu.rt) /* never made here: the application's */
+		return agent_instrument_ahead(m, agent_gpu.rt->ctx, budget);
 	return done;
 }
 

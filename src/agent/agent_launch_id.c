@@ -58,6 +58,8 @@ static int agent_launch_params(struct agent_launch_args *a, const struct agent_k
 {
 	size_t n = k->lid.params;
 	void **p = a->small;
+	if (n && !params) /* the driver refuses it: with the original function */
+		return agent_launch_refuse(k, "it passes no parameters");
 	if (n + 1 > AGENT_LAUNCH_SMALL && !(p = a->heap = malloc((n + 1) * sizeof(*p))))
 		return agent_launch_refuse(k, "out of memory");
 	if (n)

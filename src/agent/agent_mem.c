@@ -397,6 +397,22 @@ void agent_mem_teardown(void)
 	pthread_mutex_unlock(&am.lock);
 }
 
+/* The runtime's counts into the statistics (lock held).  The peak is
+ * taken where the budget holds: after each service, or with the device
+ * signal after each kernel boundary's trim. */
+static void agent_mem_sync_stats(void)
+{
+	am.st.block_prefetches = am.rt.st.block_prefetches;
+	am.st.batches = am.rt.st.batches;
+	am.st.evictions = am.rt.st.evictions;
+	am.st.activations = am.rt.st.activations;
+	am.st.clamped = am.rt.st.clamped;
+	am.st.policy_errors = am.rt.st.policy_errors;
+	if ((!am.rt.defer_evict || am.rt.table.list_len <= am.rt.capacity) &&
+	    am.rt.table.list_len > am.st.peak_resident_blocks)
+		am.st.peak_resident_blocks = am.rt.table.list_len;
+}
+
 /* Service the queue (lock held). */
 static void agent_mem_service(void)
 {
@@ -410,15 +426,23 @@ static void agent_mem_service(void)
 		agent_mem_set_active(0); /* the model is incomplete: no more decisions */
 	}
 	am.st.service_ns += agent_mem_now_ns() - t0;
-	am.st.block_prefetches = am.rt.st.block_prefetches;
 	am.queued = 0;
-	am.st.batches = am.rt.st.batches;
-	am.st.evictions = am.rt.st.evictions;
-	am.st.activations = am.rt.st.activations;
-	am.st.clamped = am.rt.st.clamped;
-	am.st.policy_errors = am.rt.st.policy_errors;
-	if (am.rt.table.list_len > am.st.peak_resident_blocks)
-		am.st.peak_resident_blocks = am.rt.table.list_len;
+	agent_mem_sync_stats();
+}
+
+/* A kernel boundary under the device signal: evict down to the budget
+ * (lock held). */
+static void agent_mem_trim(void)
+{
+	struct err e = {{0}};
+
+	uint64_t t0 = agent_mem_now_ns();
+	if (mem_rt_trim(&am.rt, &e)) {
+		am.drv.notice("memory policy stopped: %s", e.msg);
+		agent_mem_set_active(0);
+	}
+	am.st.service_ns += agent_mem_now_ns() - t0;
+	agent_mem_sync_stats();
 }
 
 void agent_mem_flush(void)
@@ -437,6 +461,23 @@ static const struct agent_mem_range *agent_mem_range_of(uint64_t addr)
 	return NULL;
 }
 
+/* Tracing: the blocks of a managed range, so that the simulator knows what
+ * a whole-block prefetch may name (lock held). */
+static void agent_mem_trace_managed(uint64_t va, uint64_t len)
+{
+	struct err e = {{0}};
+	uint64_t last = (va + len - 1) >> MEM_BLOCK_SHIFT;
+
+	for (uint64_t b = va >> MEM_BLOCK_SHIFT; am.tracing && b <= last; b++) {
+		struct uvm_rec r = {.addr = b << MEM_BLOCK_SHIFT, .ts_ns = agent_mem_now_ns(),
+				    .pid = (uint32_t)getpid(), .access = UVM_ACCESS_MANAGED};
+		if (uvm_trace_append(&am.trace, &r, &e)) {
+			am.drv.notice("memory policy: trace: %s (recording stopped)", e.msg);
+			am.tracing = 0;
+		}
+	}
+}
+
 void agent_mem_alloc(uint64_t va, uint64_t len)
 {
 	CUcontext cur = NULL;
@@ -453,6 +494,7 @@ void agent_mem_alloc(uint64_t va, uint64_t len)
 		am.range_cap = cap;
 	}
 	am.ranges[am.range_cnt++] = (struct agent_mem_range){va, len};
+	agent_mem_trace_managed(va, len);
 	am.st.allocs++;
 	am.st.alloc_bytes += len;
 	if (!am.ctx && am.drv.ctx_get_current(&cur) == CUDA_SUCCESS)
@@ -611,6 +653,9 @@ void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint6
 	 * PyTorch's SASS-only ones, never gets here and keeps CUPTI) */
 	am.device_signal = 1;
 	am.rt.hits = 1; /* the signal is complete: hits are accesses too */
+	/* what it reports ran with all of it resident: the budget holds at
+	 * the snapshot (a kernel boundary), not within it */
+	am.rt.defer_evict = 1;
 	am.st.signal_snapshots++;
 	am.st.signal_pages += n;
 	for (size_t i = 0; i < n && agent_mem_active(); i++) {
@@ -638,8 +683,10 @@ void agent_mem_touched(const uint64_t *addrs, size_t n, uint32_t snapshot, uint6
 		am.st.signal_faults++;
 		agent_mem_queue(addrs[i], pid);
 	}
-	/* a snapshot is a kernel boundary: a batch never spans two */
+	/* a snapshot is a kernel boundary: a batch never spans two, and the
+	 * budget holds again after it */
 	agent_mem_service();
+	agent_mem_trim();
 out:
 	pthread_mutex_unlock(&am.lock);
 }

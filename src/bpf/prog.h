@@ -34,7 +34,7 @@ enum prog_type {
 	PROG_TYPE_CUPTI_MEMCPY,  /* cupti/memcpy */
 	PROG_TYPE_CUPTI_UVM,     /* cupti/uvm */
 	PROG_TYPE_STRUCT_OPS,    /* struct_ops/OP */
-	PROG_TYPE_GPU_BLOCK_ENTRY, /* gpu/block_entry/KERNEL: once per block, after all entered */
+	PROG_TYPE_GPU_BLOCK_ENTRY, /* gpu/block_entry/KERNEL: once per block, at its start */
 	PROG_TYPE_GPU_BLOCK_EXIT,  /* gpu/block_exit/KERNEL: once per block, at its last exit */
 };
 

@@ -47,7 +47,7 @@ static const char run_usage[] =
 	"file (open it in ui.perfetto.dev or chrome://tracing), for tools with a\n"
 	"`trace` ring buffer (cudatrace, syncsnoop; docs/tools.md).\n"
 	"Device tools run once per block where they can (gpu/block_entry|block_exit):\n"
-	"kernelretsnoop aggregates block durations on the GPU; per warp, --tool\n"
+	"kernelretsnoop stores each block index's last run on the GPU; per warp, --tool\n"
 	"warpretsnoop sends a ring buffer record per warp, which costs up to\n"
 	"thousands of times the kernel on grids of many short warps (bench/results).\n"
 	"Tools are looked up in bpf/tools/ next to the gpuext binary, then in\n"

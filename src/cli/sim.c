@@ -74,7 +74,8 @@ static void sim_usage(FILE *out)
 		"  --fault-granule BYTES  what a fault moves at least: its aligned big page\n"
 		"                     (4K..2M, a power of two; default 64K, the driver's)\n"
 		"  --hits             a launch's hits on a resident block reach the policy's\n"
-		"                     gpu_block_access (traces of every access: the agent's\n"
+		"                     gpu_block_access and the budget holds at launch\n"
+		"                     boundaries (traces of every access: the agent's\n"
 		"                     device signal, run --mem-trace); default: faults only\n"
 		"  --interp           run policies in the interpreter, not the JIT\n"
 		"  --json             JSON output (also the global -j)\n",

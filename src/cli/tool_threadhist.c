@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool_threadhist.c - threadhist's summary: threads and warps in total, a
- * bar per SM (threads), and a log2 histogram of threads per block.
+ * tool_threadhist.c - threadhist's summary: threads, warps and blocks in
+ * total, a bar per SM (threads), and a log2 histogram of threads per block
+ * (every block of every launch, counted by size on the device).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 struct th_sms {
 	uint64_t sm[TH_MAX_SM], threads[TH_MAX_SM], warps[TH_MAX_SM];
 	size_t n;
+	struct hist_log2 sizes; /* blocks by threads, all SMs */
+	uint64_t blocks;
 };
 
 static int th_sm_one(void *arg, const void *key, const void *value)
@@ -38,23 +41,10 @@ static int th_sm_one(void *arg, const void *key, const void *value)
 	}
 	s->threads[s->n - 1] += c.threads;
 	s->warps[s->n - 1] += c.warps;
-	return 0;
-}
-
-struct th_blocks {
-	struct hist_log2 threads;
-	uint64_t blocks;
-};
-
-static int th_block_one(void *arg, const void *key, const void *value)
-{
-	struct th_blocks *b = arg;
-	struct th_count c;
-	memcpy(&c, value, sizeof(c));
-	if (!c.warps)
-		return 0; /* array: every block index is a key */
-	hist_log2_add(&b->threads, c.threads, 1);
-	b->blocks++;
+	for (int b = 0; b < TH_SIZE_BUCKETS; b++) {
+		s->sizes.count[b] += c.blocks_by_size[b];
+		s->blocks += c.blocks_by_size[b];
+	}
 	return 0;
 }
 
@@ -67,36 +57,32 @@ int tool_threadhist_event(FILE *out, const struct object *obj, const char *map,
 int tool_threadhist_summary(FILE *out, const struct object *obj,
 			    const struct session_status *st, int json)
 {
-	struct map *per_sm = tool_map(obj, "per_sm", 4, sizeof(struct th_sm_count));
-	struct map *per_block = tool_map(obj, "per_block", 4, sizeof(struct th_count));
+	struct map *per_sm = tool_map(obj, "sm_threads", 4, sizeof(struct th_sm_count));
 	struct th_sms *sms = calloc(1, sizeof(*sms));
-	struct th_blocks blocks = {{{0}}, 0};
-	struct th_count t = {0, 0};
-	if (!per_sm || !per_block || !sms) {
+	uint64_t threads = 0, warps = 0;
+	if (!per_sm || !sms) {
 		free(sms);
 		return 1;
 	}
 	tool_map_each(per_sm, th_sm_one, sms);
 	for (size_t i = 0; i < sms->n; i++) {
-		t.threads += sms->threads[i];
-		t.warps += sms->warps[i];
+		threads += sms->threads[i];
+		warps += sms->warps[i];
 	}
-	tool_map_each(per_block, th_block_one, &blocks);
 	if (json) {
 		fprintf(out, "{\"threads\":%" PRIu64 ",\"warps\":%" PRIu64 ",\"blocks\":%" PRIu64
-			",\"per_sm\":[", (uint64_t)t.threads, (uint64_t)t.warps, blocks.blocks);
+			",\"per_sm\":[", threads, warps, sms->blocks);
 		for (size_t i = 0; i < sms->n; i++)
 			fprintf(out, "%s{\"sm\":%" PRIu64 ",\"threads\":%" PRIu64 ",\"warps\":%" PRIu64 "}",
 				i ? "," : "", sms->sm[i], sms->threads[i], sms->warps[i]);
 		fputs("],\"threads_per_block\":", out);
-		hist_log2_print(out, "threads_per_block", &blocks.threads, 1);
+		hist_log2_print(out, "threads_per_block", &sms->sizes, 1);
 		fputs("}\n", out);
 	} else {
 		fprintf(out, "threads %" PRIu64 ", warps %" PRIu64 ", blocks %" PRIu64
-			", SMs used %zu\n\n", (uint64_t)t.threads, (uint64_t)t.warps, blocks.blocks,
-			sms->n);
+			", SMs used %zu\n\n", threads, warps, sms->blocks, sms->n);
 		hist_bars_print(out, "threads_per_sm", sms->sm, sms->threads, sms->n, 0, 0);
-		hist_log2_print(out, "threads_per_block", &blocks.threads, 0);
+		hist_log2_print(out, "threads_per_block", &sms->sizes, 0);
 	}
 	free(sms);
 	return 0;

@@ -36,6 +36,8 @@ enum {
 #define MEM_NIL UINT32_MAX
 /* Whole-block prefetches queued per service, at most. */
 enum { MEM_RT_AHEAD_MAX = 64 };
+/* Blocks one evict_prepare call of mem_rt_trim asks for, at most. */
+enum { MEM_RT_TRIM_STEP = 32 };
 
 /* A page bitmap of one block: bit p = page p. */
 struct mem_bits {
@@ -181,6 +183,11 @@ struct mem_rt {
 	 * H200 with driver 580 moves: bench/results/2026-11-22-h200-mem-policies.md)
 	 * unless set otherwise after mem_rt_init; 1 moves only the page. */
 	uint32_t fault_pages;
+	/* The budget holds at kernel boundaries (mem_rt_trim), not within a
+	 * service: what a trace of kernels' touches (the device signal) says
+	 * happened, all of it resident while the kernel ran.  Off: room is
+	 * made for each block as it faults (the driver's own behaviour). */
+	int defer_evict;
 	uint64_t batch;           /* sequence number of the batch in service */
 	uint64_t now;             /* faults so far (the ctx's clock) */
 	/* Hits reach the policy: the signal is complete (the device's), so a
@@ -221,6 +228,13 @@ void mem_rt_fini(struct mem_rt *rt);
  */
 int mem_rt_service(struct mem_rt *rt, const struct mem_fault *faults, size_t n,
 		   struct err *e);
+/*
+ * A kernel boundary under defer_evict: evict down to the budget by the
+ * list, after the policy's evict_prepare (asked for at most
+ * MEM_RT_TRIM_STEP blocks at a time; every resident block is a candidate).
+ * 0, or -ENOMEM.
+ */
+int mem_rt_trim(struct mem_rt *rt, struct err *e);
 /* Block prefetches are queued (mem_rt_service with no faults does them). */
 static inline int mem_rt_ahead_pending(const struct mem_rt *rt)
 {

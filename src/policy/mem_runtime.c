@@ -17,8 +17,14 @@
  * block that just became resident, gpu_block_access for one that already
  * was (default for both: move to the tail).
  *
+ * With rt->defer_evict (the device signal: a snapshot reports what kernels
+ * that already ran touched, all of it resident on the GPU then) no room is
+ * made while servicing: mem_rt_trim evicts down to the budget at the
+ * kernel boundary, in the policy's order.
+ *
  * Invariants the policy cannot break: the list holds exactly the blocks
- * with on_gpu set, at most `capacity` of them; a block on the list has its
+ * with on_gpu set, at most `capacity` of them (with defer_evict: after
+ * mem_rt_trim); a block on the list has its
  * resident pages and only those; every faulting page is resident when
  * mem_rt_service returns.
  */
@@ -243,14 +249,13 @@ static uint32_t mem_rt_victim(const struct mem_rt *rt, uint32_t keep)
 	return MEM_NIL;
 }
 
-/* Make room for one more block (keep: the block that needs it). */
-static int mem_rt_make_room(struct mem_rt *rt, uint32_t keep, struct err *e)
+/* Evict `needed` blocks by the list after the policy's evict_prepare
+ * (keep: a block that must stay, or MEM_NIL). */
+static int mem_rt_evict_some(struct mem_rt *rt, uint32_t needed, uint32_t keep, struct err *e)
 {
-	uint32_t needed = 1, count;
+	uint32_t count;
 	uint64_t r0;
 
-	if (rt->table.list_len < rt->capacity)
-		return 0;
 	struct mem_call call = {.op = MEM_OP_EVICT, .block = MEM_NIL};
 	count = rt->table.list_len - rt->batch_listed;
 	call.ctx.evict = (struct gpu_mem_evict_ctx){
@@ -274,6 +279,34 @@ static int mem_rt_make_room(struct mem_rt *rt, uint32_t keep, struct err *e)
 			return err;
 	}
 	return 0;
+}
+
+/* Make room for one more block (keep: the block that needs it). */
+static int mem_rt_make_room(struct mem_rt *rt, uint32_t keep, struct err *e)
+{
+	if (rt->table.list_len < rt->capacity)
+		return 0;
+	return mem_rt_evict_some(rt, 1, keep, e);
+}
+
+int mem_rt_trim(struct mem_rt *rt, struct err *e)
+{
+	int err = 0;
+
+	/* a batch of its own: every resident block is a candidate */
+	rt->batch++;
+	rt->touch_cnt = 0;
+	rt->batch_listed = 0;
+	while (!err && rt->table.list_len > rt->capacity) {
+		uint32_t over = rt->table.list_len - rt->capacity;
+		uint32_t len = rt->table.list_len;
+		/* in steps a policy's bounded loops can follow */
+		err = mem_rt_evict_some(rt, over < MEM_RT_TRIM_STEP ? over : MEM_RT_TRIM_STEP,
+					MEM_NIL, e);
+		if (!err && rt->table.list_len == len)
+			break; /* nothing could go: cannot happen, the list is not empty */
+	}
+	return err;
 }
 
 /* Call gpu_block_activate or gpu_block_access (op) on block id: the
@@ -321,7 +354,7 @@ static int mem_rt_service_block(struct mem_rt *rt, const struct mem_rt_touch *t,
 	mem_rt_prefetch(rt, t, &in, &driver);
 	int activate = !rt->table.blocks[t->block].on_gpu;
 	if (activate) {
-		if ((err = mem_rt_make_room(rt, t->block, e)))
+		if (!rt->defer_evict && (err = mem_rt_make_room(rt, t->block, e)))
 			return err;
 		mem_list_push_tail(&rt->table, t->block);
 		rt->batch_listed++;
@@ -394,6 +427,8 @@ static int mem_rt_do_ahead(struct mem_rt *rt, struct err *e)
 		if (b->resident_pages == MEM_PAGES || b->batch == rt->batch)
 			continue;
 		if (!b->on_gpu) {
+			/* room now, even under defer_evict: a prefetch never
+			 * takes the budget past what the kernels needed */
 			if (rt->table.list_len >= rt->capacity &&
 			    rt->table.list_len == rt->batch_listed)
 				break; /* room only by evicting what this batch needs */

@@ -10,8 +10,11 @@
  * faults, when the launch id changes (a kernel cannot finish with faults
  * outstanding) and at the end of the trace.  This is the driver's
  * batching seen from a trace: warps keep issuing while the batch fills.
- * With o->hits, the first hit on a block in a launch goes to the policy's
- * gpu_block_access (mem_rt_hit), as in the agent with the device signal.
+ * With o->hits (a trace of every kernel's touches, the agent's device
+ * signal), the first hit on a block in a launch goes to the policy's
+ * gpu_block_access (mem_rt_hit), and the budget holds at launch boundaries
+ * (mem_rt_trim), as in the agent: the launch's pages all come in, then the
+ * runtime evicts down to the budget.
  *
  * Time = compute (the trace's own timestamps, first to last) + per batch
  * batch_us + per fault fault_ns + bytes over the link at its bandwidth each
@@ -118,6 +121,8 @@ static int uvm_sim_oracle_init(struct uvm_sim *s, const struct uvm_trace *t, str
 	for (size_t b = 0; b < s->nblocks; b++)
 		s->next_use[b] = t->cnt;
 	for (size_t i = t->cnt; i-- > 0;) {
+		if (t->recs[i].access == UVM_ACCESS_MANAGED)
+			continue;
 		size_t b = uvm_sim_block_index(s, t->recs[i].addr);
 		s->next_rec[i] = s->next_use[b];
 		s->next_use[b] = i;
@@ -203,13 +208,20 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 		return err;
 	}
 	s.rt.hits = o->hits;
+	s.rt.defer_evict = o->hits; /* a trace of kernels' touches: the agent's budget */
 	if (o->fault_pages)
 		s.rt.fault_pages = o->fault_pages;
 	err = uvm_pending_init(&s.pend, o->batch_max ? o->batch_max : UVM_BATCH_MAX, e);
+	size_t first = t->cnt, last = 0; /* the accesses' span: compute time */
 	for (size_t i = 0; !err && i < t->cnt; i++) {
 		const struct uvm_rec *rec = &t->recs[i];
-		if (i && rec->launch != t->recs[i - 1].launch && (err = uvm_sim_flush(&s, e)))
+		if (rec->access == UVM_ACCESS_MANAGED)
+			continue; /* in s.blocks: what a prefetch may name */
+		if (first < t->cnt && rec->launch != t->recs[last].launch &&
+		    ((err = uvm_sim_flush(&s, e)) || (o->hits && (err = mem_rt_trim(&s.rt, e)))))
 			break;
+		first = first < i ? first : i;
+		last = i;
 		r->accesses++;
 		if (o->optimal)
 			s.next_use[uvm_sim_block_index(&s, rec->addr)] = s.next_rec[i];
@@ -225,11 +237,13 @@ int uvm_sim_run(const struct uvm_trace *t, const struct uvm_sim_opts *o,
 	}
 	if (!err)
 		err = uvm_sim_flush(&s, e);
+	if (!err && o->hits)
+		err = mem_rt_trim(&s.rt, e);
 	r->st = s.rt.st;
 	for (int op = 0; op < MEM_OP_CNT; op++)
 		r->backend[op] = mem_policy_backend(pol, (enum mem_op)op);
-	if (t->cnt && t->recs[t->cnt - 1].ts_ns > t->recs[0].ts_ns)
-		r->compute_s = (double)(t->recs[t->cnt - 1].ts_ns - t->recs[0].ts_ns) * 1e-9;
+	if (first < last && t->recs[last].ts_ns > t->recs[first].ts_ns)
+		r->compute_s = (double)(t->recs[last].ts_ns - t->recs[first].ts_ns) * 1e-9;
 	r->overhead_s = (double)r->st.batches * o->link.batch_us * 1e-6 +
 			(double)r->st.faults * o->link.fault_ns * 1e-9;
 	r->transfer_s = (double)r->bytes_htod / (o->link.htod_gbps * 1e9) +

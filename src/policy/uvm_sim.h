@@ -17,7 +17,15 @@
 #include "mem.h"
 
 /* An access as recorded by a tool (uvmtrace: a fault; memtrace: an access). */
-enum uvm_access { UVM_ACCESS_READ = 0, UVM_ACCESS_WRITE = 1, UVM_ACCESS_ATOMIC = 2 };
+enum uvm_access {
+	UVM_ACCESS_READ = 0, UVM_ACCESS_WRITE = 1, UVM_ACCESS_ATOMIC = 2,
+	/* not an access: the 2 MiB block holding addr is managed memory (what a
+	 * whole-block prefetch may name; the agent's traces list every block
+	 * of each managed allocation) */
+	UVM_ACCESS_MANAGED = 3,
+};
+/* Their letters in the text form, by value. */
+#define UVM_ACCESS_LETTERS "rwam"
 
 struct uvm_rec {
 	uint64_t addr;

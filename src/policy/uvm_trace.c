@@ -81,7 +81,7 @@ static int uvm_trace_parse_binary(const uint8_t *d, size_t len, const char *name
 		struct uvm_rec rec = {.addr = uvm_get64(r), .ts_ns = uvm_get64(r + 8),
 				      .launch = uvm_get32(r + 16), .pid = uvm_get32(r + 20),
 				      .access = r[24]};
-		if (rec.access > UVM_ACCESS_ATOMIC)
+		if (rec.access > UVM_ACCESS_MANAGED)
 			return err_set(e, EINVAL, "%s: record %llu: unknown access type %u", name,
 				       (unsigned long long)i, rec.access);
 		int err = uvm_trace_append(t, &rec, e);
@@ -130,14 +130,14 @@ int uvm_trace_parse_text(const char *text, size_t len, const char *name, struct 
 		uint64_t ts, launch, pid, addr;
 		if (uvm_text_num(&q, &ts) || uvm_text_num(&q, &launch) || uvm_text_num(&q, &pid) ||
 		    launch > UINT32_MAX || pid > UINT32_MAX)
-			return err_set(e, EINVAL, "%s:%u: expected 'TS LAUNCH PID r|w|a ADDR'", name,
-				       line);
+			return err_set(e, EINVAL, "%s:%u: expected 'TS LAUNCH PID r|w|a|m ADDR'",
+				       name, line);
 		while (*q == ' ' || *q == '\t')
 			q++;
-		const char *kinds = "rwa";
+		const char *kinds = UVM_ACCESS_LETTERS;
 		const char *k = *q ? strchr(kinds, *q) : NULL;
 		if (!k || (q[1] && !isspace((unsigned char)q[1])))
-			return err_set(e, EINVAL, "%s:%u: access type must be r, w or a", name,
+			return err_set(e, EINVAL, "%s:%u: access type must be r, w, a or m", name,
 				       line);
 		q++;
 		if (uvm_text_num(&q, &addr))
@@ -206,11 +206,11 @@ int uvm_trace_write(const char *path, const struct uvm_trace *t, int text, struc
 	if (!f)
 		return err_set(e, errno, "%s: %s", path, strerror(errno));
 	if (text) {
-		ok = fprintf(f, "# gpuext UVM trace: TS LAUNCH PID r|w|a ADDR\n") > 0;
+		ok = fprintf(f, "# gpuext UVM trace: TS LAUNCH PID r|w|a|m ADDR\n") > 0;
 		for (size_t i = 0; ok && i < t->cnt; i++) {
 			const struct uvm_rec *r = &t->recs[i];
 			ok = fprintf(f, "%llu %u %u %c 0x%llx\n", (unsigned long long)r->ts_ns,
-				     r->launch, r->pid, "rwa"[r->access % 3],
+				     r->launch, r->pid, UVM_ACCESS_LETTERS[r->access % 4],
 				     (unsigned long long)r->addr) > 0;
 		}
 	} else {

@@ -717,11 +717,15 @@ static void ptx_emit_array_update(struct ptx_ctx *c, size_t i, const struct ptx_
 	ptx_buf_printf(b, "\tmov.b64 %%r0, 0;\nLm%zu:\n", i);
 }
 
-/* Where the launch id is, for the code being written: only function 0 of
- * an inline block runs in the kernel's scope. */
+/* The operand bpf_gpu_launch_id() reads in the code being written (only
+ * function 0 of an inline block runs in the kernel's scope), "0" where
+ * there is no launch, NULL where the id exists but is out of reach. */
 static const char *ptx_launch_id(const struct ptx_ctx *c)
 {
-	return c->inlined ? c->o->launch_id : NULL;
+	const char *id = c->o->launch_id;
+	if (!id)
+		return "0";
+	return c->inlined && *id ? id : NULL;
 }
 
 static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
@@ -738,10 +742,9 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 	}
 	int intrin = in->imm >= 0 ? ptx_intrin_emit(b, (uint32_t)in->imm, ptx_launch_id(c)) : 0;
 	if (intrin < 0)
-		return err_set(e, ENOTSUP, "insn %zu: bpf_gpu_launch_id() is not available "
-			       "outside the main function of gpu/entry, gpu/exit and gpu/block_* "
-			       "programs run by the agent (bpf-to-bpf callees, gpu/mem programs and "
-			       "standalone runs have no launch id)", i);
+		return err_set(e, ENOTSUP, "insn %zu: bpf_gpu_launch_id() is only available in "
+			       "the main function of gpu/entry, gpu/exit and gpu/block_* programs "
+			       "(bpf-to-bpf callees and gpu/mem programs cannot reach it)", i);
 	if (intrin)
 		return 0;
 	if ((arr = ptx_inline_array(c, i, in))) {

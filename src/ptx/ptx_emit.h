@@ -132,14 +132,18 @@ struct ptx_emit_opts {
 	 * frame (the stack not in registers: ptx_stack.h), else 0. */
 	int *inline_frame;
 	/*
-	 * The operand (a 64-bit register the kernel declares) that
-	 * bpf_gpu_launch_id() reads in function 0 of an inline block; NULL:
-	 * no launch id where the code runs, and a call of it is refused
-	 * naming the instruction (callees, mem probes' functions and
-	 * standalone runs never have one).
+	 * Where bpf_gpu_launch_id() finds the launch's id: the operand (a
+	 * 64-bit register the kernel declares) it reads in function 0 of an
+	 * inline block, where a call in a bpf-to-bpf callee is refused naming
+	 * the instruction (the kernel's register is not in its scope);
+	 * PTX_LAUNCH_ID_UNREACHABLE: the code runs in a launch but cannot see
+	 * the id (a mem probe, also called as a function), refused likewise;
+	 * NULL: no launch at all (standalone runs, `gpuext ptx`): 0.
 	 */
 	const char *launch_id;
 };
+
+#define PTX_LAUNCH_ID_UNREACHABLE "" /* ptx_emit_opts.launch_id */
 
 /* .version/.target/.address_size of a module. */
 void ptx_emit_header(struct ptx_buf *b, const struct ptx_target *t);

@@ -67,9 +67,9 @@ const struct helper_proto *ptx_helper_proto_find(uint32_t id);
  * registers, the warp word (%warp) and r1, with the translator's scratch
  * registers (%t0, %h0..%h2, %p0).  Returns 0, writing nothing, for helpers
  * that stay calls into the device runtime.  launch_id: the operand holding
- * the launch's id where the code runs (ptx_emit_opts.launch_id), or NULL
- * where there is none: HELPER_GPU_LAUNCH_ID then gives -ENOTSUP (it has no
- * runtime function: the id exists only inside an instrumented kernel).
+ * the launch's id where the code runs ("0" where there is no launch), or
+ * NULL where the id is out of reach: HELPER_GPU_LAUNCH_ID then gives
+ * -ENOTSUP (it has no runtime function: the id exists only in the kernel).
  */
 int ptx_intrin_emit(struct ptx_buf *b, uint32_t id, const char *launch_id);
 

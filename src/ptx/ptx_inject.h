@@ -121,22 +121,26 @@ struct ptx_inject_opts {
 	/*
 	 * Block probes (ptx_emit_probe_inline with PTX_PROBE_BLOCK_*): either
 	 * one makes the kernel keep a struct gpuext_block_ctx in a .shared
-	 * variable of its own, filled in by thread (0,0,0) at entry before a
-	 * `bar.sync 0` that every thread passes before the kernel's first
-	 * instruction.  block_entry_code then runs in thread (0,0,0) after the
-	 * barrier, before entry_code.  At the exit block (exit_code's, made
-	 * when only block probes are given), each warp's lowest active lane
-	 * adds its lanes (and one warp exit) to the record with one shared
-	 * atomic; the lane whose add completes the block's threads stamps
-	 * end_ns and runs block_exit_code.  Both read the record's generic
-	 * address from the register PTX_BLOCK_CTX_REG, which the injector
-	 * declares around them.
+	 * variable of its own, written by thread (0,0,0), which runs both
+	 * programs.  block_entry_code runs at its entry, before entry_code,
+	 * with no barrier.  block_exit_code runs at the exit block (exit_code's,
+	 * made when only block probes are given) once every thread of the
+	 * block has reached it: where every thread can only leave through that
+	 * block and none waits for another (no barrier or warp-synchronous
+	 * instruction in the kernel or its functions, no `exit` in a function,
+	 * no call out of the module, target sm_70 or later), the other warps
+	 * arrive at a named barrier that warp 0 waits on; otherwise each warp
+	 * adds its lanes to a counter in the record with one shared atomic
+	 * (zeroed before an entry `bar.sync 0` that every thread passes before
+	 * the kernel's first instruction) and the warp completing the count
+	 * runs it.  Both read the record's generic address from the register
+	 * PTX_BLOCK_CTX_REG, which the injector declares around them.
 	 */
 	const char *block_entry_code;
 	const char *block_exit_code;
-	/* Run block_entry_code at the block's first warp exit instead of
-	 * after the entry barrier: off the path of warp 0's first accesses. */
-	int block_entry_at_exit;
+	/* Count the exits with the shared atomic even where the barrier would
+	 * do (to compare the two in one build). */
+	int block_exit_counted;
 	/*
 	 * Block-local arrays (MAP_TYPE_GPU_BLOCK_ARRAY) the programs name:
 	 * each a module-scope `.shared .align 8 .b8 SYM[bytes]` declared next

@@ -145,8 +145,8 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 		io.inline_ctx = "%gxp_c";
 		io.inline_ctx_mem = ctx_mem;
 	}
-	if (kind == PTX_PROBE_MEM) /* a function of its own: the kernel's registers are not in scope */
-		io.launch_id = NULL;
+	if (kind == PTX_PROBE_MEM && o->launch_id) /* also called: no kernel registers there */
+		io.launch_id = PTX_LAUNCH_ID_UNREACHABLE;
 	ptx_buf_printf(site, "\t{ // %s probe, inline, once per %s\n"
 			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
 			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n\tactivemask.b32 %%gxp_m;\n",
@@ -171,10 +171,18 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 	 * running ahead would make the next probe elect a second runner with a
 	 * partial mask).  After the exit probe the threads end: nothing follows
 	 * that could see a partial warp, so no wait there.  Block probes: the
-	 * injector's block code around them has the wait. */
+	 * injector's block code around them has the wait.  A mem probe waits
+	 * in a shfl.sync (its value unused: undefined where lane 0 is not in
+	 * the mask), which makes the mask's lanes wait for each other as
+	 * bar.warp.sync does, but without ordering memory: a bar.warp.sync
+	 * between two of the kernel's loads made the first complete before the
+	 * second issued (reduce's loop of loads: 3.5x with an empty probe,
+	 * 2.1x so; H200, bench/results/2026-11-22-h200-mem-inline-s4.md). */
 	ptx_buf_printf(site, "GXP_DONE:\n");
-	if (kind == PTX_PROBE_ENTRY || kind == PTX_PROBE_MEM)
+	if (kind == PTX_PROBE_ENTRY)
 		ptx_buf_printf(site, "\tbar.warp.sync %%gxp_m;\n");
+	else if (kind == PTX_PROBE_MEM)
+		ptx_buf_printf(site, "\tshfl.sync.idx.b32 %%gxp_lt, %%gxp_m, 0, 31, %%gxp_m;\n");
 	ptx_buf_printf(site, "\t}\n");
 	return site->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
 }

@@ -7,7 +7,10 @@
  *   cuLaunchKernel with kernelParams, then with `extra` (a 28-byte buffer of
  *   bytes 1..28), cuLaunchKernelEx, cuLaunchCooperativeKernel, a graph
  *   kernel node with kernelParams and one with `extra`, and last an `extra`
- *   list with a key the driver does not define (the fake accepts it).
+ *   list with a key the driver does not define and a launch with no
+ *   parameters at all (the fake accepts both; the driver would not).
+ * With a third argument N, the kernel takes N parameters (each pointed to
+ * 0xa1): one cuLaunchKernel with kernelParams only.
  * Prints "launchapp ok" and exits 0 when every call succeeded.
  */
 #include <stdint.h>
@@ -45,8 +48,8 @@ static char *read_all(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: launchapp MODULE.ptx KERNEL\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: launchapp MODULE.ptx KERNEL [NPARAMS]\n");
 		return 2;
 	}
 	char *ptx = read_all(argv[1]);
@@ -62,6 +65,17 @@ int main(int argc, char **argv)
 	CHECK(cuModuleGetFunction(&k, mod, argv[2]));
 
 	uint64_t a = 0xa1, b = 0xb2, c = 0xc3;
+	if (argc == 4) {
+		int np = atoi(argv[3]);
+		void **many = calloc((size_t)np + 1, sizeof(*many));
+		for (int i = 0; many && i < np; i++)
+			many[i] = &a;
+		CHECK(cuLaunchKernel(k, 1, 1, 1, 32, 1, 1, 0, NULL, many, NULL));
+		free(many);
+		printf("launchapp ok\n");
+		free(ptx);
+		return 0;
+	}
 	uint32_t n = 28;
 	void *params[] = {&a, &b, &c, &n};
 	unsigned char buf[28];
@@ -88,6 +102,9 @@ int main(int argc, char **argv)
 	void *odd[] = {(void *)0x7f, NULL, CU_LAUNCH_PARAM_BUFFER_POINTER, buf,
 		       CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
 	CHECK(cuLaunchKernel(k, 8, 1, 1, 32, 1, 1, 0, NULL, NULL, odd));
+	/* no parameters at all for a kernel that has some: the driver's error
+	 * (the fake accepts it), never a crash in the agent */
+	CHECK(cuLaunchKernel(k, 9, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
 	printf("launchapp ok\n");
 	free(ptx);
 	return 0;

@@ -11,7 +11,10 @@
  *   - entry: lanes = threads launched, calls = warps launched;
  *   - exit: lanes = threads launched (a warp may exit in pieces);
  *   - mem: accesses = loads + stores + atomics of all threads, bytes = the
- *     sum of their sizes (each probe call adds its lane count);
+ *     sum of their sizes (each probe call adds its lane count), and one
+ *     probe run per warp and access (the kernels' accesses follow one
+ *     guard, straight-line: a warp that ran a probe in pieces, lanes
+ *     running ahead of the runner, would count more);
  * each kernel twice: the mem probe called at every access, and pasted
  * inline at every access (ptx_inject_opts.mem_code).
  * Exit 0 all passed, 1 a check failed, 77 no GPU.
@@ -50,18 +53,19 @@ struct kernel_case {
 	const char *name;
 	unsigned nbuf;
 	size_t buf_len[3]; /* bytes; the last buffer is the output */
-	uint64_t mem_lanes, mem_bytes;
+	uint64_t mem_lanes, mem_bytes, mem_calls;
 };
 
 static void cases(struct kernel_case *c)
 {
-	uint64_t even = (N + 1) / 2;
+	uint64_t even = (N + 1) / 2, warps = (N + 31) / 32; /* warps with a thread below N */
 	/* vec_add: 2 loads + 1 store of 4 bytes per thread below N */
-	c[0] = (struct kernel_case){"vec_add", 3, {4 * N, 4 * N, 4 * N}, 3ull * N, 12ull * N};
+	c[0] = (struct kernel_case){"vec_add", 3, {4 * N, 4 * N, 4 * N}, 3ull * N, 12ull * N,
+				    3 * warps};
 	/* reduce_atomic: 1 load + 1 atomic add of 4 bytes per thread below N */
-	c[1] = (struct kernel_case){"reduce_atomic", 2, {4 * N, 4}, 2ull * N, 8ull * N};
-	/* early_ret: even threads below N store twice */
-	c[2] = (struct kernel_case){"early_ret", 1, {4 * (N + 1)}, 2 * even, 8 * even};
+	c[1] = (struct kernel_case){"reduce_atomic", 2, {4 * N, 4}, 2ull * N, 8ull * N, 2 * warps};
+	/* early_ret: even threads below N store twice (every such warp has one) */
+	c[2] = (struct kernel_case){"early_ret", 1, {4 * (N + 1)}, 2 * even, 8 * even, 2 * warps};
 }
 
 /* mem_code: the mem probe inline (else called). */
@@ -182,6 +186,9 @@ static void check_kernel(struct ptx_rt *rt, const char *text, const struct kerne
 	      (unsigned long long)w.w[PTX_CORPUS_MEM_LANES],
 	      (unsigned long long)w.w[PTX_CORPUS_MEM_BYTES], (unsigned long long)kc->mem_lanes,
 	      (unsigned long long)kc->mem_bytes);
+	CHECK(w.w[PTX_CORPUS_MEM_CALLS] == kc->mem_calls,
+	      "%s: mem probe: %llu runs, expected one per warp and access, %llu", name,
+	      (unsigned long long)w.w[PTX_CORPUS_MEM_CALLS], (unsigned long long)kc->mem_calls);
 	goto out;
 fail:
 	CHECK(0, "%s: %s", name, e.msg);

@@ -92,7 +92,8 @@ static const char *const ptx_corpus_progs[3][2] = {
 		   "mov %r2, 1\nlock add [%r1+8], %r2\nmov %r0, 0\nexit\n"},
 	{"gx_mem", "mov %r6, %r1\ncall 501\nmov %r7, %r0\nlddw %r1, map_value[0]+32\n"
 		   "lock add [%r1+0], %r7\nldxw %r2, [%r6+8]\nmul %r2, %r7\n"
-		   "lock add [%r1+8], %r2\nmov %r0, 0\nexit\n"},
+		   "lock add [%r1+8], %r2\nmov %r2, 1\nlock add [%r1+16], %r2\n"
+		   "mov %r0, 0\nexit\n"},
 };
 
 char *ptx_corpus_probes_mem(const char *target, const struct ptx_map_ref *refs,

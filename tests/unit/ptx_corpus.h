@@ -28,13 +28,14 @@ int ptx_corpus_ptxas(const char *text, size_t len, const char *arch, char **log)
  * as the probes gx_ent_probe, gx_ext_probe and gx_mem_probe in warp mode.
  * They add to the u64 words of value 0 of their map (enum ptx_corpus_word):
  * entry and exit add the lane count and 1 (threads and probe calls), mem
- * adds the lane count and lanes x access size (accesses and bytes).
+ * adds the lane count, lanes x access size and 1 (accesses, bytes, calls).
  * refs: the map's device addresses (NULL: 0, for ptxas only).
  */
 struct ptx_map_ref;
 enum ptx_corpus_word {
 	PTX_CORPUS_ENTRY_LANES, PTX_CORPUS_ENTRY_CALLS, PTX_CORPUS_EXIT_LANES,
-	PTX_CORPUS_EXIT_CALLS, PTX_CORPUS_MEM_LANES, PTX_CORPUS_MEM_BYTES, PTX_CORPUS_WORDS
+	PTX_CORPUS_EXIT_CALLS, PTX_CORPUS_MEM_LANES, PTX_CORPUS_MEM_BYTES, PTX_CORPUS_MEM_CALLS,
+	PTX_CORPUS_WORDS
 };
 char *ptx_corpus_probes(const char *target, const struct ptx_map_ref *refs);
 /* The same with the mem program also in its inline form: *mem_code (for

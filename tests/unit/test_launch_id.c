@@ -191,6 +191,7 @@ static void test_agent_paths(void **state)
 		"launch vec_add 2 cuGraphAddKernelNode_v2 lid=6 size=40 head=0102030405060708090a0b0c"
 		"0d0e0f101112131415161718191a1b1c00000000\n",
 		"launch vec_add 1 cuLaunchKernel\n", /* the original: an unknown `extra` key */
+		"launch vec_add 1 cuLaunchKernel\n", /* and for no parameters at all */
 	};
 	const char *at = log;
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -218,6 +219,42 @@ static void test_agent_paths(void **state)
 	free(test_run_cmd(cmd, &st));
 }
 
+/* A kernel of 40 parameters: the agent's array of them and the id goes to
+ * the heap (beyond AGENT_LAUNCH_SMALL); the fake driver reads all 41. */
+static void test_agent_many_params(void **state)
+{
+	char dir[] = "/tmp/gpuext-launch-id-XXXXXX", cmd[2048], path[600];
+	int st;
+	if (access("build/fakecuda/launchapp", X_OK))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/many.ptx", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry many(", f);
+	for (int i = 0; i < 40; i++)
+		fprintf(f, "%s.param .u64 many_p%d", i ? ", " : "", i);
+	fputs(")\n{\n\tret;\n}\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
+		 "%s run build/bpf/tools/blockretsnoop.bpf.o -- build/fakecuda/launchapp "
+		 "%s many 40 2>&1", dir, dir, test_cli_path(), path);
+	char *out = test_run_cmd(cmd, &st);
+	assert_non_null(out);
+	if (st)
+		fail_msg("exit %d: %s", st, out);
+	snprintf(path, sizeof(path), "%s/log", dir);
+	char *log = test_read_file(path, NULL);
+	assert_non_null(log);
+	if (!strstr(log, "launch many 2 cuLaunchKernel lid=1 p0=a1\n"))
+		fail_msg("%s", log);
+	free(log);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	free(test_run_cmd(cmd, &st));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_reserved_name),
 		cmocka_unit_test(test_agent_paths),
+		cmocka_unit_test(test_agent_many_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -399,8 +399,8 @@ static void test_gpu_helper_protos(void **state)
 
 /*
  * bpf_gpu_launch_id(): inline in function 0 it reads the register the
- * options name; in a callee, a .func program or without the option it is
- * refused naming the instruction.
+ * options name; in a callee or a mem probe it is refused naming the
+ * instruction; with no launch (no option: `gpuext ptx`) it is 0.
  */
 static void test_launch_id(void **state)
 {
@@ -422,11 +422,13 @@ static void test_launch_id(void **state)
 	assert_int_equal(ptx_emit_probe_inline(&b, &site, &p, &o, PTX_PROBE_EXIT, &e), 0);
 	assert_non_null(strstr(site.text, "mov.b64 %r0, %gxl_id;"));
 	assert_int_equal(ptx_emit_probe_inline(&b, &site, &q, &o, PTX_PROBE_EXIT, &e), -ENOTSUP);
-	assert_non_null(strstr(e.msg, "insn 2: bpf_gpu_launch_id() is not available outside"));
+	assert_non_null(strstr(e.msg, "insn 2: bpf_gpu_launch_id() is only available in"));
 	char sym[128];
 	assert_int_equal(ptx_emit_mem_probe(&b, &b, NULL, &p, &o, sym, NULL, &e), -ENOTSUP);
-	assert_int_equal(ptx_emit_prog(&b, &p, NULL, sym, &e), -ENOTSUP);
 	assert_non_null(strstr(e.msg, "insn 0: bpf_gpu_launch_id()"));
+	ptx_buf_free(&b);
+	assert_int_equal(ptx_emit_prog(&b, &q, NULL, sym, &e), 0);
+	assert_non_null(strstr(b.text, "mov.b64 %r0, 0;\n"));
 	ptx_buf_free(&b);
 	ptx_buf_free(&site);
 }

@@ -516,6 +516,70 @@ static const char blk_small[] =
 	"\tld.param.u64 %rd1, [blk_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
 	"\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
 
+/*
+ * Which kernels get the barrier exit: a vector add does (it has neither
+ * barrier nor warp sync); the same kernel calling a function that exits,
+ * calling out of the module, with a barrier or a shuffle, or for a target
+ * before sm_70 keeps the counter; `ret` in a function is fine.  ptxas takes
+ * each for its target.
+ */
+static void test_block_exit_kinds(void **state)
+{
+	static const struct {
+		const char *target, *func, *call, *insn;
+		int by_barrier;
+	} cases[] = {
+		{"sm_75", "", "", "", 1},
+		{"sm_90", ".func f()\n{\n\tret;\n}\n", "\tcall f, ();\n", "", 1},
+		{"sm_75", ".func f()\n{\n\texit;\n}\n", "\tcall f, ();\n", "", 0},
+		{"sm_75", ".extern .func f()\n;\n", "\tcall f, ();\n", "", 0},
+		{"sm_75", "", "", "\tbar.sync 0;\n", 0},
+		{"sm_75", "", "", "\tshfl.sync.bfly.b32 %r3, %r1, 1, 31, -1;\n", 0},
+		{"sm_75", "", "", "\tbarrier.sync 3, 64;\n", 0},
+		{"sm_60", "", "", "", 0},
+	};
+	const char *blk_exit = "\t// block_exit probe\n\tmov.u64 %gxb_u, %gxb_ctx;\n";
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char text[2048];
+		snprintf(text, sizeof(text),
+			 ".version 7.8\n.target %s\n.address_size 64\n%s"
+			 ".visible .entry k(.param .u64 k_p0)\n{\n"
+			 "\t.reg .pred %%p<2>;\n\t.reg .b32 %%r<4>;\n\t.reg .b64 %%rd<4>;\n"
+			 "\tmov.u32 %%r1, %%tid.x;\n\tsetp.gt.u32 %%p1, %%r1, 63;\n\t@%%p1 ret;\n%s%s"
+			 "\tld.param.u64 %%rd1, [k_p0];\n\tcvta.to.global.u64 %%rd1, %%rd1;\n"
+			 "\tst.global.u32 [%%rd1], %%r1;\n\tret;\n}\n",
+			 cases[c].target, cases[c].func, cases[c].call, cases[c].insn);
+		struct ptx_module *m;
+		struct err e = {{0}};
+		char *out;
+		size_t len;
+		if (ptx_parse(text, strlen(text), &m, &e))
+			fail_msg("case %zu: %s", c, e.msg);
+		struct ptx_inject_opts o = {.kernel = "k", .block_exit_code = blk_exit,
+					    .min_version_major = 7, .min_version_minor = 8};
+		if (ptx_inject(m, &o, &out, &len, &e))
+			fail_msg("case %zu: %s", c, e.msg);
+		int by_barrier = count_str(out, "barrier.arrive 0, %gxb_o;") == 1;
+		if (by_barrier != cases[c].by_barrier)
+			fail_msg("case %zu: by_barrier %d, want %d:\n%s", c, by_barrier,
+				 cases[c].by_barrier, out);
+		assert_int_equal(count_str(out, "atom.shared.add.u32"), !by_barrier);
+		assert_int_equal(count_str(out, "block_exit probe"), 1);
+		/* (not the call out of the module: ptxas would want it linked) */
+		if (strncmp(cases[c].func, ".extern", 7) && strcmp(cases[c].target, "sm_60"))
+			ptxas_ok(out, len, cases[c].target, "block exit kinds");
+		free(out);
+		o.block_exit_counted = 1; /* forced */
+		if (ptx_inject(m, &o, &out, &len, &e))
+			fail_msg("case %zu: %s", c, e.msg);
+		assert_int_equal(count_str(out, "barrier.arrive"), 0);
+		assert_int_equal(count_str(out, "atom.shared.add.u32"), 1);
+		free(out);
+		ptx_module_free(m);
+	}
+}
+
 /* The block probes and warp probes of objs, as the agent builds them:
  * site[ptx_probe_kind] inline code, code the callees and runtime. */
 static void block_sites(const char *const *objs, size_t nobj, struct ptx_buf *code,
@@ -543,12 +607,16 @@ static void block_sites(const char *const *objs, size_t nobj, struct ptx_buf *co
 
 /*
  * Block probes (gpu/block_entry, gpu/block_exit: the shipped tools, a
- * block-entry threadhist of bench/progs and an empty pair) with warp entry/exit probes, in every kernel of the corpus:
- * ptxas accepts each; the block record is one .shared variable of 48 bytes
+ * block-entry threadhist of bench/progs and an empty pair) with warp
+ * entry/exit probes, in every kernel of the corpus, with the exit found by
+ * the barrier where the injector may and by the counter (forced): ptxas
+ * accepts each; the block record is one .shared variable of 48 bytes
  * (ptxas -v: the kernel's shared memory grows by that, its dynamic shared
- * memory still works), filled in before the one entry barrier, which comes
- * before the warp probes and the kernel's first instruction; every exit
- * goes through the exit block, where one shared atomic counts the warp.
+ * memory still works); the block_entry program comes before the warp
+ * probes and the kernel's first instruction, every exit goes through the
+ * exit block.  The counted exit: one entry barrier and one shared atomic;
+ * the barrier's: neither, one barrier.arrive and one barrier.sync, and
+ * only in kernels with no barrier or warp-synchronous instruction.
  */
 static void test_block_probes(void **state)
 {
@@ -560,7 +628,7 @@ static void test_block_probes(void **state)
 	struct ptx_buf code = {0}, site[5] = {{0}}, rt = {0};
 	size_t n[5] = {0};
 	char **paths;
-	size_t npaths = ptx_corpus_list(&paths), kernels = 0;
+	size_t npaths = ptx_corpus_list(&paths), kernels = 0, exit_by_barrier = 0, exit_counted = 0;
 
 	block_sites(objs, sizeof(objs) / sizeof(objs[0]), &code, site, n);
 	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 2 && n[PTX_PROBE_BLOCK_EXIT] == 3);
@@ -591,7 +659,7 @@ static void test_block_probes(void **state)
 			char *out;
 			size_t len;
 			o.kernel = ptx_module_kernel_name(m, k / 2);
-			o.block_entry_at_exit = k % 2;
+			o.block_exit_counted = k % 2;
 			if (ptx_inject(m, &o, &out, &len, &e))
 				fail_msg("%s %s: %s", what, o.kernel, e.msg);
 			/* the kernel: from its header to the brace that closes it */
@@ -600,18 +668,35 @@ static void test_block_probes(void **state)
 			end[1] = 0;
 			assert_int_equal(count_str(out, ".shared .align 8 .b8 gxi"), 1);
 			assert_int_equal(count_str(out, "_blk[48];\n.visible .entry"), 1);
-			assert_int_equal(count_str(body, "GXB_MEET:\n\tbar.sync 0;\n"), 1);
-			/* 32 bits: a 64-bit shared add is a compare-and-swap loop */
-			assert_int_equal(count_str(body, "atom.shared.add.u32"), 1);
+			int by_barrier = count_str(body, "\tbarrier.arrive 0, %gxb_o;\n") == 1;
+			if (by_barrier) {
+				assert_false(o.block_exit_counted);
+				assert_int_equal(count_str(body, "\tbarrier.sync 0, %gxb_o;\n"), 1);
+				assert_int_equal(count_str(body, "atom.shared"), 0);
+				/* the kernel's own text has no barrier or warp sync */
+				assert_int_equal(count_str(body, "bar.sync") + count_str(body, "bar.warp.sync") +
+							 count_str(body, "shfl.sync") + count_str(body, "vote.sync"),
+						 /* the warp probes' own */
+						 count_str(body, "\tbar.warp.sync %gxb_m;\n") +
+							 count_str(body, "bar.warp.sync %m") +
+							 count_str(body, "bar.warp.sync %gxp_m"));
+				exit_by_barrier++;
+			} else {
+				assert_int_equal(count_str(body, "GXB_MEET:\n\tbar.sync 0;\n"), 1);
+				/* 32 bits: a 64-bit shared add is a compare-and-swap loop */
+				assert_int_equal(count_str(body, "atom.shared.add.u32"), 1);
+				exit_counted++;
+			}
 			assert_int_equal(count_str(body, "\tret;"), 1);
-			const char *meet = strstr(body, "GXB_MEET:"), *ent = strstr(body, "entry probe");
+			const char *meet = strstr(body, "GXB_MEET:"), *ent = strstr(body, "{ // entry probe");
 			const char *ex = strstr(body, "_exit:\n\t{ // block probes");
 			const char *bent = strstr(body, "block_entry probe");
-			assert_true(meet && ent && ex && bent && meet < ent && ent < ex);
-			assert_true(o.block_entry_at_exit ? bent > ex : bent < ent);
+			assert_true(meet && ent && ex && bent && meet < ent && ent < ex && bent < ent);
+			/* the block_entry program: with no entry barrier, before where it would be */
+			assert_true(by_barrier ? bent < meet : meet < bent);
 			end[1] = '}';
 			ptxas_ok(out, len, "sm_90a", what);
-			if (i == npaths && !o.block_entry_at_exit) { /* smem: 64 static + 48 */
+			if (i == npaths && o.block_exit_counted) { /* smem: 64 static + 48 */
 				FILE *f = fopen("build/ptx-block-small.ptx", "w");
 				assert_non_null(f);
 				fputs(out, f);
@@ -634,6 +719,8 @@ static void test_block_probes(void **state)
 		free(text);
 	}
 	assert_true(kernels >= 40);
+	/* the corpus has both kinds of kernel */
+	assert_true(exit_by_barrier >= 5 && exit_counted >= kernels / 2 + 5);
 	free(extra);
 	ptx_buf_free(&code);
 	for (int k = 0; k < 5; k++)
@@ -768,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_module_variables),
 		cmocka_unit_test(test_inline_probes),
 		cmocka_unit_test(test_block_probes),
+		cmocka_unit_test(test_block_exit_kinds),
 		cmocka_unit_test(test_only_kernel_variables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

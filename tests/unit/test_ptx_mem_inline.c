@@ -5,7 +5,8 @@
  * every global/generic access of every corpus kernel are accepted by the
  * real ptxas; one copy per access an independent line scan counts; the
  * access's size and kind as immediates, predicated accesses skipped by a
- * branch on the inverted guard, generic ones by isspacep.global; the size
+ * branch on the inverted guard, generic ones by isspacep.global, each
+ * copy closed by a shfl.sync (not bar.warp.sync, which orders memory); the size
  * rule (mem_inline_max) and the call form it falls back to; programs with
  * local memory say so.  Semantics on a GPU: tests/gpu/inject_check.c (both
  * forms, exact counts), tests/gpu/tools.sh (memtrace's bytes).
@@ -250,6 +251,9 @@ static void test_sites(void **state)
 				    "\tisspacep.global %gxi_g, %gxi_a;\n\t@!%gxi_g bra gxi_m3;\n"));
 	assert_int_equal(count_str(out, "\t{ // mem probe of program"), 4);
 	assert_int_equal(count_str(out, "gxi_m0:\n"), 1);
+	/* each copy's lanes wait for its runner without ordering memory */
+	assert_int_equal(count_str(out, "shfl.sync.idx.b32 %gxp_lt, %gxp_m, 0, 31, %gxp_m;"), 4);
+	assert_null(strstr(out, "bar.warp.sync"));
 	ptxas_ok(out, "sm_90a", "sites");
 	free(out);
 	ptx_module_free(m);

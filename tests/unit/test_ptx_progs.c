@@ -60,12 +60,10 @@ static char *module_of_all(const char *target, int *translated, int *refused)
 			snprintf(sym, sizeof(sym), "gx_o%d_p%zu", i, k);
 			o.symbol = sym;
 			if (ptx_emit_prog(&b, p, &o, NULL, &e)) {
-				if (!strstr(e.msg, "is not available"))
+				if (!strstr(e.msg, "is not available on the GPU"))
 					fail_msg("%s: %s", objs[i], e.msg);
 				/* host programs (uprobe, cupti) may use host-only
-				 * helpers: the host tools are made of them; a
-				 * standalone function has no launch id (programs
-				 * that read it: test_ptx_inject, inline) */
+				 * helpers: the host tools are made of them */
 				*refused += prog_type_is_gpu(p->type);
 				continue;
 			}

@@ -601,10 +601,10 @@ static void test_smload(void **state)
 }
 
 /*
- * Blocks 0 and 1 of a grid of 2 (52 threads, 2 warps) on SM 7, then block 0
- * of a second launch: the records are each index's last run, the
- * histogram has all three; end_rel_ns counts from the earliest recorded
- * start (5100).
+ * Blocks 0 and 1 of a grid of 2 (52 threads, 2 warps) on SM 7 (launch 1),
+ * then block 0 of launch 2: the records are each index's last run, and so
+ * are the per-launch counts (launch 1 keeps block 1 only) and the
+ * histograms; end_rel_ns counts from the earliest recorded start (5100).
  */
 static void test_kernelretsnoop(void **state)
 {
@@ -629,26 +629,23 @@ static void test_kernelretsnoop(void **state)
 	char *text = summary(tool_kernelretsnoop_summary, obj, 0);
 	assert_string_equal(
 		text,
-		"launch 1: _Z1kv grid=2,1,1 block=52,1,1: 2 blocks\n"
+		"launch 1: _Z1kv grid=2,1,1 block=52,1,1: 1 blocks in 4000 ns\n"
 		"@dur_ns:\n"
-		"[512, 1K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"[1K, 2K)                    0 |                                                    |\n"
 		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n"
-		"launch 2: (no launch table row) grid=0,0,0 block=0,0,0: 1 blocks\n"
+		"launch 2: (no launch table row) grid=0,0,0 block=0,0,0: 1 blocks in 500 ns\n"
 		"@dur_ns:\n"
 		"[256, 512)                  1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n"
 		"2 launches (1 launch table rows)\n"
-		"0 blocks of launches without a histogram of their own (ids from 256, or no id)\n"
-		"block=0,0,0 sm=3 threads=52 warps=2 start_ns=20000 end_ns=20500 dur_ns=500 "
+		"block=0,0,0 launch=2 sm=3 threads=52 warps=2 start_ns=20000 end_ns=20500 dur_ns=500 "
 		"end_rel_ns=15400\n"
-		"block=1,0,0 sm=7 threads=52 warps=2 start_ns=5100 end_ns=9100 dur_ns=4000 "
+		"block=1,0,0 launch=1 sm=7 threads=52 warps=2 start_ns=5100 end_ns=9100 dur_ns=4000 "
 		"end_rel_ns=4000\n"
-		"3 blocks in all launches; 2 recorded above (the last run of each block index)\n"
+		"2 blocks recorded above (the last run of each block index)\n"
 		"@dur_ns:\n"
 		"[256, 512)                  1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"[512, 1K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[512, 1K)                   0 |                                                    |\n"
 		"[1K, 2K)                    0 |                                                    |\n"
 		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n"
@@ -661,38 +658,13 @@ static void test_kernelretsnoop(void **state)
 	tool_launch_reset();
 	text = summary(tool_kernelretsnoop_summary, obj, 1);
 	assert_non_null(strstr(text, "{\"launch\":1,\"kernel\":\"\",\"grid\":[0,0,0],"
-				     "\"block\":[0,0,0],\"blocks\":2,\"dur_ns\":"));
-	assert_non_null(strstr(text, "{\"launches\":2,\"launch_rows\":0}\n"
-				     "{\"blocks_other_launches\":0}\n"));
-	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"sm\":7,\"threads\":52,\"warps\":2,"
-				     "\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
+				     "\"block\":[0,0,0],\"blocks\":1,\"span_ns\":4000,\"dur_ns\":"));
+	assert_non_null(strstr(text, "{\"launches\":2,\"launch_rows\":0}\n"));
+	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"launch\":1,\"sm\":7,\"threads\":52,"
+				     "\"warps\":2,\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
 				     "\"end_rel_ns\":4000}\n"));
-	assert_non_null(strstr(text, "{\"blocks\":3,\"recorded\":2,\"clock_backwards\":0,"));
+	assert_non_null(strstr(text, "{\"recorded\":2,\"clock_backwards\":0,"));
 	free(text);
-	object_free(obj);
-}
-
-/* The device's log2 bucket of a duration is the CLI's (hist_log2_add), up
- * to the last bucket, which takes everything above. */
-static void test_kernelretsnoop_buckets(void **state)
-{
-	struct object *obj = tool_open("kernelretsnoop");
-	static const uint64_t durs[] = {0, 1, 2, 3, 4, 7, 8, 1000, 1u << 31, 1ull << 40,
-					(1ull << 46) + 5, 1ull << 47, UINT64_MAX >> 1};
-	struct hist_log2 want = {{0}};
-	gpu.grid[0] = 1, gpu.grid[1] = 1, gpu.grid[2] = 1;
-	for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
-		run_block(obj, "krs_block", 0, 0, 1, 32, 1, 1 + durs[i]);
-		hist_log2_add(&want, durs[i], 1);
-	}
-	for (int b = KRS_BUCKETS; b < HIST_LOG2_BUCKETS; b++) /* folded into the last */
-		want.count[KRS_BUCKETS - 1] += want.count[b], want.count[b] = 0;
-	struct hist_log2 got = {{0}};
-	tool_map_each(object_find_map(obj, "durations")->map, krs_add_hist, &got);
-	for (int b = 0; b < HIST_LOG2_BUCKETS; b++)
-		if (got.count[b] != want.count[b])
-			fail_msg("bucket %d: %llu, want %llu", b, (unsigned long long)got.count[b],
-				 (unsigned long long)want.count[b]);
 	object_free(obj);
 }
 
@@ -1019,7 +991,6 @@ int main(void)
 		cmocka_unit_test(test_memtrace_blocks),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
-		cmocka_unit_test(test_kernelretsnoop_buckets),
 		cmocka_unit_test(test_warpretsnoop),
 		cmocka_unit_test(test_blockretsnoop),
 		cmocka_unit_test(test_launchlate),

@@ -255,6 +255,50 @@ static void test_block_prefetch(void **state)
 	assert_int_equal(r.st.clamped, 0);
 }
 
+/* A managed-block record is no access: it only widens what a whole-block
+ * prefetch may name (and the footprint). */
+static void test_managed_records(void **state)
+{
+	struct uvm_sim_result r;
+	const char *acc = "0 1 1 r 0x000000\n1 2 1 r 0x200000\n";
+
+	sim_text_opts(acc, 4, 0, POLICIES "/seq-ahead.bpf.o", 1, 1, &r);
+	assert_int_equal(r.accesses, 2);
+	assert_int_equal(r.st.block_prefetches, 1); /* block 1: the trace's only other */
+	char text[256];
+	snprintf(text, sizeof(text), "0 0 1 m 0x400000\n0 0 1 m 0x600000\n%s", acc);
+	sim_text_opts(text, 4, 0, POLICIES "/seq-ahead.bpf.o", 1, 1, &r);
+	assert_int_equal(r.accesses, 2);
+	assert_int_equal(r.st.faults, 1);
+	assert_int_equal(r.st.block_prefetches, 3); /* blocks 1, 2 and 3 */
+}
+
+/*
+ * The budget at kernel boundaries (hits: a trace of kernels' touches, the
+ * agent's).  Room for 2, a batch per fault; launches 1 and 2 each touch
+ * A, B, C (one page).  Room made per fault: C evicts A, then A evicts B, B
+ * evicts C, C evicts A: 6 pages in, 4 out (the thrash within a kernel that
+ * the agent's kernels never saw: all three were resident while each ran).
+ * Kernel boundaries: launch 1 brings A, B, C, then the trim
+ * evicts A (the head); launch 2 hits B, C and brings A back; the trim
+ * evicts B (by migration order, hits refresh nothing): 4 in, 2 out.
+ */
+static void test_kernel_boundary_budget(void **state)
+{
+	const char *abc = "0 1 1 r 0x200000\n1 1 1 r 0x400000\n2 1 1 r 0x600000\n"
+			  "3 2 1 r 0x200000\n4 2 1 r 0x400000\n5 2 1 r 0x600000\n";
+	struct uvm_sim_result r;
+
+	sim_text(abc, 2, 1, NULL, &r);
+	assert_int_equal(r.bytes_htod, 6 * 4096);
+	assert_int_equal(r.bytes_dtoh, 4 * 4096);
+	sim_text_opts(abc, 2, 1, NULL, 1, 1, &r);
+	assert_int_equal(r.bytes_htod, 4 * 4096);
+	assert_int_equal(r.bytes_dtoh, 2 * 4096);
+	assert_int_equal(r.st.evictions, 2);
+	assert_int_equal(r.hits, 2);
+}
+
 static void expect_parse_error(const char *text, const char *want)
 {
 	struct uvm_trace t;
@@ -296,6 +340,9 @@ static void test_round_trips_and_binary_errors(void **state)
 	close(ft);
 	assert_int_equal(uvm_gen(&g, &t, &e), 0);
 	assert_true(t.cnt > 1000);
+	/* managed-block records (the agent's) round-trip too */
+	struct uvm_rec m = {.addr = 0x40000000, .ts_ns = 1, .pid = 1, .access = UVM_ACCESS_MANAGED};
+	assert_int_equal(uvm_trace_append(&t, &m, &e), 0);
 	for (int text = 0; text <= 1; text++) {
 		const char *path = text ? txt : bin;
 		assert_int_equal(uvm_trace_write(path, &t, text, &e), 0);
@@ -442,6 +489,8 @@ int main(void)
 		cmocka_unit_test(test_tree_prefetch),
 		cmocka_unit_test(test_fault_granule),
 		cmocka_unit_test(test_block_prefetch),
+		cmocka_unit_test(test_kernel_boundary_budget),
+		cmocka_unit_test(test_managed_records),
 		cmocka_unit_test(test_batching),
 		cmocka_unit_test(test_lru_against_mru),
 		cmocka_unit_test(test_prefetch_policies_exact),
