@@ -10,21 +10,16 @@
 /* Heat map granularity: accesses are counted per 2 MiB region. */
 #define MT_REGION_SHIFT 21
 /*
- * Region slots of the global heat map, a power of two: region r is counted
- * in slot r % MT_MAX_REGIONS (`region_accesses`, per SM), and the slot's
- * `region_bits` (per SM) OR in r + 1 and ~(r + 1), with fire-and-forget
- * reductions: the device never waits for the global map (a lookup there at
- * each block's first access of a region was an L2 round trip on the
- * block's path).  The host reads a slot's region from the bits: one region
- * gives ones = r + 1 and zeros = ~ones; regions that met in a slot (any 8
- * GiB of contiguous address space fits without one) set a bit in both, and
- * their accesses are reported as untracked.
+ * Region slots of the heat map, a power of two: region r lives in slot
+ * r % MT_MAX_REGIONS or one of the MT_PROBES after it (so any 2 GiB of
+ * contiguous address space fits without a collision); accesses to a region
+ * that finds no slot are counted in slot MT_MAX_REGIONS (untracked).  The
+ * accesses of slot s are counted per SM in SPREAD_SLOTS copies (spread.h),
+ * at keys c x MT_COUNT_STRIDE + s: 8 KiB apart.
  */
-#define MT_MAX_REGIONS 4096
-
-struct mt_region_bits {
-	__u64 ones, zeros; /* OR of r + 1, OR of ~(r + 1) */
-};
+#define MT_MAX_REGIONS 1024
+#define MT_PROBES 4
+#define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
 
 /* The two halves of the probe (tools/memtrace.bpf.c's MT_PARTS). */
 #define MT_PART_TRAFFIC 1
@@ -48,6 +43,25 @@ struct mt_traffic {
 	__u64 part_lanes[MT_SIZE_CLASSES]; /* lanes of the others */
 	__u64 part_instrs;
 	__u64 other_bytes, other_lanes, other_instrs;
+};
+
+
+/*
+ * memtrace_block (tools/memtrace_block.bpf.c), the same counts gathered per
+ * block.  Region slots of its global heat map, a power of two: region r is counted
+ * in slot r % MTB_MAX_REGIONS (`region_accesses`, per SM), and the slot's
+ * `region_bits` (per SM) OR in r + 1 and ~(r + 1), with fire-and-forget
+ * reductions: the device never waits for the global map (a lookup there at
+ * each block's first access of a region was an L2 round trip on the
+ * block's path).  The host reads a slot's region from the bits: one region
+ * gives ones = r + 1 and zeros = ~ones; regions that met in a slot (any 8
+ * GiB of contiguous address space fits without one) set a bit in both, and
+ * their accesses are reported as untracked.
+ */
+#define MTB_MAX_REGIONS 4096
+
+struct mt_region_bits {
+	__u64 ones, zeros; /* OR of r + 1, OR of ~(r + 1) */
 };
 
 /*

@@ -13,7 +13,7 @@
  *     the block's threads before the entry barrier, fences around the exit
  *     count; ptxas accepts the module for sm_75 and sm_90 and its shared
  *     memory grows by the record and the arrays (ptxas -v).
- * On a GPU: tests/gpu/tools.sh (memtrace bytes = the analytic counts).
+ * On a GPU: tests/gpu/tools.sh (memtrace_block bytes = the analytic counts).
  */
 #include "testutil.h"
 
@@ -271,7 +271,7 @@ static void test_inject(void **state)
 }
 
 /*
- * Fail-open: memtrace's module for reduce_atomic fails to load (the fake
+ * Fail-open: memtrace_block's module for reduce_atomic fails to load (the fake
  * driver refuses it, as the driver refuses a kernel whose shared memory no
  * longer fits): the kernel runs unchanged, the notice names it and the
  * bytes the arrays added, the application succeeds.
@@ -285,7 +285,7 @@ static void test_fail_open(void **state)
 	snprintf(cmd, sizeof(cmd),
 		 "FAKECUDA_FAIL=cuLinkComplete:2,cuModuleLoadDataEx:2 "
 		 "GPUEXT_AGENT=build/libgpuext-agent.so %s run " TEST_BPF_DIR
-		 "/tools/memtrace.bpf.o -- build/fakecuda/app "
+		 "/tools/memtrace_block.bpf.o -- build/fakecuda/app "
 		 "tests/ptx_corpus/checked.compute_75.ptx vec_add reduce_atomic 2>&1",
 		 test_cli_path());
 	char *out = test_run_cmd(cmd, &st);

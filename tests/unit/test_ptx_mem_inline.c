@@ -39,10 +39,6 @@ static size_t count_str(const char *text, const char *s)
 struct mem_probe {
 	char *extra, *func, *site, sym[160];
 	int local;
-	/* the block-local arrays it names, which the injector declares (memtrace) */
-	struct ptx_block_array arrays[4];
-	char array_syms[4][PTX_BLOCK_ARRAY_SYM_LEN];
-	size_t narrays;
 };
 
 static void mem_probe_make(const char *path, struct mem_probe *mp)
@@ -67,8 +63,7 @@ static void mem_probe_make(const char *path, struct mem_probe *mp)
 			refs[i] = (struct ptx_map_ref){0x7000000000ull + (i << 32),
 						       0x7000000080ull + (i << 32), d->type,
 						       d->max_entries, 0, 1, 0, 0};
-			if (d->type == MAP_TYPE_ARRAY || d->type == MAP_TYPE_PERCPU_ARRAY ||
-			    d->type == MAP_TYPE_GPU_BLOCK_ARRAY) {
+			if (d->type == MAP_TYPE_ARRAY || d->type == MAP_TYPE_PERCPU_ARRAY) {
 				refs[i].value_stride = stride;
 				refs[i].value_size = d->value_size;
 				refs[i].nr_sms = 132;
@@ -76,16 +71,6 @@ static void mem_probe_make(const char *path, struct mem_probe *mp)
 			}
 		}
 		assert_true(p->map_cnt <= 16);
-		for (size_t i = 0; i < p->map_cnt; i++) {
-			const struct map_def *d = map_get_def(p->maps[i]);
-			if (d->type != MAP_TYPE_GPU_BLOCK_ARRAY)
-				continue;
-			assert_true(mp->narrays < 4);
-			char *s = mp->array_syms[mp->narrays];
-			ptx_block_array_sym(i, s, PTX_BLOCK_ARRAY_SYM_LEN);
-			mp->arrays[mp->narrays++] = (struct ptx_block_array){
-				s, d->max_entries * ((d->value_size + 7) & ~7u)};
-		}
 		struct ptx_emit_opts o = {.maps = refs};
 		if (verifier_check(p, NULL, NULL, &e) ||
 		    ptx_emit_mem_probe(&b, &func, &site, p, &o, sym, &mp->local, &e))
@@ -119,7 +104,6 @@ static char *inject_mem(const struct ptx_module *m, const char *kernel,
 	struct ptx_inject_opts o = {.kernel = kernel, .mem_sym = mp->sym, .mem_code = mp->site,
 				    .mem_func = mp->func, .mem_inline_max = max,
 				    .mem_inlined = inlined, .mem_sites = sites,
-				    .block_arrays = mp->arrays, .n_block_arrays = mp->narrays,
 				    .extra = mp->extra, .only_kernel = 1,
 				    .min_version_major = 7, .min_version_minor = 8};
 	struct err e = {{0}};
