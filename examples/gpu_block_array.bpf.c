@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpu_block_array: counting in a block-local array
- * (BPF_MAP_TYPE_GPU_BLOCK_ARRAY), the pattern of tools/memtrace.bpf.c: the
+ * (BPF_MAP_TYPE_GPU_BLOCK_ARRAY), the pattern of tools/memtrace_block.bpf.c: the
  * gpu/mem program counts warp accesses and lanes per kind in the block's
  * shared memory (shared atomics, no global traffic) and claims a tag word
  * once; the gpu/block_exit program adds the block's lanes to a global array,
