@@ -45,4 +45,64 @@ struct mt_traffic {
 	__u64 other_bytes, other_lanes, other_instrs;
 };
 
+
+/*
+ * memtrace_block (tools/memtrace_block.bpf.c), the same counts gathered per
+ * block.  Region slots of its global heat map, a power of two: region r is counted
+ * in slot r % MTB_MAX_REGIONS (`region_accesses`, per SM), and the slot's
+ * `region_bits` (per SM) OR in r + 1 and ~(r + 1), with fire-and-forget
+ * reductions: the device never waits for the global map (a lookup there at
+ * each block's first access of a region was an L2 round trip on the
+ * block's path).  The host reads a slot's region from the bits: one region
+ * gives ones = r + 1 and zeros = ~ones; regions that met in a slot (any 8
+ * GiB of contiguous address space fits without one) set a bit in both, and
+ * their accesses are reported as untracked.
+ */
+#define MTB_MAX_REGIONS 4096
+
+struct mt_region_bits {
+	__u64 ones, zeros; /* OR of r + 1, OR of ~(r + 1) */
+};
+
+/*
+ * Block-local counts (BPF_MAP_TYPE_GPU_BLOCK_ARRAY, in each block's shared
+ * memory), added to the maps above once per block by the gpu/block_exit
+ * program.  Traffic of power-of-two sizes, per kind (key = kind): the same
+ * counters as struct mt_traffic's, 32-bit (shared-memory atomics of 32 bits
+ * are native; a block would need 2^32 warp instructions of one class to
+ * wrap).  Other sizes go to the global counters directly (rare).
+ */
+struct mt_block_traffic {
+	__u32 full[MT_SIZE_CLASSES];
+	__u32 part_lanes[MT_SIZE_CLASSES];
+	__u32 part_instrs;
+	__u32 pad;
+};
+
+/*
+ * The block's region cache (one value, key 0): MT_BLOCK_SLOTS regions with
+ * their thread accesses, tag = region + 1 (0: free; 64 bits because clang's
+ * default BPF target has no 32-bit compare-and-swap).  Region r is looked
+ * for in slot r % MT_BLOCK_SLOTS and the MT_BLOCK_PROBES - 1 after it (so
+ * a block's consecutive regions never collide: a tile of a 2048 x 2048 GEMM
+ * reads a column panel spanning all 8 regions of B), claimed by a shared
+ * compare-and-swap (the winner also sets the slot's bit in `claimed`, once
+ * a region and block).  The block's end adds each claimed slot's count to the global
+ * heat map with reductions only: the end of a block is on the path of the
+ * next block on its SM, so what it does must be short.  A region that finds
+ * no slot is counted in the global heat map at each access, as without the
+ * cache.
+ */
+#define MT_BLOCK_SLOTS 16
+#define MT_BLOCK_PROBES 4
+struct mt_block_slot {
+	__u64 tag;      /* region + 1; 0: free */
+	__u32 accesses; /* thread accesses in this block */
+	__u32 pad;
+};
+struct mt_block_regions {
+	__u64 claimed; /* bit s: slot s holds a region */
+	struct mt_block_slot slot[MT_BLOCK_SLOTS];
+};
+
 #endif

@@ -59,6 +59,11 @@ enum {
 	V_RED_SM_4K,     // the same, 4 KiB apart (spread over more of the L2)
 	V_WAIT_BARE,     // the barrier exit alone: no timer at entry, nothing after it
 	V_WAIT_TIME,     // the barrier exit, %globaltimer at entry and after it only
+	// per warp memory instruction (vecadd's 2 loads and 1 store), what a
+	// counting mem probe adds: the warp's lowest lane makes two updates
+	V_ACC_GLOBAL,    // two global reds on its SM's line (memtrace on global maps)
+	V_ACC_GENERIC,   // two reds on the block's shared counters by generic address
+	V_ACC_SHARED,    // the same with .shared-space reds
 	V_COUNT
 };
 static const char *const names[] = {
@@ -73,6 +78,9 @@ static const char *const names[] = {
 	"40-B store/block at entry", "1 red/block, SM line, lines 1 KiB apart",
 	"1 red/block, SM line, lines 4 KiB apart", "barrier exit alone (no timer, no record)",
 	"barrier exit, %globaltimer at entry and exit only",
+	"barrier + 2 global red/warp access, SM line",
+	"barrier + 2 shared red/warp access, generic address (cvta)",
+	"barrier + 2 shared red/warp access, .shared space",
 };
 
 __device__ static unsigned smid()
@@ -129,15 +137,42 @@ __global__ void barrier_exit_check(int n, unsigned *flag, unsigned *seen)
 	seen[blockIdx.x] = sum;
 }
 
+/* A counting probe at one warp memory instruction: the lowest active lane
+ * adds to two counters (V_ACC_*); cnt: the block's shared counters. */
+template <int V>
+__device__ static void access_probe(unsigned *cnt, unsigned long long *sm)
+{
+	if (V != V_ACC_GLOBAL && V != V_ACC_GENERIC && V != V_ACC_SHARED)
+		return;
+	unsigned mask = __activemask(), lt;
+	asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(lt));
+	if (lt & mask)
+		return;
+	if (V == V_ACC_GLOBAL) {
+		red(sm, 1);
+		red(sm + 1, __popc(mask));
+	} else if (V == V_ACC_GENERIC) {
+		asm volatile("red.add.u32 [%0], 1;" ::"l"(cnt) : "memory");
+		asm volatile("red.add.u32 [%0], %1;" ::"l"(cnt + 1), "r"(__popc(mask)) : "memory");
+	} else {
+		unsigned s = (unsigned)__cvta_generic_to_shared(cnt);
+		asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(s) : "memory");
+		asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(s + 4), "r"(__popc(mask)) : "memory");
+	}
+}
+
 template <int V>
 __global__ void vecadd(const float *a, const float *b, float *c, int n,
 		       unsigned long long *slots, unsigned long long nslots)
 {
 	__shared__ unsigned long long rec[6];
+	__shared__ unsigned cnt[2];
 	volatile unsigned long long *vrec = rec; // the new variants' stores stay
 	unsigned t = threadIdx.x, lane = t & 31, bid = blockIdx.x;
 	unsigned long long *sm = slots + ((smid() * 8 + (bid & 7)) * 16) % nslots;
-	if (V == V_BARRIER || V == V_BLOCK_PROBES) {
+	if (V == V_BARRIER || V == V_BLOCK_PROBES || V >= V_ACC_GLOBAL) {
+		if (t < 2)
+			cnt[t] = 0;
 		if (t == 0) {
 			unsigned long long now;
 			asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
@@ -185,8 +220,16 @@ __global__ void vecadd(const float *a, const float *b, float *c, int n,
 		}
 	}
 	int i = blockIdx.x * blockDim.x + t;
-	if (i < n)
-		c[i] = a[i] + b[i];
+	if (i < n) {
+		access_probe<V>(cnt, sm);
+		float x = a[i];
+		access_probe<V>(cnt, sm);
+		float y = b[i];
+		access_probe<V>(cnt, sm);
+		c[i] = x + y;
+	}
+	if (V >= V_ACC_GENERIC && t == 0 && cnt[0] == 0xffffffffu)
+		slots[0] = cnt[1]; // keeps the counters live
 	if (V == V_BLOCK_PROBES) {
 		unsigned mask = __activemask();
 		if (lane == __ffs(mask) - 1) {
@@ -222,6 +265,7 @@ static const kernel_fn kernels[V_COUNT] = {
 	vecadd<6>, vecadd<7>, vecadd<8>, vecadd<9>, vecadd<10>, vecadd<11>,
 	vecadd<12>, vecadd<13>, vecadd<14>, vecadd<15>, vecadd<16>, vecadd<17>,
 	vecadd<18>, vecadd<19>, vecadd<20>, vecadd<21>, vecadd<22>,
+	vecadd<21>, vecadd<22>, vecadd<23>,
 };
 static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
 static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");

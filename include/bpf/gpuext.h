@@ -4,5 +4,6 @@
 #define GPUEXT_BPF_GPUEXT_H
 
 #include "gpuext_helpers.h"
+#include "gpuext_maps.h"
 
 #endif

@@ -113,6 +113,9 @@ enum gpuext_map_type {
 	GPUEXT_MAP_TYPE_PERCPU_ARRAY = 6,
 	GPUEXT_MAP_TYPE_LRU_HASH = 9,
 	GPUEXT_MAP_TYPE_RINGBUF = 27,
+	/* gpuext's own: an array in each GPU block's shared memory, for device
+	 * programs only; the host sees no values (docs/device-maps.md) */
+	GPUEXT_MAP_TYPE_GPU_BLOCK_ARRAY = 256,
 };
 enum { GPUEXT_ANY = 0, GPUEXT_NOEXIST = 1, GPUEXT_EXIST = 2 };
 

@@ -394,7 +394,48 @@ struct agent_probes {
 	char mem_sym[160]; /* the function every access calls; "": no mem probe */
 	size_t mem_inline_max; /* ptx_inject_opts' */
 	int linked; /* extra declares runtime functions, to be linked (ptx_rt_module_link) */
+	/* the block-local arrays the kernel's programs name (ptx_inject_opts) */
+	struct ptx_block_array block_arrays[AGENT_MAX_MAPS];
+	char block_syms[AGENT_MAX_MAPS][PTX_BLOCK_ARRAY_SYM_LEN];
+	size_t n_block_arrays;
+	uint32_t block_bytes; /* their shared memory, in all */
 };
+
+/* Does p name map k (LD_IMM64 of the map or of its value)? */
+static int agent_prog_uses_map(const struct prog *p, size_t k)
+{
+	for (size_t i = 0; i + 1 < p->insn_cnt; i++) {
+		const struct isa_insn *in = &p->insns[i];
+		if (in->code != ISA_OPC_LD_IMM64)
+			continue;
+		if ((in->src == ISA_PSEUDO_MAP_FD || in->src == ISA_PSEUDO_MAP_VALUE) &&
+		    (size_t)in->imm == k)
+			return 1;
+		i++;
+	}
+	return 0;
+}
+
+/* Into pr, the block-local arrays that the programs on kernel name. */
+static void agent_block_arrays(const char *kernel, const char *base, struct agent_probes *pr)
+{
+	for (size_t k = 0; k < agent_session->obj->map_cnt && k < AGENT_MAX_MAPS; k++) {
+		const struct ptx_map_ref *r = &agent_refs()[k];
+		int used = 0;
+		if (r->type != MAP_TYPE_GPU_BLOCK_ARRAY)
+			continue;
+		for (size_t i = 0; i < agent_gpu_prog_cnt && !used; i++)
+			used = agent_kernel_targeted_by(agent_gpu_progs[i], kernel, base) &&
+			       agent_prog_uses_map(agent_gpu_progs[i], k);
+		if (!used)
+			continue;
+		size_t n = pr->n_block_arrays++;
+		ptx_block_array_sym(k, pr->block_syms[n], sizeof(pr->block_syms[n]));
+		pr->block_arrays[n].sym = pr->block_syms[n];
+		pr->block_arrays[n].bytes = r->max_entries * r->value_stride;
+		pr->block_bytes += pr->block_arrays[n].bytes;
+	}
+}
 
 /* The site of an inline probe kind (not mem). */
 static int agent_site_of(enum ptx_probe_kind kind)
@@ -476,6 +517,7 @@ static int agent_build_probes(const char *kernel, int link, struct agent_probes 
 
 	*pr = (struct agent_probes){0};
 	agent_demangle_base(kernel, base, sizeof(base));
+	agent_block_arrays(kernel, base, pr);
 	for (size_t i = 0; i < agent_gpu_prog_cnt && !err; i++) {
 		struct prog *p = agent_gpu_progs[i];
 		if (!agent_kernel_targeted_by(p, kernel, base))
@@ -728,6 +770,8 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    .block_entry_code = bare ? NULL : pr->site[AGENT_BLOCK_ENTRY],
 				    .block_exit_code = bare ? NULL : pr->site[AGENT_BLOCK_EXIT],
 				    .block_exit_counted = agent_block_exit_counted(),
+				    .block_arrays = bare ? NULL : pr->block_arrays,
+				    .n_block_arrays = bare ? 0 : pr->n_block_arrays,
 				    .mem_sym = pr->mem_sym[0] && !bare ? pr->mem_sym : NULL,
 				    .mem_code = bare ? NULL : pr->site[AGENT_MEM],
 				    .mem_func = bare ? NULL : pr->mem_func,
@@ -756,6 +800,12 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
+	if (err && !bare && pr->n_block_arrays)
+		/* most likely the kernel's shared memory plus the arrays' is over
+		 * the block's limit: say how much was added */
+		err_prefix(e, "with %zu block-local array(s) of %u bytes and the block record's %u "
+			   "added to its static shared memory: ", pr->n_block_arrays,
+			   pr->block_bytes, PTX_BLOCK_RECORD_BYTES);
 	if (!err && !bare && *mod && (err = agent_map_table_fill(*mod, e)))
 		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);

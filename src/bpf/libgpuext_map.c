@@ -97,6 +97,11 @@ static int api_check_sizes(const struct gpuext_map *map, struct map *m, const ch
 			 d->key_size);
 		return -EINVAL;
 	}
+	if (d->type == GPUEXT_MAP_TYPE_GPU_BLOCK_ARRAY && has_value) {
+		api_warn("map '%s': %s: a block-local array's values live in each GPU block's "
+			 "shared memory while the block runs; the host has none", d->name, op);
+		return -EOPNOTSUPP;
+	}
 	if (has_value && value_sz != want) {
 		api_warn("map '%s': %s: value size %zu, expected %zu%s", d->name, op, value_sz, want,
 			 percpu ? " (per-CPU: nr_cpus values, each rounded up to 8)" : "");

@@ -38,6 +38,7 @@ static const struct map_ops *map_ops_of(uint32_t type)
 	case MAP_TYPE_PERCPU_HASH:
 	case MAP_TYPE_LRU_HASH: return &map_hash_ops;
 	case MAP_TYPE_RINGBUF: return &map_ringbuf_ops;
+	case MAP_TYPE_GPU_BLOCK_ARRAY: return &map_block_array_ops;
 	}
 	return NULL;
 }

@@ -30,7 +30,19 @@ enum map_type {
 	MAP_TYPE_PERCPU_ARRAY = 6,
 	MAP_TYPE_LRU_HASH = 9,
 	MAP_TYPE_RINGBUF = 27,
+	/* gpuext's own types start at MAP_TYPE_GPUEXT_FIRST, far above Linux's */
+	MAP_TYPE_GPU_BLOCK_ARRAY = 256, /* an array in each GPU block's shared memory */
 };
+enum { MAP_TYPE_GPUEXT_FIRST = 256 };
+
+/*
+ * A block-local array (MAP_TYPE_GPU_BLOCK_ARRAY) lives in the static shared
+ * memory of each block of an instrumented kernel (docs/device-maps.md): its
+ * max_entries x value_size (each rounded up to 8) must fit beside the
+ * kernel's own.  The host sees no values: user-side lookups and updates
+ * fail with -EOPNOTSUPP, and there are no keys to walk (map_array.c).
+ */
+#define MAP_BLOCK_ARRAY_MAX_BYTES (32u * 1024)
 
 /* Update flags (BPF_ANY, BPF_NOEXIST, BPF_EXIST). */
 enum { MAP_ANY = 0, MAP_NOEXIST = 1, MAP_EXIST = 2 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * map_array.c - array and per-CPU array maps.
+ * map_array.c - array and per-CPU array maps, and the block-local array's
+ * host side.
  *
  * The area is max_entries values, each rounded up to 8 bytes (Linux's
  * element size, so that 8-byte atomics on values are aligned); a per-CPU
@@ -36,6 +37,13 @@ static int array_check(const struct map_def *def, struct err *e)
 	if (def->type == MAP_TYPE_PERCPU_ARRAY && def->value_size > MAP_PERCPU_MAX_VALUE)
 		return err_set(e, E2BIG, "map '%s': per-CPU value_size %u is over %d", def->name,
 			       def->value_size, MAP_PERCPU_MAX_VALUE);
+	uint64_t bytes = (uint64_t)def->max_entries * array_stride(def);
+	if (def->type == MAP_TYPE_GPU_BLOCK_ARRAY && bytes > MAP_BLOCK_ARRAY_MAX_BYTES)
+		return err_set(e, E2BIG,
+			       "map '%s': block-local array of %u x %u bytes needs %llu bytes of "
+			       "each block's shared memory, over the limit of %u", def->name,
+			       def->max_entries, def->value_size, (unsigned long long)bytes,
+			       MAP_BLOCK_ARRAY_MAX_BYTES);
 	return 0;
 }
 
@@ -124,6 +132,40 @@ void *map_array_base(struct map *map)
 {
 	return map->def.type == MAP_TYPE_ARRAY ? map_area(map) : NULL;
 }
+
+/*
+ * The block-local array (MAP_TYPE_GPU_BLOCK_ARRAY).  Its values exist on the
+ * GPU only, in the shared memory of each block of an instrumented kernel
+ * (docs/device-maps.md "Block-local array"): the user side (gpuext, the
+ * API) sees none.  A device program run on the host (tests, the
+ * interpreter) sees one block's copy: this storage, which nothing zeroes
+ * between runs.
+ */
+static int block_array_update(struct map *map, const void *key, const void *value,
+			      uint64_t flags, int all_cpus)
+{
+	return all_cpus ? -EOPNOTSUPP : array_update(map, key, value, flags, 0);
+}
+
+static int block_array_lookup_copy(struct map *map, const void *key, void *value)
+{
+	return -EOPNOTSUPP;
+}
+
+static int block_array_get_next_key(struct map *map, const void *key, void *next_key)
+{
+	return -ENOENT; /* no keys to walk: no values on the host */
+}
+
+const struct map_ops map_block_array_ops = {
+	.check = array_check,
+	.area_size = array_area_size,
+	.lookup = array_lookup,
+	.update = block_array_update,
+	.delete = array_delete,
+	.lookup_copy = block_array_lookup_copy,
+	.get_next_key = block_array_get_next_key,
+};
 
 /* Both array types: the type in the definition selects per-CPU slots. */
 const struct map_ops map_array_ops = {

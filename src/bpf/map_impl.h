@@ -67,6 +67,7 @@ struct map {
 extern const struct map_ops map_array_ops;  /* array, per-CPU array */
 extern const struct map_ops map_hash_ops;   /* hash, per-CPU hash, LRU hash */
 extern const struct map_ops map_ringbuf_ops;
+extern const struct map_ops map_block_array_ops; /* GPU block-local array */
 
 static inline void *map_area(const struct map *map)
 {

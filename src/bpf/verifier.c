@@ -700,6 +700,10 @@ static int check_ld_imm64(struct vfy_env *env, const struct isa_insn *insn)
 			return vfy_reject(env, EINVAL,
 					  "map index %d out of range or map not created (the program "
 					  "has %zu maps)", insn->imm, env->p->map_cnt);
+		if (d->type == MAP_TYPE_GPU_BLOCK_ARRAY && env->profile != VFY_PROFILE_GPU)
+			return vfy_reject(env, EACCES,
+					  "map '%s' is a block-local array (GPU shared memory): only "
+					  "device programs (gpu/...) can use it", d->name);
 		mark_reg_not_init(dst);
 		dst->map = map;
 		dst->b = vfy_bounds_const(0);

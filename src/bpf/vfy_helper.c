@@ -29,7 +29,8 @@ static int check_map_func(struct vfy_env *env, const struct helper_proto *h, uin
 		return vfy_reject(env, EACCES, "helper %s cannot be used with %s map '%s'", h->name,
 				  rb ? "ring buffer" : "non-ring-buffer", d->name);
 	if (h->id == HELPER_MAP_DELETE_ELEM &&
-	    (d->type == MAP_TYPE_ARRAY || d->type == MAP_TYPE_PERCPU_ARRAY))
+	    (d->type == MAP_TYPE_ARRAY || d->type == MAP_TYPE_PERCPU_ARRAY ||
+	     d->type == MAP_TYPE_GPU_BLOCK_ARRAY))
 		return vfy_reject(env, EACCES, "helper %s cannot delete from array map '%s'",
 				  h->name, d->name);
 	if ((h->id == HELPER_MAP_UPDATE_ELEM || h->id == HELPER_MAP_DELETE_ELEM) &&

@@ -22,6 +22,7 @@ const char *cli_map_type_name(unsigned type)
 	case MAP_TYPE_PERCPU_ARRAY: return "percpu_array";
 	case MAP_TYPE_LRU_HASH: return "lru_hash";
 	case MAP_TYPE_RINGBUF: return "ringbuf";
+	case MAP_TYPE_GPU_BLOCK_ARRAY: return "gpu_block_array";
 	default: return "unknown";
 	}
 }

@@ -142,6 +142,17 @@ void run_print_maps(FILE *out, const struct object *obj, int json)
 		const struct map_def *d = map_get_def(m);
 		if (d->type == MAP_TYPE_RINGBUF || obj->maps[i].init)
 			continue; /* records were printed; global data is not a result */
+		if (d->type == MAP_TYPE_GPU_BLOCK_ARRAY) { /* say why it shows nothing */
+			if (json)
+				fprintf(out, "%s{\"name\":\"%s\",\"block_local\":true,\"entries\":[]}",
+					first_map ? "" : ",", d->name);
+			else
+				fprintf(out, "map %s: block-local (its values live in each GPU block's "
+					     "shared memory while the block runs; none on the host)\n",
+					d->name);
+			first_map = 0;
+			continue;
+		}
 		unsigned nr = map_nr_cpus(m);
 		size_t stride = (d->value_size + 7) & ~(size_t)7;
 		unsigned char *key = calloc(1, d->key_size), *next = calloc(1, d->key_size);

@@ -20,6 +20,7 @@ const struct run_fmt run_fmts[] = {
 	TOOL_ROW(launchlat, "launch call to GPU start for every kernel (CUPTI, also SASS-only kernels)"),
 	TOOL_ROW(launchlate, "histogram of cuLaunchKernel call to first block running on the GPU"),
 	TOOL_ROW(memtrace, "global memory bytes loaded/stored, accesses per 2 MiB region (heat map)"),
+	TOOL_ROW(memtrace_block, "memtrace with its counts gathered per block in shared memory (faster on long blocks)"),
 	TOOL_ROW(smload, "work per SM (warps, warp-time) and the imbalance across SMs"),
 	TOOL_ROW(syncsnoop, "time blocked in synchronize calls and synchronous copies, per call and call site"),
 	TOOL_ROW(threadhist, "threads and warps executed per block, per SM and in total"),

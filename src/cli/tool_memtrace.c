@@ -3,7 +3,9 @@
  * tool_memtrace.c - memtrace's summary: bytes, thread accesses and warp
  * instructions per kind (load, store, atomic), and the heat map: a bar per
  * 2 MiB region (base address) with its thread accesses, in address order,
- * the MT_HEAT_ROWS busiest when there are more.
+ * the MT_HEAT_ROWS busiest when there are more.  memtrace_block (its counts
+ * gathered per block, tools/memtrace.h) gives the same summary from its own
+ * heat map's layout.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,9 +23,10 @@ struct mt_region {
 };
 
 struct mt_heat {
-	struct mt_region r[MT_MAX_REGIONS];
+	struct mt_region r[MTB_MAX_REGIONS > MT_MAX_REGIONS ? MTB_MAX_REGIONS : MT_MAX_REGIONS];
 	size_t n;
 	struct map *accesses;
+	uint64_t untracked;
 };
 
 /* The accesses counted in a region slot: its SPREAD_SLOTS copies added. */
@@ -51,6 +54,47 @@ static int mt_one(void *arg, const void *key, const void *value)
 	memcpy(&slot, key, 4);
 	h->r[h->n++] = (struct mt_region){(tag - 1) << MT_REGION_SHIFT,
 					  mt_slot_accesses(h->accesses, slot)};
+	return 0;
+}
+
+/* memtrace's heat map: the tagged slots, and the untracked slot. */
+static int mt_heat_tagged(const struct object *obj, struct mt_heat *h)
+{
+	struct map *tags = tool_map(obj, "region_tag", 4, 8);
+	if (!tags || !(h->accesses = tool_map(obj, "region_accesses", 4, 8)))
+		return -1;
+	tool_map_each(tags, mt_one, h);
+	h->untracked = mt_slot_accesses(h->accesses, MT_MAX_REGIONS);
+	return 0;
+}
+
+/* memtrace_block's heat map (memtrace.h): a slot's per-SM bits ORed, its
+ * per-SM accesses summed; a slot whose bits show more than one region is
+ * counted as untracked. */
+static int mt_heat_bits(const struct object *obj, struct mt_heat *h)
+{
+	struct map *bits = tool_map(obj, "region_bits", 4, sizeof(struct mt_region_bits));
+	struct map *accesses = tool_map(obj, "region_accesses", 4, 8);
+	if (!bits || !accesses)
+		return -1;
+	unsigned cpus = map_nr_cpus(bits);
+	struct mt_region_bits *b = calloc(cpus, sizeof(*b));
+	if (!b)
+		return -1;
+	for (uint32_t slot = 0; slot < MTB_MAX_REGIONS; slot++) {
+		uint64_t n, ones = 0, zeros = 0;
+		if (tool_map_sum(accesses, &slot, &n, 1) || !n || map_lookup_copy(bits, &slot, b))
+			continue;
+		for (unsigned c = 0; c < cpus; c++) {
+			ones |= b[c].ones;
+			zeros |= b[c].zeros;
+		}
+		if ((ones & zeros) || ~(ones | zeros) || !ones)
+			h->untracked += n;
+		else
+			h->r[h->n++] = (struct mt_region){(ones - 1) << MT_REGION_SHIFT, n};
+	}
+	free(b);
 	return 0;
 }
 
@@ -90,16 +134,21 @@ int tool_memtrace_event(FILE *out, const struct object *obj, const char *map,
 	return 1; /* memtrace has no ring buffer */
 }
 
-int tool_memtrace_summary(FILE *out, const struct object *obj, const struct session_status *st,
-			  int json)
+int tool_memtrace_block_event(FILE *out, const struct object *obj, const char *map,
+			      const void *data, size_t size, int json)
+{
+	return 1; /* no ring buffer either */
+}
+
+/* The summary, with the heat map read by heat (the tool's layout). */
+static int mt_summary(FILE *out, const struct object *obj, int json,
+		      int (*heat)(const struct object *, struct mt_heat *))
 {
 	static const char *const kind[] = {"load", "store", "atomic"};
 	struct map *traffic = tool_map(obj, "traffic", 4, sizeof(struct mt_traffic));
-	struct map *tags = tool_map(obj, "region_tag", 4, 8);
-	struct map *accesses = tool_map(obj, "region_accesses", 4, 8);
 	struct mt_heat *h = calloc(1, sizeof(*h));
 	uint64_t base[MT_HEAT_ROWS], count[MT_HEAT_ROWS], untracked;
-	if (!traffic || !tags || !accesses || !h) {
+	if (!traffic || !h || heat(obj, h)) {
 		free(h);
 		return 1;
 	}
@@ -115,9 +164,7 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 			mt_traffic_add(&t[k], &v);
 		}
 	}
-	h->accesses = accesses;
-	tool_map_each(tags, mt_one, h);
-	untracked = mt_slot_accesses(accesses, MT_MAX_REGIONS);
+	untracked = h->untracked;
 	size_t rows = h->n;
 	if (rows > MT_HEAT_ROWS) {
 		qsort(h->r, h->n, sizeof(h->r[0]), mt_by_accesses);
@@ -147,9 +194,22 @@ int tool_memtrace_summary(FILE *out, const struct object *obj, const struct sess
 			h->n > rows ? " (the busiest shown)" : "");
 		if (untracked)
 			fprintf(out, "%" PRIu64 " accesses to regions that found no slot (more than "
-				"%d regions, or collisions)\n", untracked, MT_MAX_REGIONS);
+				"%d regions, or collisions)\n", untracked,
+				heat == mt_heat_bits ? MTB_MAX_REGIONS : MT_MAX_REGIONS);
 		hist_bars_print(out, "accesses_per_2MiB", base, count, rows, 1, 0);
 	}
 	free(h);
 	return 0;
+}
+
+int tool_memtrace_summary(FILE *out, const struct object *obj, const struct session_status *st,
+			  int json)
+{
+	return mt_summary(out, obj, json, mt_heat_tagged);
+}
+
+int tool_memtrace_block_summary(FILE *out, const struct object *obj,
+				const struct session_status *st, int json)
+{
+	return mt_summary(out, obj, json, mt_heat_bits);
 }

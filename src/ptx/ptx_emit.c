@@ -61,6 +61,11 @@ struct ptx_ctx {
 	int no_local;
 };
 
+void ptx_block_array_sym(size_t k, char *out, size_t len)
+{
+	snprintf(out, len, "gx_block_map%zu", k);
+}
+
 void ptx_emit_symbol(const char *name, char *out, size_t len)
 {
 	size_t n = 0;
@@ -550,7 +555,9 @@ static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_
 	    !c->o->maps || m < 0 || (size_t)m >= c->p->map_cnt)
 		return NULL;
 	const struct ptx_map_ref *r = &c->o->maps[m];
-	if (!r->value_stride || (r->type != MAP_TYPE_ARRAY && r->type != MAP_TYPE_PERCPU_ARRAY) ||
+	if (!r->value_stride ||
+	    (r->type != MAP_TYPE_ARRAY && r->type != MAP_TYPE_PERCPU_ARRAY &&
+	     r->type != MAP_TYPE_GPU_BLOCK_ARRAY) ||
 	    (r->type == MAP_TYPE_PERCPU_ARRAY && !r->nr_sms))
 		return NULL;
 	if (in->imm == HELPER_MAP_UPDATE_ELEM &&
@@ -602,6 +609,16 @@ static void ptx_emit_key(struct ptx_ctx *c, size_t i)
 static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 {
 	ptx_buf_printf(c->b, "\tmul.wide.u32 %%t0, %%h0, %u;\n", r->value_stride);
+	if (r->type == MAP_TYPE_GPU_BLOCK_ARRAY) {
+		/* the block's own copy: the injector's .shared array, as a generic
+		 * address (so the program's loads, stores and atomics on it need no
+		 * space of their own; atomics on it resolve to shared ones) */
+		char sym[PTX_BLOCK_ARRAY_SYM_LEN];
+		ptx_block_array_sym((size_t)(r - c->o->maps), sym, sizeof(sym));
+		ptx_buf_printf(c->b, "\tmov.u64 %%t2, %s;\n\tcvta.shared.u64 %%t2, %%t2;\n"
+				     "\tadd.s64 %%t0, %%t0, %%t2;\n", sym);
+		return;
+	}
 	if (c->o->map_table) { /* %t2 is free here, in a lookup and an update */
 		ptx_emit_map_addr(c, "%t2", (size_t)(r - c->o->maps), 1, 0);
 		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, %%t2;\n");
@@ -737,6 +754,16 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 			ptx_emit_array_update(c, i, arr);
 		return 0;
 	}
+	int m = c->call_map[i];
+	if ((in->imm == HELPER_MAP_LOOKUP_ELEM || in->imm == HELPER_MAP_UPDATE_ELEM ||
+	     in->imm == HELPER_MAP_DELETE_ELEM) &&
+	    m >= 0 && c->o->maps && (size_t)m < c->p->map_cnt &&
+	    c->o->maps[m].type == MAP_TYPE_GPU_BLOCK_ARRAY)
+		/* the runtime cannot reach a block's shared memory */
+		return err_set(e, ENOTSUP,
+			       "insn %zu: helper %d on block-local array map %d: only lookups and "
+			       "updates of values up to %d bytes work on the GPU", i, in->imm, m,
+			       PTX_INLINE_UPDATE_MAX);
 	h = in->imm < 0 ? NULL : ptx_helper_find((uint32_t)in->imm);
 	if (!h)
 		return err_set(e, ENOTSUP, "insn %zu: helper %d is not available on the GPU", i,
@@ -901,7 +928,11 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 	int sign = load && ISA_MODE(in->code) == ISA_MEMSX;
 	unsigned size = isa_size_bytes(in->code), base = load ? in->src : in->dst;
 	const char *type = ptx_mem_type(in->code, sign);
-	char val[8];
+	/* a block-local array: .shared instructions on the address in the
+	 * shared window (%t4), the same code otherwise */
+	int shared = u->space == PTX_SPACE_SHARED;
+	const char *sp = shared ? ".shared" : "";
+	char val[8], breg[8];
 
 	if (ISA_CLASS(in->code) == ISA_ST) {
 		ptx_buf_printf(b, "\tmov.b64 %%t0, %lld;\n", (long long)in->imm);
@@ -909,37 +940,43 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 	} else {
 		sprintf(val, "%%r%u", in->src);
 	}
-	if (u->space != PTX_SPACE_OTHER) {
+	if (u->space != PTX_SPACE_OTHER && !shared) {
 		ptx_emit_mem_reg(c, in, u, val);
 		return;
 	}
+	snprintf(breg, sizeof(breg), "%%r%u", base);
+	if (shared) {
+		ptx_buf_printf(b, "\tcvta.to.shared.u64 %%t4, %%r%u;\n", base);
+		strcpy(breg, "%t4");
+	}
 	if (size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0)) {
 		if (load)
-			ptx_buf_printf(b, "\tld.%s %%r%u, [%%r%u+%d];\n", type, in->dst, base, in->off);
+			ptx_buf_printf(b, "\tld%s.%s %%r%u, [%s+%d];\n", sp, type, in->dst, breg,
+				       in->off);
 		else
-			ptx_buf_printf(b, "\tst.%s [%%r%u+%d], %s;\n", type, base, in->off, val);
+			ptx_buf_printf(b, "\tst%s.%s [%s+%d], %s;\n", sp, type, breg, in->off, val);
 		return;
 	}
-	ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n\tand.b64 %%t2, %%t1, %u;\n"
-			  "\tsetp.ne.u64 %%p1, %%t2, 0;\n\t@%%p1 bra Lu%zu;\n", base, in->off,
+	ptx_buf_printf(b, "\tadd.s64 %%t1, %s, %d;\n\tand.b64 %%t2, %%t1, %u;\n"
+			  "\tsetp.ne.u64 %%p1, %%t2, 0;\n\t@%%p1 bra Lu%zu;\n", breg, in->off,
 		       size - 1, i);
 	if (load)
-		ptx_buf_printf(b, "\tld.%s %%r%u, [%%t1];\n", type, in->dst);
+		ptx_buf_printf(b, "\tld%s.%s %%r%u, [%%t1];\n", sp, type, in->dst);
 	else
-		ptx_buf_printf(b, "\tst.%s [%%t1], %s;\n", type, val);
+		ptx_buf_printf(b, "\tst%s.%s [%%t1], %s;\n", sp, type, val);
 	ptx_buf_printf(b, "\tbra Ld%zu;\nLu%zu: // misaligned: byte by byte\n", i, i);
 	if (load) {
-		ptx_buf_printf(b, "\tld.u8 %%t2, [%%t1];\n");
+		ptx_buf_printf(b, "\tld%s.u8 %%t2, [%%t1];\n", sp);
 		for (unsigned k = 1; k < size; k++)
-			ptx_buf_printf(b, "\tld.u8 %%t3, [%%t1+%u];\n\tshl.b64 %%t3, %%t3, %u;\n"
-					  "\tor.b64 %%t2, %%t2, %%t3;\n", k, 8 * k);
+			ptx_buf_printf(b, "\tld%s.u8 %%t3, [%%t1+%u];\n\tshl.b64 %%t3, %%t3, %u;\n"
+					  "\tor.b64 %%t2, %%t2, %%t3;\n", sp, k, 8 * k);
 		if (sign)
 			ptx_buf_printf(b, "\tbfe.s64 %%t2, %%t2, 0, %u;\n", 8 * size);
 		ptx_buf_printf(b, "\tmov.b64 %%r%u, %%t2;\n", in->dst);
 	} else {
 		for (unsigned k = 0; k < size; k++)
-			ptx_buf_printf(b, "\tshr.u64 %%t3, %s, %u;\n\tst.u8 [%%t1+%u], %%t3;\n", val,
-				       8 * k, k);
+			ptx_buf_printf(b, "\tshr.u64 %%t3, %s, %u;\n\tst%s.u8 [%%t1+%u], %%t3;\n",
+				       val, 8 * k, sp, k);
 	}
 	ptx_buf_printf(b, "Ld%zu:\n", i);
 }
@@ -966,7 +1003,12 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 	}
 	if (!lop && !(in->imm & ISA_FETCH))
 		return err_set(e, EINVAL, "insn %zu: atomic %s needs the fetch flag", i, op);
+	/* a block-local array (ptx_stack): a shared atomic, never the stack */
+	int shared = c->use[i].space == PTX_SPACE_SHARED;
+	const char *sp = shared ? ".shared" : "";
 	ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n", in->dst, in->off);
+	if (shared)
+		ptx_buf_printf(b, "\tcvta.to.shared.u64 %%t1, %%t1;\n");
 	if (w == 64)
 		ptx_buf_printf(b, "\tmov.b64 %%t0, %%r%u;\n", in->src);
 	else
@@ -978,19 +1020,20 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 			ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r0;\n");
 	}
 	const char *cmpv = w == 64 ? "%t3" : "%h0";
-	if (!c->no_local)
+	int local = !c->no_local && !shared;
+	if (local)
 		ptx_buf_printf(b, "\tisspacep.local %%p0, %%t1;\n\t@%%p0 bra La%zu;\n", i);
 	/* global or shared: a real atomic on the generic address; without
 	 * the fetch flag a reduction, which no later instruction waits for */
 	if (in->imm == ISA_ATOMIC_CMPXCHG)
-		ptx_buf_printf(b, "\tatom.cas.b%d %s, [%%t1], %s, %s;\n", w, old, cmpv, val);
+		ptx_buf_printf(b, "\tatom%s.cas.b%d %s, [%%t1], %s, %s;\n", sp, w, old, cmpv, val);
 	else if (!(in->imm & ISA_FETCH))
-		ptx_buf_printf(b, "\tred.%s.%s%d [%%t1], %s;\n", op, !strcmp(op, "add") ? "u" : "b",
-			       w, val);
+		ptx_buf_printf(b, "\tred%s.%s.%s%d [%%t1], %s;\n", sp, op,
+			       !strcmp(op, "add") ? "u" : "b", w, val);
 	else
-		ptx_buf_printf(b, "\tatom.%s.%s%d %s, [%%t1], %s;\n", op,
+		ptx_buf_printf(b, "\tatom%s.%s.%s%d %s, [%%t1], %s;\n", sp, op,
 			       !strcmp(op, "add") ? "u" : "b", w, old, val);
-	if (!c->no_local) {
+	if (local) {
 		ptx_buf_printf(b, "\tbra Lb%zu;\nLa%zu: // the stack: thread-private\n", i, i);
 		ptx_buf_printf(b, "\tld.u%d %s, [%%t1];\n", w, old);
 		if (lop)
@@ -1104,6 +1147,11 @@ static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
 			k->nargs = in->imm == HELPER_MAP_LOOKUP_ELEM ? 2 : 4;
 			k->inline_map = 1;
 			k->value_bytes = in->imm == HELPER_MAP_LOOKUP_ELEM ? 0 : arr->value_size;
+			/* GPUEXT_PTX_BLOCK_GENERIC=1: accesses to block-local arrays by
+			 * generic address, to compare with .shared ones in one build */
+			k->block_array = arr->type == MAP_TYPE_GPU_BLOCK_ARRAY &&
+					 in->imm == HELPER_MAP_LOOKUP_ELEM &&
+					 !getenv("GPUEXT_PTX_BLOCK_GENERIC");
 		} else if (in->imm >= 0 && (h = ptx_helper_find((uint32_t)in->imm)))
 			k->nargs = (uint8_t)h->nargs;
 	}
@@ -1148,7 +1196,7 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 		ptx_emit_fn_decl(c, f);
 		ptx_buf_printf(b, "\n{\n");
 	}
-	ptx_buf_printf(b, "\t.reg .b64 %%r<11>;\n\t.reg .b64 %%t<4>;\n\t.reg .b32 %%h<4>;\n"
+	ptx_buf_printf(b, "\t.reg .b64 %%r<11>;\n\t.reg .b64 %%t<5>;\n\t.reg .b32 %%h<4>;\n"
 			  "\t.reg .pred %%p<2>;\n\t.reg .b64 %%warp;\n");
 	if (frame)
 		ptx_buf_printf(b, "\t.local .align 8 .b8 stack[%u];\n", frame);

@@ -75,6 +75,17 @@ struct ptx_map_ref {
 	uint32_t value_size;   /* bytes an update copies; 0: updates call the runtime */
 };
 
+/*
+ * A block-local array (MAP_TYPE_GPU_BLOCK_ARRAY, with its geometry in the
+ * map reference) is the module-scope `.shared` array named by
+ * ptx_block_array_sym(k) for the program's map k: the emitter addresses it
+ * by that name, the injector declares and zeroes it (ptx_inject_opts
+ * .block_arrays).  Lookups and updates are inline (generic addresses into
+ * the block's shared memory); any other helper on it is refused.
+ */
+enum { PTX_BLOCK_ARRAY_SYM_LEN = 40 };
+void ptx_block_array_sym(size_t k, char *out, size_t len);
+
 struct ptx_emit_opts {
 	/* Prefix of every PTX name of the program; [A-Za-z_][A-Za-z0-9_]*.
 	 * NULL: "gx_" + the program's name. */

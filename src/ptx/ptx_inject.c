@@ -395,7 +395,7 @@ enum {
 	 * 64-bit shared atomic add is a compare-and-swap loop: with a block's
 	 * warps leaving together it cost vecadd -n 16M 30% (H200). */
 	BLK_COUNT = 36,
-	BLK_EXIT_THREADS = 40, BLK_EXIT_WARPS = 44, BLK_SIZE = 48,
+	BLK_EXIT_THREADS = 40, BLK_EXIT_WARPS = 44, BLK_SIZE = PTX_BLOCK_RECORD_BYTES,
 };
 
 /* The NN of the module's `.target sm_NN[a]`; 0 for anything else. */
@@ -534,6 +534,9 @@ static void ptx_inject_block_entry(struct ptx_inject *in)
 {
 	const char *P = in->pfx;
 	int counted = in->o->block_exit_code && !in->exit_by_barrier;
+	/* the barrier: for the counter, and for the block-local arrays, which
+	 * every thread zeroed just before (ptx_inject_block_arrays_zero) */
+	int meet = counted || in->o->n_block_arrays;
 
 	ptx_buf_printf(&in->b, "\t{ // block probes: thread (0,0,0) starts the block's record\n");
 	ptx_inject_block_regs(in);
@@ -552,14 +555,14 @@ static void ptx_inject_block_entry(struct ptx_inject *in)
 			       BLK_EXIT_THREADS);
 	if (counted)
 		ptx_buf_printf(&in->b, "\tst.shared.u32 [%s_blk+%d], 0;\n", P, BLK_COUNT);
-	if (in->o->block_entry_code && !counted) {
+	if (in->o->block_entry_code && !meet) {
 		ptx_inject_block_ctx(in);
 		ptx_buf_printf(&in->b, "%s", in->o->block_entry_code);
 	}
 	ptx_buf_printf(&in->b, "GXB_MEET:\n");
-	if (counted) /* the program after the barrier: the others need not wait for it */
+	if (meet) /* the program after the barrier: the others need not wait for it */
 		ptx_buf_printf(&in->b, "\tbar.sync 0;\n");
-	if (in->o->block_entry_code && counted) {
+	if (in->o->block_entry_code && meet) {
 		ptx_buf_printf(&in->b, "\t@%%gxb_p bra GXB_DONE;\n");
 		ptx_inject_block_ctx(in);
 		ptx_buf_printf(&in->b, "%s", in->o->block_entry_code);
@@ -634,6 +637,10 @@ static void ptx_inject_block_exit(struct ptx_inject *in)
 				       "\tst.shared.u32 [%s_blk+%d], %%gxb_a;\n",
 			       P, BLK_END, P, BLK_EXIT_THREADS, P, BLK_EXIT_WARPS);
 	}
+	if (in->o->n_block_arrays && !in->exit_by_barrier)
+		/* the other warps' updates (their release fences); barrier.sync
+		 * acquires by itself */
+		ptx_buf_printf(&in->b, "\tfence.acq_rel.cta;\n");
 	ptx_inject_block_ctx(in);
 	ptx_buf_printf(&in->b, "%s", in->o->block_exit_code);
 	ptx_buf_printf(&in->b, "GXB_DONE:\n");
@@ -642,6 +649,65 @@ static void ptx_inject_block_exit(struct ptx_inject *in)
 	if (in->o->exit_code || in->o->exit_sym)
 		ptx_buf_printf(&in->b, "\tbar.warp.sync %%gxb_m;\n");
 	ptx_buf_printf(&in->b, "\t}\n");
+}
+
+/*
+ * Block-local arrays: every thread zeroes the 8-byte words linear-thread-
+ * index, + the block's threads, ... of each array, before the entry
+ * barrier, which then makes the zeroes visible to the whole block (shared
+ * memory starts undefined in every block).  Own scope and labels.
+ */
+static void ptx_inject_block_arrays_zero(struct ptx_inject *in)
+{
+	if (!in->o->n_block_arrays)
+		return;
+	ptx_buf_printf(&in->b, "\t{ // block-local arrays: zeroed by all threads\n"
+			       "\t.reg .pred %%gxz_p;\n\t.reg .b32 %%gxz_i, %%gxz_n, %%gxz_t;\n"
+			       "\t.reg .b64 %%gxz_a, %%gxz_o;\n"
+			       /* i = x + ntid.x * (y + ntid.y * z), n = the block's threads */
+			       "\tmov.u32 %%gxz_i, %%tid.z;\n\tmov.u32 %%gxz_n, %%ntid.y;\n"
+			       "\tmov.u32 %%gxz_t, %%tid.y;\n"
+			       "\tmad.lo.u32 %%gxz_i, %%gxz_i, %%gxz_n, %%gxz_t;\n"
+			       "\tmov.u32 %%gxz_n, %%ntid.x;\n\tmov.u32 %%gxz_t, %%tid.x;\n"
+			       "\tmad.lo.u32 %%gxz_i, %%gxz_i, %%gxz_n, %%gxz_t;\n"
+			       "\tmov.u32 %%gxz_t, %%ntid.y;\n\tmul.lo.u32 %%gxz_n, %%gxz_n, %%gxz_t;\n"
+			       "\tmov.u32 %%gxz_t, %%ntid.z;\n\tmul.lo.u32 %%gxz_n, %%gxz_n, %%gxz_t;\n"
+			       "\tshl.b32 %%gxz_i, %%gxz_i, 3;\n\tshl.b32 %%gxz_n, %%gxz_n, 3;\n");
+	for (size_t k = 0; k < in->o->n_block_arrays; k++) {
+		const struct ptx_block_array *a = &in->o->block_arrays[k];
+		ptx_buf_printf(&in->b, "\tmov.u32 %%gxz_t, %%gxz_i;\n"
+				       "GXZ_%zu:\n\tsetp.ge.u32 %%gxz_p, %%gxz_t, %u;\n"
+				       "\t@%%gxz_p bra GXZ_%zu_done;\n"
+				       "\tmov.u64 %%gxz_a, %s;\n\tcvt.u64.u32 %%gxz_o, %%gxz_t;\n"
+				       "\tadd.s64 %%gxz_a, %%gxz_a, %%gxz_o;\n"
+				       "\tst.shared.u64 [%%gxz_a], 0;\n"
+				       "\tadd.u32 %%gxz_t, %%gxz_t, %%gxz_n;\n\tbra GXZ_%zu;\n"
+				       "GXZ_%zu_done:\n",
+			       k, a->bytes, k, a->sym, k, k);
+	}
+	ptx_buf_printf(&in->b, "\t}\n");
+}
+
+/* The block-local arrays' declarations: before the extra code, whose
+ * programs name them. */
+static void ptx_inject_block_arrays_decl(struct ptx_buf *b, const struct ptx_inject_opts *o)
+{
+	for (size_t k = 0; k < o->n_block_arrays; k++)
+		ptx_buf_printf(b, "// a block-local array (MAP_TYPE_GPU_BLOCK_ARRAY)\n"
+				  ".shared .align 8 .b8 %s[%u];\n",
+			       o->block_arrays[k].sym, o->block_arrays[k].bytes);
+}
+
+/* Block-local arrays with a block_exit program and the counted exit: each
+ * thread's updates of them come before its warp's exit count, which the
+ * last exit's reader then sees (with its own fence, ptx_inject_block_exit).
+ * The barrier exit needs none: barrier.arrive releases, barrier.sync
+ * acquires. */
+static void ptx_inject_block_arrays_release(struct ptx_inject *in)
+{
+	if (in->o->n_block_arrays && in->o->block_exit_code && !in->exit_by_barrier)
+		ptx_buf_printf(&in->b, "\tfence.acq_rel.cta; // block-local arrays: updates "
+				       "before the exit count\n");
 }
 
 /*
@@ -700,7 +766,7 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	const struct ptx_inject_opts *o = in->o;
-	int block = o->block_entry_code || o->block_exit_code;
+	int block = o->block_entry_code || o->block_exit_code || o->n_block_arrays;
 	int entry_done = !o->entry_sym && !o->entry_code && !block;
 	/* one exit block at the end, every ret/exit a branch to it */
 	int exit_block = o->exit_code || o->block_exit_code;
@@ -719,8 +785,10 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {
-			if (block)
+			if (block) {
+				ptx_inject_block_arrays_zero(in);
 				ptx_inject_block_entry(in);
+			}
 			if (o->entry_code)
 				ptx_buf_printf(&in->b, "%s", o->entry_code);
 			else if (o->entry_sym)
@@ -729,8 +797,10 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		}
 		if (i == in->f->end && exit_block) { /* the one exit, at the end */
 			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
-			if (o->block_exit_code)
+			if (o->block_exit_code) {
+				ptx_inject_block_arrays_release(in);
 				ptx_inject_block_exit(in);
+			}
 			if (o->exit_code)
 				ptx_buf_printf(&in->b, "%s", o->exit_code);
 			else if (o->exit_sym)
@@ -899,6 +969,7 @@ static int ptx_inject_is_header(const struct ptx_module *m, const struct ptx_stm
  * calls it. */
 static void ptx_inject_extra(struct ptx_inject *in)
 {
+	ptx_inject_block_arrays_decl(&in->b, in->o);
 	if (in->o->extra)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->extra);
 	if (in->o->mem_func && !in->mem_inline)

@@ -24,6 +24,7 @@
 #define GPUEXT_PTX_INJECT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bpf/err.h"
 
@@ -54,6 +55,9 @@ int ptx_module_check_no_variables(const struct ptx_module *m, struct err *e);
 /* Write the module back (ptx_print(parse(x)) is accepted by ptxas like x). */
 int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct err *e);
 
+/* Bytes of the block probes' record (struct gpuext_block_ctx) in shared memory. */
+#define PTX_BLOCK_RECORD_BYTES 48
+
 /* The register holding r1 (the record's generic address) of block probes. */
 #define PTX_BLOCK_CTX_REG "%gxb_ctx"
 /* The registers an inline mem probe (mem_code) reads the access from: its
@@ -79,6 +83,11 @@ struct ptx_launch_param {
 
 /* Probe kinds of ptx_mem_probe's `kind` argument. */
 enum ptx_mem_kind { PTX_MEM_LOAD = 0, PTX_MEM_STORE = 1, PTX_MEM_ATOMIC = 2 };
+
+struct ptx_block_array {
+	const char *sym; /* ptx_block_array_sym() */
+	uint32_t bytes;
+};
 
 struct ptx_inject_opts {
 	const char *kernel;     /* mangled name of the .entry to instrument */
@@ -132,6 +141,18 @@ struct ptx_inject_opts {
 	/* Count the exits with the shared atomic even where the barrier would
 	 * do (to compare the two in one build). */
 	int block_exit_counted;
+	/*
+	 * Block-local arrays (MAP_TYPE_GPU_BLOCK_ARRAY) the programs name:
+	 * each a module-scope `.shared .align 8 .b8 SYM[bytes]` declared next
+	 * to the block record and zeroed by the block's threads (each an 8-byte
+	 * word in turn) before the entry barrier, so every probe of the block
+	 * sees it zeroed.  They make the kernel keep the record and barrier as
+	 * block probes do; with a block_exit program, the exit block fences
+	 * (fence.acq_rel.cta) so that the program sees every warp's updates.
+	 * bytes: a multiple of 8.
+	 */
+	const struct ptx_block_array *block_arrays;
+	size_t n_block_arrays;
 	const char *extra;      /* PTX appended to the module (no header) */
 	unsigned min_version_major, min_version_minor;
 	/* Leave out the module's other kernels (those no statement refers to

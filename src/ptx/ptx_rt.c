@@ -116,6 +116,11 @@ static int ptx_rt_map_check(const struct map_def *d, struct err *e)
 				       "map '%s': ring buffer size %u is not a power of 2 >= 4096",
 				       d->name, d->max_entries);
 		return 0;
+	case MAP_TYPE_GPU_BLOCK_ARRAY: /* map_def_check holds its size to the limit */
+		if (d->key_size != 4)
+			return err_set(e, EINVAL, "map '%s': array keys are 4 bytes, not %u",
+				       d->name, d->key_size);
+		break;
 	default:
 		return err_set(e, ENOTSUP, "map '%s': type %u has no device implementation",
 			       d->name, d->type);
@@ -151,6 +156,13 @@ static size_t ptx_rt_map_layout(const struct ptx_rt *rt, const struct map_def *d
 		break;
 	case MAP_TYPE_RINGBUF: /* the per-SM drop counters */
 		len = (size_t)h->nr_sms * PTX_RB_DROP_STRIDE;
+		break;
+	case MAP_TYPE_GPU_BLOCK_ARRAY:
+		/* values in each block's shared memory (ptx_block_array_sym): the
+		 * header alone, for the map table; the runtime's helpers find no
+		 * element in it (a lookup whose map the translator cannot name
+		 * gets NULL) */
+		len = 0;
 		break;
 	default: /* hashes: at most half full, so probe sequences stay short */
 		h->nr_slots = 2;
@@ -240,8 +252,9 @@ static struct ptx_map_ref ptx_rt_ref_of(const struct ptx_devmap *h, CUdeviceptr 
 	/* GPUEXT_MAP_LOOKUP_CALL=1: every lookup calls the runtime, as before
 	 * lookups were inlined, to compare the two in one build on one GPU
 	 * (tests/gpu/devmaps.sh) */
-	if ((h->type == MAP_TYPE_ARRAY || h->type == MAP_TYPE_PERCPU_ARRAY) &&
-	    !getenv("GPUEXT_MAP_LOOKUP_CALL")) {
+	if (((h->type == MAP_TYPE_ARRAY || h->type == MAP_TYPE_PERCPU_ARRAY) &&
+	     !getenv("GPUEXT_MAP_LOOKUP_CALL")) ||
+	    h->type == MAP_TYPE_GPU_BLOCK_ARRAY) { /* only ever inline */
 		ref.value_stride = h->value_stride;
 		ref.value_size = h->value_size;
 	}
@@ -343,6 +356,9 @@ int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struc
 
 	if (m->hdr.type == MAP_TYPE_RINGBUF)
 		return err_set(e, EINVAL, "map '%s' is a ring buffer", m->def.name);
+	if (m->hdr.type == MAP_TYPE_GPU_BLOCK_ARRAY)
+		return err_set(e, EOPNOTSUPP, "map '%s' is block-local: its values live in each "
+			       "block's shared memory while the block runs", m->def.name);
 	err = ptx_rt_map_fetch(m, &h, (void **)&data, e);
 	if (err)
 		return err;
@@ -490,6 +506,8 @@ int ptx_rt_map_sync_to_host(struct ptx_rt_map *m, struct map *host, struct err *
 	if (m->hdr.type == MAP_TYPE_RINGBUF)
 		return err_set(e, EINVAL, "map '%s': ring buffers are consumed, not synced",
 			       m->def.name);
+	if (m->hdr.type == MAP_TYPE_GPU_BLOCK_ARRAY)
+		return 0; /* nothing outlives a block: the host map stays empty */
 	err = ptx_rt_map_fetch(m, &h, &data, e);
 	if (!err)
 		err = ptx_rt_snapshot_apply(&h, data, host, e);

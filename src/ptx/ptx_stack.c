@@ -5,7 +5,9 @@
  *
  * The abstract value of a register: unknown yet (not reached), a scalar
  * (nothing derived from r10 or the ctx), frame + k, ctx + k, or "any"
- * (the join of two different things).  Scalars include values loaded from
+ * (the join of two different things); and, among the scalars, a pointer
+ * into a block-local array (or NULL): an inline lookup's result plus any
+ * offset (V_SHARED, which joins with another scalar into a scalar).  Scalars include values loaded from
  * memory: a frame or ctx pointer can only get into memory through a store
  * or a helper, both of which make it escape here.
  */
@@ -15,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum val_kind { V_UNSEEN = 0, V_SCALAR, V_FP, V_CTX, V_ANY };
+enum val_kind { V_UNSEEN = 0, V_SCALAR, V_FP, V_CTX, V_ANY, V_SHARED };
 
 struct val {
 	uint8_t kind;
@@ -42,8 +44,8 @@ static struct val val_join(struct val a, struct val b)
 		return b;
 	if (b.kind == V_UNSEEN || (a.kind == b.kind && a.off == b.off))
 		return a;
-	if (a.kind == V_SCALAR && b.kind == V_SCALAR)
-		return a;
+	if ((a.kind == V_SCALAR || a.kind == V_SHARED) && (b.kind == V_SCALAR || b.kind == V_SHARED))
+		return (struct val){V_SCALAR, 0};
 	return (struct val){V_ANY, 0};
 }
 
@@ -85,6 +87,8 @@ static void access(struct analysis *a, struct val v, int32_t off, unsigned size,
 		}
 		*space = PTX_SPACE_CTX;
 		*at = (int32_t)x;
+	} else if (v.kind == V_SHARED) {
+		*space = PTX_SPACE_SHARED;
 	} else {
 		escape(a, v);
 	}
@@ -148,6 +152,8 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 		}
 		for (unsigned k = 0; k <= 5; k++)
 			r->r[k] = scalar;
+		if (in->code == ISA_OPC_JMP_CALL && a->calls[i].block_array)
+			r->r[0] = (struct val){V_SHARED, 0};
 		return;
 	}
 	switch (cls) {
@@ -162,6 +168,8 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 			if (in->code == ISA_OPC_ATOMIC_W || in->code == ISA_OPC_ATOMIC_DW) {
 				escape(a, *dst);
 				escape(a, src);
+				if (dst->kind == V_SHARED)
+					u->space = PTX_SPACE_SHARED;
 			} else {
 				access(a, *dst, in->off, isa_size_bytes(in->code), 1, &u->space,
 				       &u->off);
@@ -175,6 +183,15 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 		return;
 	case ISA_ALU64:
 		if (in->code == ISA_OPC_ALU64_MOV_X && in->off == 0) {
+			*dst = src;
+			return;
+		}
+		/* a block-local array's pointer plus any scalar: the same array */
+		if (dst->kind == V_SHARED &&
+		    (moves_ptr(in->code) ||
+		     (in->code == ISA_OPC_ALU64_ADD_X && src.kind == V_SCALAR)))
+			return;
+		if (in->code == ISA_OPC_ALU64_ADD_X && dst->kind == V_SCALAR && src.kind == V_SHARED) {
 			*dst = src;
 			return;
 		}

@@ -14,7 +14,11 @@
  * other than as the key/value of an inline array lookup or update, used in
  * arithmetic other than +/- a constant, compared, an atomic on it, a
  * variable offset, an access crossing an 8-byte boundary -- makes the frame
- * escape: the function keeps today's memory frame.  The analysis is its own
+ * escape: the function keeps today's memory frame.  Along the way it follows
+ * the pointers an inline lookup in a block-local array returns (and what is
+ * derived from them by adding offsets): loads, stores and atomics through
+ * them are marked PTX_SPACE_SHARED, for .shared-space instructions.  The
+ * analysis is its own
  * proof (it does not trust the verifier's), so it holds for unverified
  * programs (the conformance cases) too.
  *
@@ -36,6 +40,7 @@ enum ptx_stack_space {
 	PTX_SPACE_OTHER = 0, /* not provably the frame or the ctx */
 	PTX_SPACE_STACK,     /* the function's frame, at off from r10 */
 	PTX_SPACE_CTX,       /* the mem probe's ctx, at byte off */
+	PTX_SPACE_SHARED,    /* a block-local array: the block's shared memory */
 };
 
 /* Per instruction: a load/store's operand; at an inline map call, the key
@@ -52,6 +57,8 @@ struct ptx_stack_call {
 	uint8_t inline_map;  /* the call is an inline array lookup/update: r2 is
 			      * read as a 4-byte key, r3 as value_bytes */
 	uint32_t value_bytes;
+	uint8_t block_array; /* an inline lookup in a block-local array: r0 is
+			      * NULL or a generic pointer into shared memory */
 };
 
 struct ptx_stack {

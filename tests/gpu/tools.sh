@@ -10,7 +10,8 @@
 # `gpuext run --tool NAME --json` and check:
 #   - the instrumented run's checksum is bit-identical to the plain run's;
 #   - threadhist: threads = grid x block x launches, warps = launched warps;
-#   - memtrace: load/store/atomic bytes = the example's analytic count;
+#   - memtrace, memtrace_block: load/store/atomic bytes = the example's
+#     analytic count;
 #   - kernelretsnoop: one record per block index (the last launch's), none
 #     ending before it started, each in its duration histogram; every
 #     duration > 0 on imbalance (long blocks);
@@ -87,7 +88,7 @@ if [ ! -x "$GPUEXT" ] || ! command -v python3 > /dev/null; then
 	finish
 fi
 
-TOOLS=${TOOLS:-threadhist memtrace kernelretsnoop blockretsnoop warpretsnoop launchlate smload}
+TOOLS=${TOOLS:-threadhist memtrace memtrace_block kernelretsnoop blockretsnoop warpretsnoop launchlate smload}
 declare -A SMLOAD_IMB
 for ex in vecadd gemm reduce imbalance; do
 	bin=$EX/$ex
@@ -120,12 +121,12 @@ for ex in vecadd gemm reduce imbalance; do
 			got=$(jget "$log" '"%d %d" % (d["threads"], d["warps"])')
 			[ "$got" = "$threads $warps" ] && result PASS "$ex/threadhist: $threads threads, $warps warps" \
 				|| result FAIL "$ex/threadhist: got threads/warps '$got', launched $threads $warps" ;;
-		memtrace)
+		memtrace | memtrace_block)
 			read -r l s a < <(analytic "$ex" "$n" "$grid" "$block")
 			want="$((l * launches)) $((s * launches)) $((a * launches))"
 			got=$(jget "$log" '"%d %d %d" % (d["load"]["bytes"], d["store"]["bytes"], d["atomic"]["bytes"])')
-			[ "$got" = "$want" ] && result PASS "$ex/memtrace: load/store/atomic bytes $got" \
-				|| result FAIL "$ex/memtrace: load/store/atomic bytes '$got', analytic '$want'" ;;
+			[ "$got" = "$want" ] && result PASS "$ex/$tool: load/store/atomic bytes $got" \
+				|| result FAIL "$ex/$tool: load/store/atomic bytes '$got', analytic '$want'" ;;
 		kernelretsnoop | blockretsnoop | warpretsnoop)
 			# one record per warp (warpretsnoop), per launched block
 			# (blockretsnoop), per block index (kernelretsnoop: the last

@@ -129,12 +129,31 @@ static void test_only_public_symbols_are_exported(void **state)
 	free(out);
 }
 
+/* A block-local array's values exist on the GPU only: the host says why. */
+static void test_block_array_has_no_host_values(void **state)
+{
+	struct gpuext_map *m =
+		gpuext_map__create(GPUEXT_MAP_TYPE_GPU_BLOCK_ARRAY, "blk", 4, 8, 4, 0);
+	uint32_t k = 0, next;
+	uint64_t v = 1;
+
+	assert_non_null(m);
+	assert_int_equal(gpuext_map__lookup_elem(m, &k, 4, &v, 8, 0), -EOPNOTSUPP);
+	assert_string_equal(last_msg, "libgpuext: map 'blk': lookup: a block-local array's values "
+				      "live in each GPU block's shared memory while the block "
+				      "runs; the host has none\n");
+	assert_int_equal(gpuext_map__update_elem(m, &k, 4, &v, 8, 0), -EOPNOTSUPP);
+	assert_int_equal(gpuext_map__get_next_key(m, NULL, &next, 4), -ENOENT);
+	gpuext_map__destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_create_update_lookup_iterate, setup_print),
 		cmocka_unit_test_setup(test_size_checks_and_messages, setup_print),
 		cmocka_unit_test_setup(test_percpu_values_hold_every_cpu, setup_print),
+		cmocka_unit_test_setup(test_block_array_has_no_host_values, setup_print),
 		cmocka_unit_test(test_only_public_symbols_are_exported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

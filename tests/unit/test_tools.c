@@ -406,6 +406,11 @@ struct mem_ctx {
 };
 enum { MEM_LOAD, MEM_STORE, MEM_ATOMIC };
 
+
+
+
+
+
 static void test_memtrace(void **state)
 {
 	struct object *obj = tool_open("memtrace");
@@ -492,6 +497,163 @@ static void test_memtrace_collisions(void **state)
 	text = summary(tool_memtrace_summary, obj, 0);
 	assert_non_null(strstr(text, "\n4 regions of 2 MiB touched\n32 accesses to regions that "
 				     "found no slot (more than 1024 regions, or collisions)\n"));
+	free(text);
+	object_free(obj);
+}
+
+/*
+ * The end of a block under memtrace_block: its gpu/block_exit program adds the
+ * block's counts to the global maps, then its block-local arrays are
+ * zeroed for the next block (what the injector does at block entry; on the
+ * host a block-local array is one block's copy, map_array.c).
+ */
+static void mt_block_end(struct object *obj, uint32_t bx, uint32_t sm)
+{
+	run_block(obj, "mt_block_flush", bx, 0, sm, 96, 1000, 2000);
+	for (size_t i = 0; i < obj->map_cnt; i++) {
+		struct map *m = obj->maps[i].map;
+		const struct map_def *d = map_get_def(m);
+		if (d->type != MAP_TYPE_GPU_BLOCK_ARRAY)
+			continue;
+		for (uint32_t k = 0; k < d->max_entries; k++)
+			memset(map_lookup(m, &k), 0, d->value_size);
+	}
+}
+
+static void test_memtrace_block(void **state)
+{
+	struct object *obj = tool_open("memtrace_block");
+	static const uint64_t lanes[] = {32, 32, 16};
+	for (unsigned w = 0; w < 3; w++) {
+		set_warp(0, 0, w, lanes[w], 1);
+		struct mem_ctx a = {0x7f0000000000 + w * 128, 4, MEM_LOAD};
+		struct mem_ctx b = {0x7f0000200000 + w * 128, 4, MEM_LOAD};
+		struct mem_ctx c = {0x7f0000400000 + w * 128, 4, MEM_STORE};
+		run_prog(obj, "mt_access", &a);
+		run_prog(obj, "mt_access", &b);
+		run_prog(obj, "mt_access", &c);
+	}
+	struct mem_ctx at = {0x7f0000400000, 8, MEM_ATOMIC};
+	set_warp(0, 0, 0, 1, 1);
+	run_prog(obj, "mt_access", &at);
+	/* counted in the block until it ends */
+	char *text = summary(tool_memtrace_block_summary, obj, 1);
+	assert_non_null(strstr(text, "\"load\":{\"bytes\":0,\"accesses\":0,\"instructions\":0}"));
+	assert_non_null(strstr(text, "\"regions\":0,"));
+	free(text);
+	mt_block_end(obj, 0, 1);
+	text = summary(tool_memtrace_block_summary, obj, 0);
+	assert_string_equal(
+		text,
+		"kind                bytes         accesses      warp_instrs\n"
+		"load                  640              160                6\n"
+		"store                 320               80                3\n"
+		"atomic                  8                1                1\n"
+		"\n3 regions of 2 MiB touched\n"
+		"@accesses_per_2MiB[0x7f0000000000]:           80 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ |\n"
+		"@accesses_per_2MiB[0x7f0000200000]:           80 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ |\n"
+		"@accesses_per_2MiB[0x7f0000400000]:           81 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+	text = summary(tool_memtrace_block_summary, obj, 1);
+	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":6}"));
+	free(text);
+	object_free(obj);
+}
+
+/* Every size class, whole and partial warps, and a size outside the
+ * classes (memtrace.h): bytes, accesses and instructions stay exact. */
+static void test_memtrace_block_sizes(void **state)
+{
+	struct object *obj = tool_open("memtrace_block");
+	static const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 12};
+	static const uint64_t lanes[] = {32, 7};
+	uint64_t bytes = 0, accesses = 0, instrs = 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (size_t l = 0; l < 2; l++) {
+			set_warp(0, 0, (unsigned)(i + l), lanes[l], 1);
+			struct mem_ctx a = {0x7f0000000000 + i * 4096, sizes[i], MEM_STORE};
+			run_prog(obj, "mt_access", &a);
+			bytes += sizes[i] * lanes[l];
+			accesses += lanes[l];
+			instrs++;
+		}
+	mt_block_end(obj, 0, 1);
+	char *text = summary(tool_memtrace_block_summary, obj, 1), want[160];
+	snprintf(want, sizeof(want), "\"store\":{\"bytes\":%llu,\"accesses\":%llu,"
+		 "\"instructions\":%llu}", (unsigned long long)bytes,
+		 (unsigned long long)accesses, (unsigned long long)instrs);
+	if (!strstr(text, want))
+		fail_msg("want %s in %s", want, text);
+	free(text);
+	object_free(obj);
+}
+
+/*
+ * Regions a multiple of MTB_MAX_REGIONS apart share a slot of the global
+ * heat map: R, R + MTB_MAX_REGIONS and R + 2 x MTB_MAX_REGIONS (the last one
+ * finds its MT_BLOCK_PROBES block slots taken and goes to the global map
+ * at its access, the others at the block's end) are counted as untracked;
+ * R+1 and R+2 keep their slots and regions.
+ */
+static void test_memtrace_block_collisions(void **state)
+{
+	struct object *obj = tool_open("memtrace_block");
+	const uint64_t r0 = 0x7f0000000000, span = (uint64_t)MTB_MAX_REGIONS << MT_REGION_SHIFT;
+	const uint64_t addr[] = {r0, r0 + (1 << MT_REGION_SHIFT), r0 + (2 << MT_REGION_SHIFT),
+				 r0 + span, r0 + 2 * span};
+	set_warp(0, 0, 5, 32, 1);
+	for (size_t i = 0; i < 5; i++) {
+		struct mem_ctx a = {addr[i], 4, MEM_LOAD};
+		run_prog(obj, "mt_access", &a);
+	}
+	mt_block_end(obj, 0, 1);
+	char *text = summary(tool_memtrace_block_summary, obj, 1);
+	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":5}"));
+	assert_non_null(strstr(text, "\"regions\":2,\"untracked_accesses\":96,"));
+	assert_non_null(strstr(text, "{\"key\":139637978824704,\"count\":32}")); /* r0 + 1 */
+	free(text);
+	text = summary(tool_memtrace_block_summary, obj, 0);
+	assert_non_null(strstr(text, "\n2 regions of 2 MiB touched\n96 accesses to regions that "
+				     "found no slot (more than 4096 regions, or collisions)\n"));
+	free(text);
+	object_free(obj);
+}
+
+/*
+ * More regions than a block's cache has slots (MT_BLOCK_SLOTS): block 0
+ * touches MT_BLOCK_SLOTS + 2 consecutive regions, a warp of 32 lanes each
+ * (the first MT_BLOCK_SLOTS in the block's cache, the last 2 find their
+ * MT_BLOCK_PROBES slots taken and are counted in the global heat map at
+ * the access); block 1 (SM 4) touches the first region again with a partial
+ * warp of 16 lanes.  Every access counted once, wherever it was counted.
+ */
+static void test_memtrace_block_many(void **state)
+{
+	struct object *obj = tool_open("memtrace_block");
+	const uint64_t r0 = 0x7f0000000000;
+	const unsigned regions = MT_BLOCK_SLOTS + 2;
+	char want[160];
+	for (unsigned i = 0; i < regions; i++) {
+		set_warp(0, 0, i % 3, 32, 2);
+		struct mem_ctx a = {r0 + ((uint64_t)i << MT_REGION_SHIFT), 4, MEM_LOAD};
+		run_prog(obj, "mt_access", &a);
+	}
+	mt_block_end(obj, 0, 2);
+	set_warp(1, 0, 0, 16, 4);
+	struct mem_ctx b = {r0 + 64, 4, MEM_LOAD};
+	run_prog(obj, "mt_access", &b);
+	mt_block_end(obj, 1, 4);
+	char *text = summary(tool_memtrace_block_summary, obj, 1);
+	snprintf(want, sizeof(want), "\"load\":{\"bytes\":%u,\"accesses\":%u,\"instructions\":%u}",
+		 4 * (32 * regions + 16), 32 * regions + 16, regions + 1);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\"regions\":%u,\"untracked_accesses\":0,", regions);
+	assert_non_null(strstr(text, want));
+	assert_non_null(strstr(text, "{\"key\":139637976727552,\"count\":48}")); /* r0 */
+	snprintf(want, sizeof(want), "{\"key\":%llu,\"count\":32}", /* the last */
+		 (unsigned long long)(r0 + ((uint64_t)(regions - 1) << MT_REGION_SHIFT)));
+	assert_non_null(strstr(text, want));
 	free(text);
 	object_free(obj);
 }
@@ -815,7 +977,8 @@ static void test_cli_tools(void **state)
 	char *out = test_run_cmd(cmd, &status);
 	assert_int_equal(status, 0);
 	static const char *const names[] = {"blockretsnoop", "kernelretsnoop", "launchlate",
-					    "memtrace", "smload", "threadhist", "warpretsnoop"};
+					    "memtrace", "memtrace_block", "smload", "threadhist",
+					    "warpretsnoop"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char path[256];
 		assert_non_null(strstr(out, names[i]));
@@ -842,6 +1005,7 @@ static void test_tools_injected(void **state)
 	static const char *const tool[][2] = {
 		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_block"},
 		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
+		{"memtrace_block", "mt_access"},
 		{"smload", "sl_block"}, {"threadhist", "th_block"},
 		{"warpretsnoop", "wrs_exit"},
 	};
@@ -872,6 +1036,13 @@ static void test_tools_injected(void **state)
 				    (!strstr(ptx, "map_lookup_elem, inline") ||
 				     strstr(ptx, "gx_rt_map_lookup")))
 					fail_msg("threadhist: lookups not inline in %s", path);
+				/* memtrace_block counts in block-local arrays:
+				 * .shared arrays the module declares, shared
+				 * reductions */
+				if (!strcmp(tool[t][0], "memtrace_block") &&
+				    (!strstr(ptx, ".shared .align 8 .b8 gx_block_map") ||
+				     !strstr(ptx, "red.shared.add.u32")))
+					fail_msg("memtrace_block: no block-local counters in %s", path);
 				/* a module that declares the runtime is linked with
 				 * the prebuilt one, as the driver's JIT linker does */
 				int linked = strstr(ptx, ".extern .func") != NULL;
@@ -915,6 +1086,10 @@ int main(void)
 		cmocka_unit_test(test_memtrace),
 		cmocka_unit_test(test_memtrace_collisions),
 		cmocka_unit_test(test_memtrace_sizes),
+		cmocka_unit_test(test_memtrace_block),
+		cmocka_unit_test(test_memtrace_block_collisions),
+		cmocka_unit_test(test_memtrace_block_sizes),
+		cmocka_unit_test(test_memtrace_block_many),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
 		cmocka_unit_test(test_warpretsnoop),

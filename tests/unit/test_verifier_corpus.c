@@ -12,6 +12,7 @@
  *   -- mem-size    optional: bytes behind r1 of a raw program (default 64)
  *   -- maps        optional: one per line, `TYPE key=K value=V entries=N [rdonly]`,
  *                  TYPE one of hash array percpu_hash percpu_array lru_hash ringbuf
+ *                  gpu_block_array
  *   -- opts        optional: `gpu` (device profile), `leaks` (allow_ptr_leaks),
  *                  `insn-limit=N`
  *   -- error       reject/ only: a substring of the expected message

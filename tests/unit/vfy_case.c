@@ -68,6 +68,7 @@ int vcase_map_defs(char *spec, struct map_def *defs, size_t *n, char *why, size_
 		{"hash", MAP_TYPE_HASH}, {"array", MAP_TYPE_ARRAY},
 		{"percpu_hash", MAP_TYPE_PERCPU_HASH}, {"percpu_array", MAP_TYPE_PERCPU_ARRAY},
 		{"lru_hash", MAP_TYPE_LRU_HASH}, {"ringbuf", MAP_TYPE_RINGBUF},
+		{"gpu_block_array", MAP_TYPE_GPU_BLOCK_ARRAY},
 	};
 	*n = 0;
 	for (char *line = strtok(spec, "\n"); line; line = strtok(NULL, "\n")) {

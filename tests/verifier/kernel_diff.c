@@ -145,7 +145,12 @@ static int kernel_load(const char *path, char *reason, size_t rlen, int *type_di
 			goto out;
 		for (size_t i = 0; i < nd; i++, nfd++) {
 			LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = defs[i].flags);
-			fds[nfd] = bpf_map_create(defs[i].type, defs[i].name, defs[i].key_size,
+			/* gpuext's own types have no kernel counterpart: a block-local
+			 * array's values are an array's to both verifiers (the
+			 * kernel knows nothing of device-only maps, a program-type rule) */
+			uint32_t type = defs[i].type == MAP_TYPE_GPU_BLOCK_ARRAY ? BPF_MAP_TYPE_ARRAY
+										 : defs[i].type;
+			fds[nfd] = bpf_map_create(type, defs[i].name, defs[i].key_size,
 						  defs[i].value_size, defs[i].max_entries, &mo);
 			if (fds[nfd] < 0) {
 				snprintf(reason, rlen, "map %zu: %s", i, strerror(errno));

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memtrace_block: memtrace (tools/memtrace.bpf.c: the same output) with the
+ * counts gathered per block.  Global memory traffic of kernels.  Runs at every global load,
+ * store and atomic, once per warp: bytes = access size x active lanes (the
+ * lanes of a warp access the same width), counted per kind; and thread
+ * accesses per 2 MiB region of the address space for the heat map: one
+ * update per warp and memory instruction, in the region of the running
+ * (lowest active) lane's address, which stands for the warp's (the common
+ * case: a warp's lanes access neighbouring addresses).
+ *
+ * Every warp of every kernel runs this at every access, and a global atomic
+ * per access cost ~1.5x of a memory-bound kernel's time each
+ * (bench/results/2026-11-22-h200-memtrace.md), so the accesses are counted
+ * in the block's shared memory (block-local arrays: SM-local atomics) and
+ * the gpu/block_exit program adds the block's counts to the global maps,
+ * once per block, with reductions only (the device never waits for a
+ * global map: the end of a block is on the path of the next one).  The
+ * global maps are per-SM (each SM adds to its own cache lines, the traffic
+ * spread over SPREAD_SLOTS copies: spread.h; the host sums them); a
+ * region's global slot is its number modulo MTB_MAX_REGIONS, with bits the
+ * host reads the region from (memtrace.h).  The traffic of a
+ * whole warp is one add to a counter of its size class (memtrace.h): bytes
+ * and thread accesses are multiples of it the host works out, exactly.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/gpuext.h>
+
+#include "memtrace.h"
+
+/* What to count: both, unless a measuring program
+ * (bench/progs/memcost_block_*) includes this file to time one part alone. */
+#ifndef MT_PARTS
+#define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 3 * SPREAD_SLOTS);
+	__type(key, __u32);
+	__type(value, struct mt_traffic);
+} traffic SEC(".maps");
+
+/* Region slot (r % MTB_MAX_REGIONS) -> thread accesses, per SM. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MTB_MAX_REGIONS);
+	__type(key, __u32);
+	__type(value, __u64);
+} region_accesses SEC(".maps");
+
+/* Region slot -> the regions counted there, as bits (memtrace.h), per SM. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MTB_MAX_REGIONS);
+	__type(key, __u32);
+	__type(value, struct mt_region_bits);
+} region_bits SEC(".maps");
+
+/* The block's traffic per kind, and its region cache (memtrace.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
+	__uint(max_entries, 3);
+	__type(key, __u32);
+	__type(value, struct mt_block_traffic);
+} block_traffic SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mt_block_regions);
+} block_regions SEC(".maps");
+
+/* n thread accesses to region in the global heat map: reductions only. */
+static __always_inline void mt_heat_global(__u64 region, __u64 n)
+{
+	__u32 slot = region & (MTB_MAX_REGIONS - 1);
+	__u64 *c = bpf_map_lookup_elem(&region_accesses, &slot);
+	struct mt_region_bits *b = bpf_map_lookup_elem(&region_bits, &slot);
+
+	if (!c || !b)
+		return;
+	__sync_fetch_and_add(c, n);
+	__sync_fetch_and_or(&b->ones, region + 1);
+	__sync_fetch_and_or(&b->zeros, ~(region + 1));
+}
+
+/* The class of an access of size bytes (memtrace.h), -1 for other sizes. */
+static __always_inline int mt_size_class(__u32 size)
+{
+	switch (size) {
+	case 1: return 0;
+	case 2: return 1;
+	case 4: return 2;
+	case 8: return 3;
+	case 16: return 4;
+	case 32: return 5;
+	default: return -1;
+	}
+}
+
+/* One warp instruction of lanes accessing size bytes each, of kind. */
+static __always_inline void mt_count(__u32 kind, __u32 size, __u64 lanes)
+{
+	int c = mt_size_class(size);
+
+	if (c < 0) { /* rare: straight to the global counters */
+		__u32 key = kind * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
+		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+		if (!t)
+			return;
+		__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
+		__sync_fetch_and_add(&t->other_lanes, lanes);
+		__sync_fetch_and_add(&t->other_instrs, 1);
+		return;
+	}
+	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
+	if (!b)
+		return;
+	if (lanes == 32) {
+		__sync_fetch_and_add(&b->full[c], 1);
+	} else {
+		__sync_fetch_and_add(&b->part_lanes[c], (__u32)lanes);
+		__sync_fetch_and_add(&b->part_instrs, 1);
+	}
+}
+
+/* lanes thread accesses to region: into the block's cache, or (no slot
+ * left for it there) the global heat map. */
+static __always_inline void mt_heat(__u64 region, __u64 lanes)
+{
+	__u32 zero = 0;
+	__u64 tag = region + 1;
+	struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
+
+	if (!r)
+		return;
+#pragma unroll
+	for (int i = 0; i < MT_BLOCK_PROBES; i++) {
+		__u32 s = (region + i) & (MT_BLOCK_SLOTS - 1);
+		__u64 cur = r->slot[s].tag;
+		if (cur == 0 && !(cur = __sync_val_compare_and_swap(&r->slot[s].tag, 0, tag))) {
+			__sync_fetch_and_or(&r->claimed, 1ull << s);
+			cur = tag;
+		}
+		if (cur == tag) {
+			__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
+			return;
+		}
+	}
+	mt_heat_global(region, lanes);
+}
+
+SEC("gpu/mem/*")
+int mt_access(struct gpuext_mem_ctx *ctx)
+{
+	__u64 lanes = bpf_gpu_lane_count();
+
+	if (MT_PARTS & MT_PART_TRAFFIC)
+		mt_count(ctx->kind, ctx->size, lanes);
+	if (MT_PARTS & MT_PART_HEAT)
+		mt_heat(ctx->addr >> MT_REGION_SHIFT, lanes);
+	return 0;
+}
+
+/* Add the two 32-bit counts of w (low, high) to a[0], a[1]. */
+static __always_inline void mt_add_pair(__u64 *a, __u64 w)
+{
+	if ((__u32)w)
+		__sync_fetch_and_add(&a[0], (__u64)(__u32)w);
+	if (w >> 32)
+		__sync_fetch_and_add(&a[1], w >> 32);
+}
+
+/*
+ * The block's traffic of kind into the global counters (copy of this SM's
+ * chosen by the block index).  Its 7 words are loaded first, one after the
+ * other with nothing between them (so the loads overlap), and only words
+ * that are not 0 are added (a block uses few size classes).
+ */
+static __always_inline void mt_flush_traffic(__u32 kind, __u32 copy)
+{
+	__u32 key = kind * SPREAD_SLOTS + copy;
+	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
+	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+
+	if (!b || !t)
+		return;
+	const __u64 *w = (const __u64 *)b;
+	__u64 f0 = w[0], f1 = w[1], f2 = w[2], p0 = w[3], p1 = w[4], p2 = w[5];
+	__u64 pi = w[6];
+	if (!(f0 | f1 | f2 | p0 | p1 | p2 | pi))
+		return;
+	mt_add_pair(&t->full[0], f0);
+	mt_add_pair(&t->full[2], f1);
+	mt_add_pair(&t->full[4], f2);
+	mt_add_pair(&t->part_lanes[0], p0);
+	mt_add_pair(&t->part_lanes[2], p1);
+	mt_add_pair(&t->part_lanes[4], p2);
+	if ((__u32)pi)
+		__sync_fetch_and_add(&t->part_instrs, (__u64)(__u32)pi);
+}
+
+SEC("gpu/block_exit/*")
+int mt_block_flush(struct gpuext_block_ctx *ctx)
+{
+	__u32 copy = ctx->block & (SPREAD_SLOTS - 1), zero = 0;
+
+	if (MT_PARTS & MT_PART_TRAFFIC) {
+		mt_flush_traffic(GPUEXT_MEM_LOAD, copy);
+		mt_flush_traffic(GPUEXT_MEM_STORE, copy);
+		mt_flush_traffic(GPUEXT_MEM_ATOMIC, copy);
+	}
+	if (MT_PARTS & MT_PART_HEAT) {
+		struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
+		if (!r)
+			return 0;
+		/* each claimed slot's count and its region into the global map:
+		 * one load tells which (a block touches few regions) */
+		__u64 claimed = r->claimed;
+#pragma unroll
+		for (int s = 0; s < MT_BLOCK_SLOTS; s++)
+			if (claimed & (1ull << s))
+				mt_heat_global(r->slot[s].tag - 1, r->slot[s].accesses);
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
