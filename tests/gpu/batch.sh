@@ -39,13 +39,16 @@ part() {
 	mem) echo "tests/gpu/mem.sh" ;;
 	translator) echo "tests/gpu/translator.sh" ;;
 	first-launch) echo "tests/gpu/first_launch.sh" ;;
+	first-launch-sm90) echo "env CASES='vecadd@sm90 -n 1048576;gemm@sm90 -n 512;reduce@sm90 -n 1048576;imbalance@sm90 -n 64' tests/gpu/first_launch.sh" ;;
+	launch-id) echo "tests/gpu/launch_id.sh" ;;
+	memtrace-cost) echo "env ITERS=31 TOOLS='memtrace memtrace_block' VARIANTS='build/bpf/bench/progs/memcost_none.bpf.o' bench/memtrace_cost.sh" ;;
 	overhead) echo "env ITERS=31 bench/gpu_overhead.sh" ;;
 	tools-overhead) echo "env ITERS=31 bench/gpu_tools_overhead.sh" ;;
 	cupti-overhead) echo "env STEPS=200 ROUNDS=3 bench/cupti_overhead.sh" ;;
 	cpubench) echo "build/bench/cpu_bench --out \$OUT" ;;
 	jit) echo "bench/jit_vs_ubpf.sh 3" ;;
 	mem-bench) echo "env BUDGET=1G ITERS=2 bench/mem_policy_bench.sh" ;;
-	mem-seq) echo "env BUDGET=256M ITERS=3 MULTS=1.5 PATTERNS=seq SIM=1 POLICIES='none= mru=build/bpf/policies/mru.bpf.o' bench/mem_policy_bench.sh" ;;
+	mem-seq) echo "env BUDGET=256M ITERS=3 MULTS=1.5 PATTERNS=seq SIM=1 POLICIES='none= mru=build/bpf/policies/mru.bpf.o seq-ahead=build/bpf/policies/seq-ahead.bpf.o' bench/mem_policy_bench.sh" ;;
 	*) return 1 ;;
 	esac
 }
