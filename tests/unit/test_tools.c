@@ -406,73 +406,6 @@ struct mem_ctx {
 };
 enum { MEM_LOAD, MEM_STORE, MEM_ATOMIC };
 
-
-
-
-
-
-static void test_memtrace(void **state)
-{
-	struct object *obj = tool_open("memtrace");
-	static const uint64_t lanes[] = {32, 32, 16};
-	for (unsigned w = 0; w < 3; w++) {
-		set_warp(0, 0, w, lanes[w], 1);
-		struct mem_ctx a = {0x7f0000000000 + w * 128, 4, MEM_LOAD};
-		struct mem_ctx b = {0x7f0000200000 + w * 128, 4, MEM_LOAD};
-		struct mem_ctx c = {0x7f0000400000 + w * 128, 4, MEM_STORE};
-		run_prog(obj, "mt_access", &a);
-		run_prog(obj, "mt_access", &b);
-		run_prog(obj, "mt_access", &c);
-	}
-	struct mem_ctx at = {0x7f0000400000, 8, MEM_ATOMIC};
-	set_warp(0, 0, 0, 1, 1);
-	run_prog(obj, "mt_access", &at);
-	char *text = summary(tool_memtrace_summary, obj, 0);
-	assert_string_equal(
-		text,
-		"kind                bytes         accesses      warp_instrs\n"
-		"load                  640              160                6\n"
-		"store                 320               80                3\n"
-		"atomic                  8                1                1\n"
-		"\n3 regions of 2 MiB touched\n"
-		"@accesses_per_2MiB[0x7f0000000000]:           80 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ |\n"
-		"@accesses_per_2MiB[0x7f0000200000]:           80 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ |\n"
-		"@accesses_per_2MiB[0x7f0000400000]:           81 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"\n");
-	free(text);
-	text = summary(tool_memtrace_summary, obj, 1);
-	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":6}"));
-	free(text);
-	object_free(obj);
-}
-
-/* Every size class, whole and partial warps, and a size outside the
- * classes (memtrace.h): bytes, accesses and instructions stay exact. */
-static void test_memtrace_sizes(void **state)
-{
-	struct object *obj = tool_open("memtrace");
-	static const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 12};
-	static const uint64_t lanes[] = {32, 7};
-	uint64_t bytes = 0, accesses = 0, instrs = 0;
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		for (size_t l = 0; l < 2; l++) {
-			set_warp(0, 0, (unsigned)(i + l), lanes[l], 1);
-			struct mem_ctx a = {0x7f0000000000 + i * 4096, sizes[i], MEM_STORE};
-			run_prog(obj, "mt_access", &a);
-			bytes += sizes[i] * lanes[l];
-			accesses += lanes[l];
-			instrs++;
-		}
-	char *text = summary(tool_memtrace_summary, obj, 1), want[160];
-	snprintf(want, sizeof(want), "\"store\":{\"bytes\":%llu,\"accesses\":%llu,"
-		 "\"instructions\":%llu}", (unsigned long long)bytes,
-		 (unsigned long long)accesses, (unsigned long long)instrs);
-	if (!strstr(text, want))
-		fail_msg("want %s in %s", want, text);
-	free(text);
-	object_free(obj);
-}
-
 /*
  * Regions whose home slots collide: region R (slot 0) and R+1, R+2 take
  * slots 0..2; R + MT_MAX_REGIONS probes on to slot 3; R + 2 x MT_MAX_REGIONS
@@ -520,9 +453,24 @@ static void mt_block_end(struct object *obj, uint32_t bx, uint32_t sm)
 	}
 }
 
-static void test_memtrace_block(void **state)
+/*
+ * memtrace and memtrace_block give the same output for the same accesses;
+ * memtrace_block's counts reach the global maps only when their block ends
+ * (block_end), before which its summary shows nothing.
+ */
+struct mt_variant {
+	const char *tool;
+	int (*fmt)(FILE *, const struct object *, const struct session_status *, int);
+	void (*block_end)(struct object *obj, uint32_t bx, uint32_t sm);
+};
+static const struct mt_variant mt_warp = {"memtrace", tool_memtrace_summary, NULL};
+static const struct mt_variant mt_block = {"memtrace_block", tool_memtrace_block_summary,
+					   mt_block_end};
+
+static void test_memtrace(void **state)
 {
-	struct object *obj = tool_open("memtrace_block");
+	const struct mt_variant *v = *state;
+	struct object *obj = tool_open(v->tool);
 	static const uint64_t lanes[] = {32, 32, 16};
 	for (unsigned w = 0; w < 3; w++) {
 		set_warp(0, 0, w, lanes[w], 1);
@@ -536,13 +484,15 @@ static void test_memtrace_block(void **state)
 	struct mem_ctx at = {0x7f0000400000, 8, MEM_ATOMIC};
 	set_warp(0, 0, 0, 1, 1);
 	run_prog(obj, "mt_access", &at);
-	/* counted in the block until it ends */
-	char *text = summary(tool_memtrace_block_summary, obj, 1);
-	assert_non_null(strstr(text, "\"load\":{\"bytes\":0,\"accesses\":0,\"instructions\":0}"));
-	assert_non_null(strstr(text, "\"regions\":0,"));
-	free(text);
-	mt_block_end(obj, 0, 1);
-	text = summary(tool_memtrace_block_summary, obj, 0);
+	char *text;
+	if (v->block_end) { /* counted in the block until it ends */
+		text = summary(v->fmt, obj, 1);
+		assert_non_null(strstr(text, "\"load\":{\"bytes\":0,\"accesses\":0,\"instructions\":0}"));
+		assert_non_null(strstr(text, "\"regions\":0,"));
+		free(text);
+		v->block_end(obj, 0, 1);
+	}
+	text = summary(v->fmt, obj, 0);
 	assert_string_equal(
 		text,
 		"kind                bytes         accesses      warp_instrs\n"
@@ -555,7 +505,7 @@ static void test_memtrace_block(void **state)
 		"@accesses_per_2MiB[0x7f0000400000]:           81 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n");
 	free(text);
-	text = summary(tool_memtrace_block_summary, obj, 1);
+	text = summary(v->fmt, obj, 1);
 	assert_non_null(strstr(text, "\"load\":{\"bytes\":640,\"accesses\":160,\"instructions\":6}"));
 	free(text);
 	object_free(obj);
@@ -563,9 +513,10 @@ static void test_memtrace_block(void **state)
 
 /* Every size class, whole and partial warps, and a size outside the
  * classes (memtrace.h): bytes, accesses and instructions stay exact. */
-static void test_memtrace_block_sizes(void **state)
+static void test_memtrace_sizes(void **state)
 {
-	struct object *obj = tool_open("memtrace_block");
+	const struct mt_variant *v = *state;
+	struct object *obj = tool_open(v->tool);
 	static const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 12};
 	static const uint64_t lanes[] = {32, 7};
 	uint64_t bytes = 0, accesses = 0, instrs = 0;
@@ -578,8 +529,9 @@ static void test_memtrace_block_sizes(void **state)
 			accesses += lanes[l];
 			instrs++;
 		}
-	mt_block_end(obj, 0, 1);
-	char *text = summary(tool_memtrace_block_summary, obj, 1), want[160];
+	if (v->block_end)
+		v->block_end(obj, 0, 1);
+	char *text = summary(v->fmt, obj, 1), want[160];
 	snprintf(want, sizeof(want), "\"store\":{\"bytes\":%llu,\"accesses\":%llu,"
 		 "\"instructions\":%llu}", (unsigned long long)bytes,
 		 (unsigned long long)accesses, (unsigned long long)instrs);
@@ -1083,12 +1035,12 @@ int main(void)
 		cmocka_unit_test(test_hist_log2),
 		cmocka_unit_test(test_hist_linear_and_bars),
 		cmocka_unit_test(test_threadhist),
-		cmocka_unit_test(test_memtrace),
+		cmocka_unit_test_prestate(test_memtrace, (void *)&mt_warp),
 		cmocka_unit_test(test_memtrace_collisions),
-		cmocka_unit_test(test_memtrace_sizes),
-		cmocka_unit_test(test_memtrace_block),
+		cmocka_unit_test_prestate(test_memtrace_sizes, (void *)&mt_warp),
+		cmocka_unit_test_prestate(test_memtrace, (void *)&mt_block),
 		cmocka_unit_test(test_memtrace_block_collisions),
-		cmocka_unit_test(test_memtrace_block_sizes),
+		cmocka_unit_test_prestate(test_memtrace_sizes, (void *)&mt_block),
 		cmocka_unit_test(test_memtrace_block_many),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
