@@ -324,12 +324,12 @@ FAKECUDA_DIR := $(BUILD)/fakecuda
 $(FAKECUDA_DIR)/libcuda.so.1: tests/fakecuda/fakecuda.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $< -lpthread -ldl
-$(FAKECUDA_DIR)/app: tests/fakecuda/app.c $(FAKECUDA_DIR)/libcuda.so.1
+$(FAKECUDA_DIR)/app: tests/fakecuda/app.c tests/fakecuda/fakeapp.h $(FAKECUDA_DIR)/libcuda.so.1
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN' -ldl
 test-bins: $(FAKECUDA_DIR)/app
 all: $(FAKECUDA_DIR)/app
-$(FAKECUDA_DIR)/launchapp: tests/fakecuda/launchapp.c $(FAKECUDA_DIR)/libcuda.so.1
+$(FAKECUDA_DIR)/launchapp: tests/fakecuda/launchapp.c tests/fakecuda/fakeapp.h $(FAKECUDA_DIR)/libcuda.so.1
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(FAKECUDA_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
 test-bins: $(FAKECUDA_DIR)/launchapp
 all: $(FAKECUDA_DIR)/launchapp

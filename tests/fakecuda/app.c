@@ -21,6 +21,8 @@
 
 #include <cuda.h>
 
+#include "fakeapp.h"
+
 #define CHECK(call)                                                                   \
 	do {                                                                          \
 		CUresult r_ = (call);                                                 \
@@ -39,30 +41,13 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned
 			      unsigned, unsigned, CUstream, void **, void **);
 typedef CUresult (*get_function_fn)(CUfunction *, CUmodule, const char *);
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *buf = calloc(1, (size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
-		exit(1);
-	fclose(f);
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
 		fprintf(stderr, "usage: app MODULE.ptx KERNEL1 KERNEL2\n");
 		return 2;
 	}
-	char *ptx = read_all(argv[1]);
+	char *ptx = fakeapp_read_all(argv[1]);
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
