@@ -5,6 +5,7 @@
  */
 #include "ptx_block.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,94 +128,143 @@ static int ptx_block_exit_by_barrier(const struct ptx_module *m, const struct pt
 	return 1;
 }
 
+/* Bit of the record's 8-byte word n in a word set. */
+#define W(n) (1u << (n))
+enum { W_START = W(0), W_END = W(1), W_INDEX = W(2), W_SM_THREADS = W(3), W_WARPS = W(4),
+       W_EXITS = W(5), W_ALL = W(PTX_BLOCK_CTX_WORDS) - 1 };
+
+/* What a block program's code reads (ptx_inject.h, PTX_BLOCK_CTX_WORD). */
+static struct ptx_block_use ptx_block_scan(const char *code)
+{
+	struct ptx_block_use u = {0};
+	char reg[32];
+
+	if (!code)
+		return u;
+	for (unsigned n = 0; n < PTX_BLOCK_CTX_WORDS; n++) {
+		snprintf(reg, sizeof(reg), "%s%u", PTX_BLOCK_CTX_WORD, n);
+		if (strstr(code, reg))
+			u.words |= W(n);
+	}
+	u.mem = strstr(code, PTX_BLOCK_CTX_REG) != NULL;
+	return u;
+}
+
 /* %gxb_b = the block's threads, blockDim.x * y * z (%gxb_t scratch). */
-static void ptx_block_threads(const struct ptx_block *k, struct ptx_buf *b)
+static void ptx_block_threads(struct ptx_buf *b)
 {
 	ptx_buf_printf(b, "\tmov.u32 %%gxb_b, %%ntid.x;\n\tmov.u32 %%gxb_t, %%ntid.y;\n"
-			       "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n"
-			       "\tmov.u32 %%gxb_t, %%ntid.z;\n"
-			       "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n");
+			  "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n"
+			  "\tmov.u32 %%gxb_t, %%ntid.z;\n"
+			  "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n");
 }
 
 /* %gxb_ctx = the record's generic address, for the block programs. */
 static void ptx_block_ctx(const struct ptx_block *k, struct ptx_buf *b)
 {
 	ptx_buf_printf(b, "\tmov.u64 %%gxb_ctx, %s_blk;\n"
-			       "\tcvta.shared.u64 %%gxb_ctx, %%gxb_ctx;\n", k->pfx);
+			  "\tcvta.shared.u64 %%gxb_ctx, %%gxb_ctx;\n", k->pfx);
 }
 
-/* The registers of a block probe scope. */
-static void ptx_block_regs(const struct ptx_block *k, struct ptx_buf *b)
+/* The registers of a block probe scope; the record's words in %gxb_c<6>. */
+static void ptx_block_regs(struct ptx_buf *b)
 {
 	ptx_buf_printf(b, "\t.reg .pred %%gxb_p;\n"
-			       "\t.reg .b32 %%gxb_m, %%gxb_a, %%gxb_b, %%gxb_t, %%gxb_o;\n"
-			       "\t.reg .b64 %%gxb_ctx, %%gxb_v, %%gxb_u;\n\tactivemask.b32 %%gxb_m;\n");
+			  "\t.reg .b32 %%gxb_m, %%gxb_a, %%gxb_b, %%gxb_t, %%gxb_o;\n"
+			  "\t.reg .b64 %%gxb_ctx, %%gxb_v, %%gxb_u, %s<%d>;\n"
+			  "\tactivemask.b32 %%gxb_m;\n", PTX_BLOCK_CTX_WORD, PTX_BLOCK_CTX_WORDS);
 }
 
-/* Thread (0,0,0) writes the record's block index, SM, threads and warps
- * (%gxb_b = threads after it). */
-static void ptx_block_record(const struct ptx_block *k, struct ptx_buf *b)
+/* The words of `words` that any thread of the block can compute from
+ * special registers (index, SM | threads, warps; reserved 0) into their
+ * registers (%gxb_a, %gxb_b, %gxb_t, %gxb_u scratch). */
+static void ptx_block_words(struct ptx_buf *b, unsigned words)
 {
-	const char *P = k->pfx;
-
-	/* linear block index: x + nctaid.x * (y + nctaid.y * z), in 64 bits */
-	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%ctaid.z;\n\tmov.u32 %%gxb_b, %%nctaid.y;\n"
-			       "\tmul.wide.u32 %%gxb_v, %%gxb_a, %%gxb_b;\n"
-			       "\tmov.u32 %%gxb_a, %%ctaid.y;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-			       "\tadd.s64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
-			       "\tmov.u32 %%gxb_a, %%nctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-			       "\tmul.lo.u64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
-			       "\tmov.u32 %%gxb_a, %%ctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-			       "\tadd.s64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
-			       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n"
-			       "\tmov.u32 %%gxb_a, %%smid;\n\tst.shared.u32 [%s_blk+%d], %%gxb_a;\n",
-		       P, BLK_INDEX, P, BLK_SM);
-	ptx_block_threads(k, b);
-	ptx_buf_printf(b, "\tst.shared.u32 [%s_blk+%d], %%gxb_b;\n"
-			       "\tadd.u32 %%gxb_t, %%gxb_b, 31;\n\tshr.u32 %%gxb_t, %%gxb_t, 5;\n"
-			       "\tst.shared.u32 [%s_blk+%d], %%gxb_t;\n",
-		       P, BLK_THREADS, P, BLK_WARPS);
+	if (words & W_INDEX) /* x + nctaid.x * (y + nctaid.y * z), in 64 bits */
+		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%ctaid.z;\n\tmov.u32 %%gxb_b, %%nctaid.y;\n"
+				  "\tmul.wide.u32 %%gxb_c2, %%gxb_a, %%gxb_b;\n"
+				  "\tmov.u32 %%gxb_a, %%ctaid.y;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
+				  "\tadd.s64 %%gxb_c2, %%gxb_c2, %%gxb_u;\n"
+				  "\tmov.u32 %%gxb_a, %%nctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
+				  "\tmul.lo.u64 %%gxb_c2, %%gxb_c2, %%gxb_u;\n"
+				  "\tmov.u32 %%gxb_a, %%ctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
+				  "\tadd.s64 %%gxb_c2, %%gxb_c2, %%gxb_u;\n");
+	if (words & (W_SM_THREADS | W_WARPS))
+		ptx_block_threads(b);
+	if (words & W_SM_THREADS)
+		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%smid;\n"
+				  "\tmov.b64 %%gxb_c3, {%%gxb_a, %%gxb_b};\n");
+	if (words & W_WARPS)
+		ptx_buf_printf(b, "\tadd.u32 %%gxb_t, %%gxb_b, 31;\n\tshr.u32 %%gxb_t, %%gxb_t, 5;\n"
+				  "\tcvt.u64.u32 %%gxb_c4, %%gxb_t;\n");
 }
 
-/* At entry: thread (0,0,0) stamps the start and, where anything reads
- * them before the exit, the rest of the record; the counted exit's zeroed
- * counter and barrier; the block_entry program. */
+/* The record's words of `words` from their registers into shared memory. */
+static void ptx_block_store(const struct ptx_block *k, struct ptx_buf *b, unsigned words)
+{
+	for (unsigned n = 0; n < PTX_BLOCK_CTX_WORDS; n++)
+		if (words & W(n))
+			ptx_buf_printf(b, "\tst.shared.u64 [%s_blk+%u], %s%u;\n", k->pfx, 8 * n,
+				       PTX_BLOCK_CTX_WORD, n);
+}
+
+/* A block program with its ctx: the record's address where it reads the
+ * record in memory (its words are in their registers otherwise). */
+static void ptx_block_program(const struct ptx_block *k, struct ptx_buf *b, const char *code,
+			      struct ptx_block_use u)
+{
+	if (u.mem)
+		ptx_block_ctx(k, b);
+	ptx_buf_printf(b, "%s", code);
+}
+
+/* At entry: thread (0,0,0) reads the start time where anything reads it,
+ * computes the words the block_entry program reads and, where anything
+ * reads the record in memory, writes it; the counted exit's zeroed counter
+ * and barrier; the block_entry program. */
 static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 {
-	const char *P = k->pfx;
-	int counted = k->o->block_exit_code && !k->exit_by_barrier;
+	const char *code = k->o->block_entry_code;
 	/* the barrier: for the counter, and for the block-local arrays, which
-	 * every thread zeroed just before (ptx_block_block_arrays_zero) */
-	int meet = counted || k->o->n_block_arrays;
+	 * every thread zeroed just before (ptx_block_arrays_zero) */
+	int meet = k->counted || k->o->n_block_arrays;
+	int record = k->record_at_entry;
+	unsigned words = k->entry.words | (record ? W_ALL : 0);
 
-	ptx_buf_printf(b, "\t{ // block probes: thread (0,0,0) starts the block's record\n");
-	ptx_block_regs(k, b);
+	if (!code && !meet && !k->start_shared && !k->start_reg)
+		return; /* nothing to do at entry */
+	if (k->start_reg)
+		ptx_buf_printf(b, "\t.reg .b64 %%%s_start; // block probes: thread (0,0,0)'s "
+				  "start time, for its block_exit program\n", k->pfx);
+	ptx_buf_printf(b, "\t{ // block probes: thread (0,0,0) starts the block\n");
+	ptx_block_regs(b);
 	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tmov.u32 %%gxb_b, %%tid.y;\n"
-			       "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
-			       "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n"
-			       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
-			       "\t@%%gxb_p bra GXB_MEET;\n"
-			       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
-			       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n", P, BLK_START);
-	if (k->o->block_entry_code || counted)
-		ptx_block_record(k, b);
-	if (k->o->block_entry_code) /* what the exit writes reads as 0 until then */
-		ptx_buf_printf(b, "\tst.shared.u64 [%s_blk+%d], 0;\n"
-				       "\tst.shared.u64 [%s_blk+%d], 0;\n", P, BLK_END, P,
-			       BLK_EXIT_THREADS);
-	if (counted)
-		ptx_buf_printf(b, "\tst.shared.u32 [%s_blk+%d], 0;\n", P, BLK_COUNT);
-	if (k->o->block_entry_code && !meet) {
-		ptx_block_ctx(k, b);
-		ptx_buf_printf(b, "%s", k->o->block_entry_code);
-	}
+			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
+			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n"
+			  "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
+			  "\t@%%gxb_p bra GXB_MEET;\n");
+	if ((words & W_START) || k->start_shared || k->start_reg)
+		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%globaltimer;\n");
+	if (k->start_reg)
+		ptx_buf_printf(b, "\tmov.u64 %%%s_start, %%gxb_c0;\n", k->pfx);
+	ptx_block_words(b, words);
+	/* what the exit writes reads as 0 until then */
+	if (words & W_END)
+		ptx_buf_printf(b, "\tmov.b64 %%gxb_c1, 0;\n");
+	if (words & W_EXITS)
+		ptx_buf_printf(b, "\tmov.b64 %%gxb_c5, 0;\n");
+	/* the record (word 4's store zeroes the counter), or its start alone */
+	ptx_block_store(k, b, record ? W_ALL : k->start_shared ? W_START : 0);
+	if (k->counted && !record)
+		ptx_buf_printf(b, "\tst.shared.u32 [%s_blk+%d], 0;\n", k->pfx, BLK_COUNT);
+	if (code && !meet)
+		ptx_block_program(k, b, code, k->entry);
 	ptx_buf_printf(b, "GXB_MEET:\n");
 	if (meet) /* the program after the barrier: the others need not wait for it */
 		ptx_buf_printf(b, "\tbar.sync 0;\n");
-	if (k->o->block_entry_code && meet) {
+	if (code && meet) {
 		ptx_buf_printf(b, "\t@%%gxb_p bra GXB_DONE;\n");
-		ptx_block_ctx(k, b);
-		ptx_buf_printf(b, "%s", k->o->block_entry_code);
+		ptx_block_program(k, b, code, k->entry);
 	}
 	ptx_buf_printf(b, "GXB_DONE:\n");
 	/* warp 0's other lanes wait for thread (0,0,0) only where a warp probe
@@ -227,71 +277,78 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 
 /* In the exit block: the block's last exit, by the barrier (warp 0 waits
  * for the others' arrival) or by the counter (the warp whose add completes
- * the block's threads); thread (0,0,0), or the counter's last lane, stamps
- * the end and runs the block_exit program. */
+ * the block's threads); thread (0,0,0), or the counter's last lane, reads
+ * the end time and the words the block_exit program reads (into the
+ * record, where it reads it in memory) and runs it. */
 static void ptx_block_exit_code(const struct ptx_block *k, struct ptx_buf *b)
 {
-	const char *P = k->pfx;
+	struct ptx_block_use u = k->exit;
+	/* in memory: what the entry did not write (it wrote all or the start) */
+	unsigned words = u.mem ? (k->record_at_entry ? W_END | W_EXITS : W_ALL & ~W_START)
+			       : u.words;
 
 	ptx_buf_printf(b, "\t{ // block probes: the block's last exit runs the program\n");
-	ptx_block_regs(k, b);
+	ptx_block_regs(b);
 	if (k->exit_by_barrier) {
 		/* %gxb_a: the linear thread index; %gxb_o: the block's warps x 32,
 		 * the barrier's count (it counts a warp's arrival as 32) */
 		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.z;\n\tmov.u32 %%gxb_t, %%ntid.y;\n"
-				       "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				       "\tmov.u32 %%gxb_t, %%tid.y;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				       "\tmov.u32 %%gxb_t, %%ntid.x;\n"
-				       "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				       "\tmov.u32 %%gxb_t, %%tid.x;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n");
-		ptx_block_threads(k, b);
+				  "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
+				  "\tmov.u32 %%gxb_t, %%tid.y;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
+				  "\tmov.u32 %%gxb_t, %%ntid.x;\n"
+				  "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
+				  "\tmov.u32 %%gxb_t, %%tid.x;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n");
+		ptx_block_threads(b);
 		ptx_buf_printf(b, "\tadd.u32 %%gxb_o, %%gxb_b, 31;\n"
-				       "\tand.b32 %%gxb_o, %%gxb_o, 0xffffffe0;\n"
-				       "\tsetp.lt.u32 %%gxb_p, %%gxb_a, 32;\n\t@%%gxb_p bra GXB_WAIT;\n"
-				       "\tbarrier.arrive 0, %%gxb_o;\n\tbra GXB_DONE;\n"
-				       "GXB_WAIT:\n"
-				       /* thread (0,0,0) fills in what does not depend
-					* on the others before it waits: hidden unless
-					* warp 0 arrives last; only the end stamp and
-					* the program remain after the barrier */
-				       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_WAIT0;\n");
-		if (!k->o->block_entry_code) /* not written at entry */
-			ptx_block_record(k, b);
-		ptx_buf_printf(b, "\tst.shared.u32 [%s_blk+%d], %%gxb_b;\n"
-				       "\tshr.u32 %%gxb_t, %%gxb_o, 5;\n"
-				       "\tst.shared.u32 [%s_blk+%d], %%gxb_t;\n"
-				       "GXB_WAIT0:\n\tbarrier.sync 0, %%gxb_o;\n"
-				       "\t@%%gxb_p bra GXB_DONE;\n"
-				       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
-				       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n",
-			       P, BLK_EXIT_THREADS, P, BLK_EXIT_WARPS, P, BLK_END);
+				  "\tand.b32 %%gxb_o, %%gxb_o, 0xffffffe0;\n"
+				  "\tsetp.lt.u32 %%gxb_p, %%gxb_a, 32;\n\t@%%gxb_p bra GXB_WAIT;\n"
+				  "\tbarrier.arrive 0, %%gxb_o;\n\tbra GXB_DONE;\n"
+				  "GXB_WAIT:\n"
+				  /* thread (0,0,0) computes what does not depend on
+				   * the others before it waits: hidden unless warp 0
+				   * arrives last; only the end time and the program
+				   * remain after the barrier */
+				  "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_WAIT0;\n");
+		if (words & W_EXITS) /* exit_threads = threads, exit_warps = warps */
+			ptx_buf_printf(b, "\tshr.u32 %%gxb_t, %%gxb_o, 5;\n"
+					  "\tmov.b64 %%gxb_c5, {%%gxb_b, %%gxb_t};\n");
+		ptx_block_words(b, words);
+		ptx_block_store(k, b, u.mem ? words & ~W_END : 0);
+		ptx_buf_printf(b, "GXB_WAIT0:\n\tbarrier.sync 0, %%gxb_o;\n"
+				  "\t@%%gxb_p bra GXB_DONE;\n");
+		if (words & W_START) /* kept since the entry by this thread */
+			ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%%s_start;\n", k->pfx);
 	} else {
 		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%lanemask_lt;\n"
-				       "\tand.b32 %%gxb_a, %%gxb_a, %%gxb_m;\n"
-				       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_DONE;\n"
-				       /* lanes in the low half, one warp exit in the high one */
-				       "\tpopc.b32 %%gxb_a, %%gxb_m;\n\tor.b32 %%gxb_a, %%gxb_a, 0x10000;\n"
-				       "\tatom.shared.add.u32 %%gxb_o, [%s_blk+%d], %%gxb_a;\n"
-				       /* %gxb_a: the block's threads that have left, this
-					* warp included */
-				       "\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_o;\n"
-				       "\tand.b32 %%gxb_o, %%gxb_a, 0xffff;\n", P, BLK_COUNT);
-		ptx_block_threads(k, b);
+				  "\tand.b32 %%gxb_a, %%gxb_a, %%gxb_m;\n"
+				  "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_DONE;\n"
+				  /* lanes in the low half, one warp exit in the high one */
+				  "\tpopc.b32 %%gxb_a, %%gxb_m;\n\tor.b32 %%gxb_a, %%gxb_a, 0x10000;\n"
+				  "\tatom.shared.add.u32 %%gxb_o, [%s_blk+%d], %%gxb_a;\n"
+				  /* %gxb_a: the block's threads that have left, this
+				   * warp included */
+				  "\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_o;\n"
+				  "\tand.b32 %%gxb_o, %%gxb_a, 0xffff;\n", k->pfx, BLK_COUNT);
+		ptx_block_threads(b);
 		ptx_buf_printf(b, "\tsetp.ne.u32 %%gxb_p, %%gxb_o, %%gxb_b;\n"
-				       "\t@%%gxb_p bra GXB_DONE;\n"
-				       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
-				       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n"
-				       "\tst.shared.u32 [%s_blk+%d], %%gxb_o;\n"
-				       "\tshr.u32 %%gxb_a, %%gxb_a, 16;\n"
-				       "\tst.shared.u32 [%s_blk+%d], %%gxb_a;\n",
-			       P, BLK_END, P, BLK_EXIT_THREADS, P, BLK_EXIT_WARPS);
+				  "\t@%%gxb_p bra GXB_DONE;\n");
+		if (words & W_EXITS) /* the lanes and warp exits counted */
+			ptx_buf_printf(b, "\tshr.u32 %%gxb_a, %%gxb_a, 16;\n"
+					  "\tmov.b64 %%gxb_c5, {%%gxb_o, %%gxb_a};\n");
+		if (words & W_START) /* written at entry by thread (0,0,0) */
+			ptx_buf_printf(b, "\tld.shared.u64 %%gxb_c0, [%s_blk+%d];\n", k->pfx,
+				       BLK_START);
+		ptx_block_words(b, words);
+		ptx_block_store(k, b, u.mem ? words & W_EXITS : 0);
 	}
+	if (words & W_END)
+		ptx_buf_printf(b, "\tmov.u64 %%gxb_c1, %%globaltimer;\n");
+	ptx_block_store(k, b, u.mem ? W_END : 0);
 	if (k->o->n_block_arrays && !k->exit_by_barrier)
 		/* the other warps' updates (their release fences); barrier.sync
 		 * acquires by itself */
 		ptx_buf_printf(b, "\tfence.acq_rel.cta;\n");
-	ptx_block_ctx(k, b);
-	ptx_buf_printf(b, "%s", k->o->block_exit_code);
+	ptx_block_program(k, b, k->o->block_exit_code, u);
 	ptx_buf_printf(b, "GXB_DONE:\n");
 	/* the lanes wait for the runner where a warp exit probe follows, which
 	 * must see the whole warp */
@@ -365,11 +422,30 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 	*k = (struct ptx_block){.m = m, .o = o, .pfx = pfx};
 	k->on = o->block_entry_code || o->block_exit_code || o->n_block_arrays;
 	k->exit_by_barrier = o->block_exit_code && ptx_block_exit_by_barrier(m, f, o);
+	k->counted = o->block_exit_code && !k->exit_by_barrier;
+	k->entry = ptx_block_scan(o->block_entry_code);
+	k->exit = ptx_block_scan(o->block_exit_code);
+	/* GPUEXT_PTX_BLOCK_RECORD=1: the record in memory for every block
+	 * program, as before the words were kept in registers, to compare the
+	 * two in one build */
+	if (getenv("GPUEXT_PTX_BLOCK_RECORD")) {
+		k->entry.mem = o->block_entry_code != NULL;
+		k->exit.mem = o->block_exit_code != NULL;
+	}
+	/* the whole record at entry: for the block_entry program, or for the
+	 * counted exit's (run by whichever warp leaves last) */
+	k->record_at_entry = k->entry.mem || (k->counted && k->exit.mem);
+	/* the start time for the exit: in thread (0,0,0)'s register where it
+	 * runs the exit program, in the record where another thread does or
+	 * where the program reads the record in memory */
+	k->start_reg = !k->counted && !k->exit.mem && (k->exit.words & W_START);
+	k->start_shared = k->exit.mem || (k->counted && (k->exit.words & W_START));
+	k->record_used = k->entry.mem || k->exit.mem || k->start_shared || k->counted;
 }
 
 void ptx_block_record_decl(const struct ptx_block *k, struct ptx_buf *b)
 {
-	if (k->on)
+	if (k->record_used)
 		ptx_buf_printf(b, "// the record of block probes (struct gpuext_block_ctx)\n"
 				  ".shared .align 8 .b8 %s_blk[%d];\n", k->pfx, BLK_SIZE);
 }

@@ -15,12 +15,25 @@
 struct ptx_module;
 struct ptx_func;
 
+/* What a block program's code reads of its record (ptx_inject.h,
+ * PTX_BLOCK_CTX_WORD). */
+struct ptx_block_use {
+	unsigned words; /* bit n: it reads word n from its register */
+	int mem;        /* it reads the record in shared memory */
+};
+
 struct ptx_block {
 	const struct ptx_module *m;
 	const struct ptx_inject_opts *o;
 	const char *pfx;     /* the injector's fresh name prefix, without '%' */
 	int on;              /* the kernel gets block probes or block-local arrays */
 	int exit_by_barrier; /* block_exit: the last exit found by a barrier */
+	int counted;         /* block_exit: the last exit found by the counter */
+	struct ptx_block_use entry, exit; /* of block_entry_code, block_exit_code */
+	int record_at_entry; /* thread (0,0,0) writes the whole record at entry */
+	int start_reg;       /* the start time kept for the exit in PFX_start */
+	int start_shared;    /* the start time kept for the exit in the record */
+	int record_used;     /* the kernel declares the record (PFX_blk) */
 };
 
 /* Decide for kernel f of m what o asks (pfx must outlive k). */

@@ -58,8 +58,20 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 /* Bytes of the block probes' record (struct gpuext_block_ctx) in shared memory. */
 #define PTX_BLOCK_RECORD_BYTES 48
 
-/* The register holding r1 (the record's generic address) of block probes. */
+/*
+ * How a block program's code (block_entry_code, block_exit_code) reads its
+ * record: the record's 8-byte word N (start_ns, end_ns, block, sm |
+ * threads << 32, warps | reserved << 32, exit_threads | exit_warps << 32)
+ * from the register PTX_BLOCK_CTX_WORD "N", and the record's generic
+ * address from PTX_BLOCK_CTX_REG.  The injector declares both around the
+ * code and computes only what the code names: a word register where the
+ * code names it, the record in shared memory where the code names
+ * PTX_BLOCK_CTX_REG (a program that passes or stores its ctx pointer).
+ * In the registers, `reserved` reads 0.
+ */
 #define PTX_BLOCK_CTX_REG "%gxb_ctx"
+#define PTX_BLOCK_CTX_WORD "%gxb_c"
+#define PTX_BLOCK_CTX_WORDS (PTX_BLOCK_RECORD_BYTES / 8)
 /* The registers an inline mem probe (mem_code) reads the access from: its
  * address (global) and size | kind << 32 (enum ptx_mem_kind). */
 #define PTX_MEM_ADDR_REG "%gxm_addr"
