@@ -37,7 +37,7 @@ step block_ctx 35 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
 tail -1 "$OUT/block_ctx.log"
 
 step vecadd 45 env OUT="$OUT/vecadd" ITERS=31 TIMEOUT=15 CASES="vecadd -n 16777216" \
-	TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload base:blockretsnoop build:blockretsnoop base:warpretsnoop build:warpretsnoop base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o base:$MB/blockv_entry_only.bpf.o build:$BB/blockv_entry_only.bpf.o base:$MB/blockv_exit_only.bpf.o build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_rb_discard.bpf.o build:$BB/blockv_krs_end.bpf.o build:$BB/blockv_krs_noend.bpf.o" \
+	TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload base:blockretsnoop build:blockretsnoop base:warpretsnoop build:warpretsnoop base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o base:$MB/blockv_entry_only.bpf.o build:$BB/blockv_entry_only.bpf.o base:$MB/blockv_exit_only.bpf.o build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_rb_discard.bpf.o build:$BB/blockv_krs_end.bpf.o build:$BB/blockv_krs_noend.bpf.o build:$BB/blockv_krs_split.bpf.o" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/vecadd/gpu_tools_overhead.md" "$OUT/vecadd.md" 2>/dev/null
 
