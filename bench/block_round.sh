@@ -37,12 +37,12 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader > "
 step block_ctx 30 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
 tail -1 "$OUT/block_ctx.log"
 
-step vecadd 40 env OUT="$OUT/vecadd" ITERS=31 TIMEOUT=15 CASES="vecadd -n 16777216" \
+step vecadd 35 env OUT="$OUT/vecadd" ITERS=31 TIMEOUT=15 CASES="vecadd -n 16777216" \
 	TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload base:blockretsnoop build:blockretsnoop base:warpretsnoop build:warpretsnoop" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/vecadd/gpu_tools_overhead.md" "$OUT/vecadd.md" 2>/dev/null
 
-step vecadd_progs 40 env OUT="$OUT/vecadd_progs" ITERS=31 TIMEOUT=15 CASES="vecadd -n 16777216" \
+step vecadd_progs 35 env OUT="$OUT/vecadd_progs" ITERS=31 TIMEOUT=15 CASES="vecadd -n 16777216" \
 	TOOLS="base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o base:$MB/blockv_entry_only.bpf.o build:$BB/blockv_entry_only.bpf.o base:$MB/blockv_exit_only.bpf.o build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_rb_discard.bpf.o build:$BB/blockv_krs_end.bpf.o build:$BB/blockv_krs_noend.bpf.o build:$BB/blockv_krs_split.bpf.o" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/vecadd_progs/gpu_tools_overhead.md" "$OUT/vecadd_progs.md" 2>/dev/null
