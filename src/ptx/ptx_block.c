@@ -12,34 +12,39 @@
 #include "ptx_parse.h"
 
 /*
- * Block probes.  The record (struct gpuext_block_ctx, offsets below) is a
- * .shared variable PFX_blk of the module: static shared memory, which
- * ptxas places before the kernel's dynamic (.extern .shared) array, whose
- * users address it by name.  Thread (0,0,0) writes it and runs both
- * programs, so its own program order makes what it wrote visible to them;
- * the only global traffic is what the programs do, once per block.
+ * Block probes.  The record (struct gpuext_block_ctx) is six 8-byte words
+ * (ptx_inject.h, PTX_BLOCK_CTX_WORD) that thread (0,0,0), or the counted
+ * exit's last lane, computes into registers %gxb_c0..5 where its program
+ * reads them, and writes into a .shared variable PFX_blk of the module
+ * only where the program reads the record in memory: static shared
+ * memory, which ptxas places before the kernel's dynamic (.extern .shared)
+ * array, whose users address it by name.  The thread that writes the
+ * record runs the program, so its own program order makes what it wrote
+ * visible to it; the only global traffic is what the programs do, once per
+ * block.
  *
  * The block's last exit: where ptx_block_exit_by_barrier() proves that
  * every thread reaches the exit block and none waits for another, warps
  * 1.. arrive at barrier 0 (`barrier.arrive`, which does not wait) and warp
  * 0 waits there (`barrier.sync`) for all of them: no counter, so nothing
- * to zero at entry and no barrier there.  Otherwise each warp adds its
- * lanes to a counter in the record with a shared atomic, whose result
- * tells the last; the counter is zeroed before a `bar.sync 0` at entry
- * (all threads of the block, each exactly once, before any of the
- * kernel's instructions: the kernel's own barriers, named or not, come
- * after it completes).  Registers and labels live in scopes of their own
- * (shadowing the kernel's names).
+ * to zero at entry and no barrier there, and thread (0,0,0) runs both
+ * programs (it keeps the start time in a register for the exit).
+ * Otherwise each warp adds its lanes to a counter in the record with a
+ * shared atomic, whose result tells the last; the counter is zeroed before
+ * a `bar.sync 0` at entry (all threads of the block, each exactly once,
+ * before any of the kernel's instructions: the kernel's own barriers, named
+ * or not, come after it completes), and the start time goes through the
+ * record.  Registers and labels live in scopes of their own (shadowing the
+ * kernel's names).
  */
 enum {
-	BLK_START = 0, BLK_END = 8, BLK_INDEX = 16, BLK_SM = 24, BLK_THREADS = 28,
-	BLK_WARPS = 32,
-	/* the exit counter (the record's `pad`): lanes in bits 0..15, warp exits
-	 * in 16..31 (a block has at most 1024 threads).  32 bits, because a
-	 * 64-bit shared atomic add is a compare-and-swap loop: with a block's
+	BLK_START = 0, /* start_ns */
+	/* the exit counter (the record's `reserved`): lanes in bits 0..15, warp
+	 * exits in 16..31 (a block has at most 1024 threads).  32 bits, because
+	 * a 64-bit shared atomic add is a compare-and-swap loop: with a block's
 	 * warps leaving together it cost vecadd -n 16M 30% (H200). */
 	BLK_COUNT = 36,
-	BLK_EXIT_THREADS = 40, BLK_EXIT_WARPS = 44, BLK_SIZE = PTX_BLOCK_RECORD_BYTES,
+	BLK_SIZE = PTX_BLOCK_RECORD_BYTES,
 };
 
 /* Do tokens a and b of m spell the same name? */
@@ -171,7 +176,7 @@ static void ptx_block_regs(struct ptx_buf *b)
 {
 	ptx_buf_printf(b, "\t.reg .pred %%gxb_p;\n"
 			  "\t.reg .b32 %%gxb_m, %%gxb_a, %%gxb_b, %%gxb_t, %%gxb_o;\n"
-			  "\t.reg .b64 %%gxb_ctx, %%gxb_v, %%gxb_u, %s<%d>;\n"
+			  "\t.reg .b64 %%gxb_ctx, %%gxb_u, %s<%d>;\n"
 			  "\tactivemask.b32 %%gxb_m;\n", PTX_BLOCK_CTX_WORD, PTX_BLOCK_CTX_WORDS);
 }
 
