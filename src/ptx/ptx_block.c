@@ -430,13 +430,6 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 	k->counted = o->block_exit_code && !k->exit_by_barrier;
 	k->entry = ptx_block_scan(o->block_entry_code);
 	k->exit = ptx_block_scan(o->block_exit_code);
-	/* GPUEXT_PTX_BLOCK_RECORD=1: the record in memory for every block
-	 * program, as before the words were kept in registers, to compare the
-	 * two in one build */
-	if (getenv("GPUEXT_PTX_BLOCK_RECORD")) {
-		k->entry.mem = o->block_entry_code != NULL;
-		k->exit.mem = o->block_exit_code != NULL;
-	}
 	/* the whole record at entry: for the block_entry program, or for the
 	 * counted exit's (run by whichever warp leaves last) */
 	k->record_at_entry = k->entry.mem || (k->counted && k->exit.mem);

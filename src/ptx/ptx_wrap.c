@@ -2,6 +2,7 @@
 #include "ptx_wrap.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "ptx_inject.h"
 
@@ -213,9 +214,13 @@ int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct 
 	if (!ptx_probe_is_block(kind))
 		return ptx_wrap_inline_block(b, site, p, o, kind, "0", NULL, NULL, e);
 	/* the record's words in the registers the injector computes, or the
-	 * record in shared memory (ptx_inject.h, PTX_BLOCK_CTX_WORD) */
+	 * record in shared memory (ptx_inject.h, PTX_BLOCK_CTX_WORD);
+	 * GPUEXT_PTX_BLOCK_RECORD=1: always in memory, as before the words were
+	 * kept in registers, to compare the two in one build */
 	struct ptx_wrap_ctx ctx = {.regs = PTX_BLOCK_CTX_WORD, .bytes = PTX_BLOCK_RECORD_BYTES,
 				   .r1_mem = PTX_BLOCK_CTX_REG, .r1_regs = "0", .mem = 1};
+	if (getenv("GPUEXT_PTX_BLOCK_RECORD"))
+		return ptx_wrap_inline_block(b, site, p, o, kind, PTX_BLOCK_CTX_REG, NULL, NULL, e);
 	return ptx_wrap_inline_block(b, site, p, o, kind, NULL, &ctx, NULL, e);
 }
 

@@ -679,8 +679,8 @@ static unsigned words_named(const char *text)
  * ctx pointer spilled to the stack and loaded back whole is still followed;
  * one compared, read narrow from its slot or left in a frame that escapes
  * (an atomic on it) makes the program read the record in memory, which the
- * kernel then writes; GPUEXT_PTX_BLOCK_RECORD=1 does that for every
- * program.  ptxas accepts every kernel.
+ * kernel then writes; GPUEXT_PTX_BLOCK_RECORD=1 (at translation) does
+ * that for every program.  ptxas accepts every kernel.
  */
 static void test_block_ctx_words(void **state)
 {
@@ -722,11 +722,16 @@ static void test_block_ctx_words(void **state)
 			assert_int_equal(count_str(out, "ld.shared.u64 %gxb_c0"), record && start);
 			free(out);
 		}
+		free(site);
+		free(extra);
 		setenv("GPUEXT_PTX_BLOCK_RECORD", "1", 1);
-		char *out = inject_block(entry ? site : NULL, entry ? NULL : site, extra, 0);
+		site = block_site(p, progs[i].kind, &extra);
 		unsetenv("GPUEXT_PTX_BLOCK_RECORD");
+		assert_int_equal(words_named(site), 0);
+		assert_non_null(strstr(site, PTX_BLOCK_CTX_REG));
+		char *out = inject_block(entry ? site : NULL, entry ? NULL : site, extra, 0);
 		/* the record written (all of it at entry, or the start there and
-		 * the rest at the exit), the program's words still in registers */
+		 * the rest at the exit) for the program's loads */
 		assert_int_equal(count_str(out, "_blk[48];"), 1);
 		assert_int_equal(count_str(out, "cvta.shared.u64 %gxb_ctx"), 1);
 		assert_int_equal(count_str(out, "st.shared.u64"), PTX_BLOCK_CTX_WORDS);
