@@ -43,7 +43,7 @@ step vecadd 35 env OUT="$OUT/vecadd" ITERS=31 TIMEOUT=15 CASES="vecadd -n 167772
 cp "$OUT/vecadd/gpu_tools_overhead.md" "$OUT/vecadd.md" 2>/dev/null
 
 step vecadd_progs 35 env OUT="$OUT/vecadd_progs" ITERS=31 TIMEOUT=15 CASES="vecadd -n 16777216" \
-	TOOLS="base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o base:$MB/blockv_entry_only.bpf.o build:$BB/blockv_entry_only.bpf.o base:$MB/blockv_exit_only.bpf.o build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_rb_discard.bpf.o build:$BB/blockv_krs_end.bpf.o build:$BB/blockv_krs_noend.bpf.o build:$BB/blockv_krs_split.bpf.o" \
+	TOOLS="build:$BE/gpu_empty.bpf.o base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o base:$MB/blockv_entry_only.bpf.o build:$BB/blockv_entry_only.bpf.o base:$MB/blockv_exit_only.bpf.o build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_rb_discard.bpf.o build:$BB/blockv_krs_end.bpf.o build:$BB/blockv_krs_noend.bpf.o build:$BB/blockv_krs_split.bpf.o" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/vecadd_progs/gpu_tools_overhead.md" "$OUT/vecadd_progs.md" 2>/dev/null
 
