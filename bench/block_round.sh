@@ -5,7 +5,8 @@
 #   cd STAGE && OUT=DIR bash gpu.sh      (gpu.sh: a copy of this script)
 #
 # STAGE holds build/ (the branch: gpuext, libgpuext-agent.so, bpf/), base/
-# (main's gpuext, agent and bpf/), bench/gpu_tools_overhead.sh and
+# (main's gpuext, agent and bpf/), combo/ (the branch merged with another
+# one, where a round compares them), bench/gpu_tools_overhead.sh and
 # tests/gpu/{lib,block_ctx}.sh; the examples are the repository's
 # (../build/examples).  Steps, each logged, none fatal, each cut at its own
 # limit (a row of bench/gpu_tools_overhead.sh is written when complete),
@@ -26,6 +27,7 @@ cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples
 BB=build/bpf/bench/progs BE=build/bpf/examples MB=base/bpf/bench/progs ME=base/bpf/examples
+CB=combo/bpf/bench/progs
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -36,27 +38,27 @@ step() { # step NAME LIMIT CMD...: run, log, never fatal
 }
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader > "$OUT/machine.txt" 2>&1
 
-step block_ctx 25 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
+step block_ctx 20 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
 tail -1 "$OUT/block_ctx.log"
 
-step vecadd 25 env OUT="$OUT/vecadd" ITERS=31 TIMEOUT=10 CASES="vecadd -n 16777216" \
-	TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload build:blockretsnoop" \
+step vecadd 30 env OUT="$OUT/vecadd" ITERS=31 TIMEOUT=10 CASES="vecadd -n 16777216" \
+	TOOLS="base:threadhist build:threadhist combo:threadhist base:kernelretsnoop build:kernelretsnoop combo:kernelretsnoop base:smload build:smload combo:smload build:blockretsnoop" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/vecadd/gpu_tools_overhead.md" "$OUT/vecadd.md" 2>/dev/null
 
 step vecadd_progs 30 env OUT="$OUT/vecadd_progs" ITERS=31 TIMEOUT=10 CASES="vecadd -n 16777216" \
-	TOOLS="build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o build:$BB/blockv_krs_end.bpf.o build:$BB/blockv_krs_packed.bpf.o build:$BB/blockv_wrs_end.bpf.o build:$BB/blockv_krs_warps.bpf.o build:$BB/blockv_one_atomic.bpf.o build:$BB/blockv_rb_discard.bpf.o build:$BB/blockv_th_smonly.bpf.o build:$BB/blockv_th_sm1k.bpf.o build:$BB/blockv_th_spread.bpf.o" \
+	TOOLS="build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o build:$BB/blockv_krs_end.bpf.o combo:$CB/blockv_krs_end.bpf.o combo:$CB/blockv_krs_packed.bpf.o build:$BB/blockv_wrs_end.bpf.o build:$BB/blockv_krs_warps.bpf.o build:$BB/blockv_one_atomic.bpf.o build:$BB/blockv_rb_discard.bpf.o build:$BB/blockv_th_smonly.bpf.o build:$BB/blockv_th_sm1k.bpf.o build:$BB/blockv_th_spread.bpf.o" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/vecadd_progs/gpu_tools_overhead.md" "$OUT/vecadd_progs.md" 2>/dev/null
 
 step reduce 20 env OUT="$OUT/reduce" ITERS=31 TIMEOUT=10 CASES="reduce -n 16777216" \
-	TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o" \
+	TOOLS="base:threadhist build:threadhist combo:threadhist base:kernelretsnoop build:kernelretsnoop combo:kernelretsnoop base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/reduce/gpu_tools_overhead.md" "$OUT/reduce.md" 2>/dev/null
 
 # gemm -n 2048 (a 2 ms kernel) checks its result on the CPU: ~8 s a run
-step gemm 50 env OUT="$OUT/gemm" ITERS=31 TIMEOUT=15 CASES="gemm -n 2048" \
-	TOOLS="build:threadhist build:kernelretsnoop build:$BE/gpu_block_empty.bpf.o build:$BE/gpu_empty.bpf.o" \
+step gemm 45 env OUT="$OUT/gemm" ITERS=31 TIMEOUT=15 CASES="gemm -n 2048" \
+	TOOLS="build:threadhist combo:kernelretsnoop build:$BE/gpu_block_empty.bpf.o build:$BE/gpu_empty.bpf.o" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/gemm/gpu_tools_overhead.md" "$OUT/gemm.md" 2>/dev/null
 
