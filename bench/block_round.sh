@@ -11,15 +11,16 @@
 # (../build/examples).  Steps, each logged, none fatal, each cut at its own
 # limit (a row of bench/gpu_tools_overhead.sh is written when complete),
 # ~150 s in all; ITERS=31, the 30 launches after the first:
-#   1. tests/gpu/block_ctx.sh: every field of the block record, in registers,
-#      in shared memory and with the counted exit, on the four examples;
+#   1. tests/gpu/tools.sh for block tools not checked in round 1 (smload,
+#      memtrace_block);
 #   2. the block tools on vecadd -n 16M, base vs branch in one table;
 #   3. bare block programs on vecadd (kernelretsnoop's and blockretsnoop's
 #      parts, threadhist's variants: bench/progs/blockv_*);
 #   4. threadhist, kernelretsnoop and the empty block programs on reduce
 #      (base vs branch) and on gemm -n 2048 (a 2 ms kernel: ~8 s a run,
 #      its CPU check).
-# (Round 1 also ran tests/gpu/tools.sh for the block tools: 17/17.)
+# (Round 1 ran tests/gpu/block_ctx.sh, 12/12, and tests/gpu/tools.sh for
+# threadhist, kernelretsnoop, blockretsnoop and warpretsnoop, 17/17.)
 set -u
 OUT=${OUT:-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -38,8 +39,8 @@ step() { # step NAME LIMIT CMD...: run, log, never fatal
 }
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader > "$OUT/machine.txt" 2>&1
 
-step block_ctx 20 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
-tail -1 "$OUT/block_ctx.log"
+step tools 30 env OUT="$OUT/tools" TOOLS="smload memtrace_block" tests/gpu/tools.sh
+tail -1 "$OUT/tools.log"
 
 step vecadd 30 env OUT="$OUT/vecadd" ITERS=31 TIMEOUT=10 CASES="vecadd -n 16777216" \
 	TOOLS="base:threadhist build:threadhist combo:threadhist base:kernelretsnoop build:kernelretsnoop combo:kernelretsnoop base:smload build:smload combo:smload build:blockretsnoop" \
@@ -65,14 +66,15 @@ cp "$OUT/gemm/gpu_tools_overhead.md" "$OUT/gemm.md" 2>/dev/null
 # what comes back: a few files; each step's folder as one tarball, without
 # the big per-run outputs (kernelretsnoop's records)
 rm -f "$OUT"/tools/tools.tgz
+rm -rf "$OUT"/tools/logs/*.json
 find "$OUT" -mindepth 2 -type f -size +256k -delete
-for d in block_ctx vecadd vecadd_progs reduce gemm; do
+for d in tools vecadd vecadd_progs reduce gemm; do
 	[ -d "$OUT/$d" ] && tar -C "$OUT" -czf "$OUT/$d.tgz" "$d" && rm -rf "${OUT:?}/$d"
 done
 
 echo "== summary ($((SECONDS - t0)) s)"
-grep -h "passed" "$OUT/block_ctx.log"
-grep -h "FAIL" "$OUT/block_ctx.log" | head -10
+grep -h "passed" "$OUT/tools.log"
+grep -h "FAIL" "$OUT/tools.log" | head -10
 for f in vecadd vecadd_progs reduce gemm; do
 	[ -f "$OUT/$f.md" ] && tail -n +7 "$OUT/$f.md"
 done
