@@ -887,8 +887,9 @@ static const char *ptx_mem_type(uint8_t code, int sign)
  * Loads and stores.  eBPF allows any alignment (x86 does), a GPU faults on a
  * misaligned access and loses its context.  Stack accesses at offsets that
  * are multiples of the size are aligned by construction (the frame is
- * 8-aligned); every other multi-byte access tests the address and takes a
- * byte-by-byte path when it is misaligned.
+ * 8-aligned), and so are accesses into a device map's value where ptx_stack
+ * knows the address mod 8; every other multi-byte access tests the address
+ * and takes a byte-by-byte path when it is misaligned.
  */
 /*
  * An access that ptx_stack proved is to a frame slot kept in a register
@@ -929,9 +930,13 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 	unsigned size = isa_size_bytes(in->code), base = load ? in->src : in->dst;
 	const char *type = ptx_mem_type(in->code, sign);
 	/* a block-local array: .shared instructions on the address in the
-	 * shared window (%t4), the same code otherwise */
-	int shared = u->space == PTX_SPACE_SHARED;
-	const char *sp = shared ? ".shared" : "";
+	 * shared window (%t4); a device map's value: .global ones on the
+	 * generic address (global memory's window is the identity); the same
+	 * code otherwise */
+	int shared = u->space == PTX_SPACE_SHARED, global = u->space == PTX_SPACE_GLOBAL;
+	const char *sp = shared ? ".shared" : global ? ".global" : "";
+	int aligned = size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0) ||
+		      (global && u->off >= 0 && u->off % (int)size == 0); /* off: the address mod 8 */
 	char val[8], breg[8];
 
 	if (ISA_CLASS(in->code) == ISA_ST) {
@@ -940,7 +945,7 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 	} else {
 		sprintf(val, "%%r%u", in->src);
 	}
-	if (u->space != PTX_SPACE_OTHER && !shared) {
+	if (u->space == PTX_SPACE_STACK || u->space == PTX_SPACE_CTX) {
 		ptx_emit_mem_reg(c, in, u, val);
 		return;
 	}
@@ -949,7 +954,7 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 		ptx_buf_printf(b, "\tcvta.to.shared.u64 %%t4, %%r%u;\n", base);
 		strcpy(breg, "%t4");
 	}
-	if (size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0)) {
+	if (aligned) {
 		if (load)
 			ptx_buf_printf(b, "\tld%s.%s %%r%u, [%s+%d];\n", sp, type, in->dst, breg,
 				       in->off);
@@ -1003,9 +1008,11 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 	}
 	if (!lop && !(in->imm & ISA_FETCH))
 		return err_set(e, EINVAL, "insn %zu: atomic %s needs the fetch flag", i, op);
-	/* a block-local array (ptx_stack): a shared atomic, never the stack */
+	/* a block-local array (ptx_stack): a shared atomic; a device map's
+	 * value: a global one; never the stack */
 	int shared = c->use[i].space == PTX_SPACE_SHARED;
-	const char *sp = shared ? ".shared" : "";
+	int global = c->use[i].space == PTX_SPACE_GLOBAL;
+	const char *sp = shared ? ".shared" : global ? ".global" : "";
 	ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n", in->dst, in->off);
 	if (shared)
 		ptx_buf_printf(b, "\tcvta.to.shared.u64 %%t1, %%t1;\n");
@@ -1020,7 +1027,7 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 			ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r0;\n");
 	}
 	const char *cmpv = w == 64 ? "%t3" : "%h0";
-	int local = !c->no_local && !shared;
+	int local = !c->no_local && !shared && !global;
 	if (local)
 		ptx_buf_printf(b, "\tisspacep.local %%p0, %%t1;\n\t@%%p0 bra La%zu;\n", i);
 	/* global or shared: a real atomic on the generic address; without
@@ -1152,6 +1159,12 @@ static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
 			k->block_array = arr->type == MAP_TYPE_GPU_BLOCK_ARRAY &&
 					 in->imm == HELPER_MAP_LOOKUP_ELEM &&
 					 !getenv("GPUEXT_PTX_BLOCK_GENERIC");
+			/* GPUEXT_PTX_MAP_GENERIC=1: accesses to values of arrays in
+			 * device memory by generic address with the alignment test,
+			 * as before they were followed, to compare in one build */
+			k->global_value = arr->type != MAP_TYPE_GPU_BLOCK_ARRAY &&
+					  in->imm == HELPER_MAP_LOOKUP_ELEM &&
+					  !getenv("GPUEXT_PTX_MAP_GENERIC");
 		} else if (in->imm >= 0 && (h = ptx_helper_find((uint32_t)in->imm)))
 			k->nargs = (uint8_t)h->nargs;
 	}

@@ -7,7 +7,10 @@
  * (nothing derived from r10 or the ctx), frame + k, ctx + k, or "any"
  * (the join of two different things); and, among the scalars, a pointer
  * into a block-local array (or NULL): an inline lookup's result plus any
- * offset (V_SHARED, which joins with another scalar into a scalar).  Scalars include values loaded from
+ * offset (V_SHARED, which joins with another scalar into a scalar); and a
+ * pointer into a device map's value (or NULL), an inline lookup's result
+ * plus offsets (V_GLOBAL, off = the address mod 8 while only constants were
+ * added, else -1; joins like V_SHARED).  Scalars include values loaded from
  * memory: a frame or ctx pointer can only get into memory through a store
  * or a helper, both of which make it escape here.
  */
@@ -17,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum val_kind { V_UNSEEN = 0, V_SCALAR, V_FP, V_CTX, V_ANY, V_SHARED };
+enum val_kind { V_UNSEEN = 0, V_SCALAR, V_FP, V_CTX, V_ANY, V_SHARED, V_GLOBAL };
 
 struct val {
 	uint8_t kind;
@@ -38,15 +41,32 @@ struct analysis {
 	struct ptx_stack *st;
 };
 
+/* A scalar or a followed pointer into a map (which is a scalar to the frame
+ * and ctx analysis). */
+static int val_is_scalar(struct val v)
+{
+	return v.kind == V_SCALAR || v.kind == V_SHARED || v.kind == V_GLOBAL;
+}
+
 static struct val val_join(struct val a, struct val b)
 {
 	if (a.kind == V_UNSEEN)
 		return b;
 	if (b.kind == V_UNSEEN || (a.kind == b.kind && a.off == b.off))
 		return a;
-	if ((a.kind == V_SCALAR || a.kind == V_SHARED) && (b.kind == V_SCALAR || b.kind == V_SHARED))
+	if (a.kind == V_GLOBAL && b.kind == V_GLOBAL) /* alignments differ */
+		return (struct val){V_GLOBAL, -1};
+	if (val_is_scalar(a) && val_is_scalar(b))
 		return (struct val){V_SCALAR, 0};
 	return (struct val){V_ANY, 0};
+}
+
+/* v + k for a global pointer: the address mod 8, where known. */
+static struct val global_add(struct val v, int64_t k)
+{
+	if (v.off >= 0)
+		v.off = (int32_t)((v.off + (k & 7)) & 7);
+	return v;
 }
 
 static int val_is_ptr(struct val v)
@@ -89,6 +109,9 @@ static void access(struct analysis *a, struct val v, int32_t off, unsigned size,
 		*at = (int32_t)x;
 	} else if (v.kind == V_SHARED) {
 		*space = PTX_SPACE_SHARED;
+	} else if (v.kind == V_GLOBAL) {
+		*space = PTX_SPACE_GLOBAL;
+		*at = global_add(v, off).off;
 	} else {
 		escape(a, v);
 	}
@@ -154,6 +177,8 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 			r->r[k] = scalar;
 		if (in->code == ISA_OPC_JMP_CALL && a->calls[i].block_array)
 			r->r[0] = (struct val){V_SHARED, 0};
+		if (in->code == ISA_OPC_JMP_CALL && a->calls[i].global_value)
+			r->r[0] = (struct val){V_GLOBAL, 0};
 		return;
 	}
 	switch (cls) {
@@ -170,6 +195,8 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 				escape(a, src);
 				if (dst->kind == V_SHARED)
 					u->space = PTX_SPACE_SHARED;
+				if (dst->kind == V_GLOBAL)
+					u->space = PTX_SPACE_GLOBAL;
 			} else {
 				access(a, *dst, in->off, isa_size_bytes(in->code), 1, &u->space,
 				       &u->off);
@@ -193,6 +220,20 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 			return;
 		if (in->code == ISA_OPC_ALU64_ADD_X && dst->kind == V_SCALAR && src.kind == V_SHARED) {
 			*dst = src;
+			return;
+		}
+		/* a device map's value plus a constant or a scalar: the same
+		 * value (in a verified program; the address mod 8 is known after
+		 * a constant only) */
+		if (dst->kind == V_GLOBAL && moves_ptr(in->code)) {
+			*dst = global_add(*dst, in->code == ISA_OPC_ALU64_ADD_K ? in->imm
+										: -(int64_t)in->imm);
+			return;
+		}
+		if (in->code == ISA_OPC_ALU64_ADD_X &&
+		    ((dst->kind == V_GLOBAL && src.kind == V_SCALAR) ||
+		     (dst->kind == V_SCALAR && src.kind == V_GLOBAL))) {
+			*dst = (struct val){V_GLOBAL, -1};
 			return;
 		}
 		if (moves_ptr(in->code) && (dst->kind == V_FP || dst->kind == V_CTX)) {

@@ -17,7 +17,11 @@
  * escape: the function keeps today's memory frame.  Along the way it follows
  * the pointers an inline lookup in a block-local array returns (and what is
  * derived from them by adding offsets): loads, stores and atomics through
- * them are marked PTX_SPACE_SHARED, for .shared-space instructions.  The
+ * them are marked PTX_SPACE_SHARED, for .shared-space instructions; likewise
+ * the pointers an inline lookup in an array in device memory returns:
+ * PTX_SPACE_GLOBAL, for .global-space instructions, with the address mod 8
+ * where only constants were added (the value is 8-aligned), so that an
+ * access proven aligned needs no run-time alignment test.  The
  * analysis is its own
  * proof (it does not trust the verifier's), so it holds for unverified
  * programs (the conformance cases) too.
@@ -41,6 +45,8 @@ enum ptx_stack_space {
 	PTX_SPACE_STACK,     /* the function's frame, at off from r10 */
 	PTX_SPACE_CTX,       /* the mem probe's ctx, at byte off */
 	PTX_SPACE_SHARED,    /* a block-local array: the block's shared memory */
+	PTX_SPACE_GLOBAL,    /* a device map's value: global memory; off is the
+			      * address mod 8, or -1 when not known */
 };
 
 /* Per instruction: a load/store's operand; at an inline map call, the key
@@ -59,6 +65,9 @@ struct ptx_stack_call {
 	uint32_t value_bytes;
 	uint8_t block_array; /* an inline lookup in a block-local array: r0 is
 			      * NULL or a generic pointer into shared memory */
+	uint8_t global_value; /* an inline lookup in an array in device memory:
+			       * r0 is NULL or an 8-aligned pointer to global
+			       * memory (ptx_devmap.h: values 8-aligned) */
 };
 
 struct ptx_stack {
