@@ -13,7 +13,8 @@
 #               disassembled with the cuobjdump that triton's wheel ships
 #   cost        bench/memtrace_cost.sh: main vs branch memtrace and the
 #               branch's halves (memcost_*) on vecadd/gemm/reduce, ITERS=31
-#               (COST_EXTRA: more rows, memtrace_cost.sh's EXTRA)
+#               (COST_EXTRA: other rows, memtrace_cost.sh's EXTRA; COST_MORE:
+#               rows before the default ones, ';'-terminated)
 #   heat        the heat maps of main's and the branch's memtrace on vecadd
 #               (from the cost part's outputs): the same regions and counts
 #   tools       tests/gpu/tools.sh, memtrace only, with the branch (bytes =
@@ -53,8 +54,8 @@ part_cost() {
 	mkdir -p "$OUT/cost"
 	OUT="$OUT/cost" ITERS=31 TIMEOUT=25 TOOLS=memtrace \
 		BUILDS="main=base branch=build" VARIANTS="" \
-		EXTRA="${COST_EXTRA:-branch memtrace, map values generic|build|build/bpf/tools/memtrace.bpf.o|GPUEXT_PTX_MAP_GENERIC=1;main traffic|base|base/bpf/bench/progs/memcost_traffic.bpf.o|;branch traffic|build|$p/memcost_traffic.bpf.o|;branch heat|build|$p/memcost_heat.bpf.o|;branch none|build|$p/memcost_none.bpf.o|}" \
-		timeout 100 bash bench/memtrace_cost.sh > "$OUT/cost.log" 2>&1
+		EXTRA="${COST_EXTRA:-branch memtrace, map values generic|build|build/bpf/tools/memtrace.bpf.o|GPUEXT_PTX_MAP_GENERIC=1;${COST_MORE:-}main traffic|base|base/bpf/bench/progs/memcost_traffic.bpf.o|;branch traffic|build|$p/memcost_traffic.bpf.o|;branch heat|build|$p/memcost_heat.bpf.o|;branch none|build|$p/memcost_none.bpf.o|}" \
+		timeout 115 bash bench/memtrace_cost.sh > "$OUT/cost.log" 2>&1
 	note "cost: rc=$?"
 	grep '^| [a-z]' "$OUT/cost/memtrace_cost.md" 2>/dev/null | tee -a "$summary"
 	cp "$OUT/cost/memtrace_cost.md" "$OUT/memtrace_cost.md" 2>/dev/null

@@ -3,12 +3,14 @@
 # where it is pasted into a kernel, on the build machine, no GPU:
 #
 #   [OUT=DIR] [PROGS="a.bpf.o ..."] [KERNELS="vecadd gemm reduce"]
-#       [ENVS="NAME=VAR=VALUE ..."] [ARCH=sm_90] [CUBINS=DIR] bench/sass_size.sh
+#       [ENVS="NAME=VAR=VALUE ..."] [ARCH=sm_90] [SMS=132] [CUBINS=DIR]
+#       bench/sass_size.sh
 #
 # For each kernel of the examples (their compute_75 PTX, build/examples/ref)
 # and each program (default memtrace and memtrace's halves,
 # bench/progs/memcost_*), the agent instruments the kernel through the fake
-# driver (tests/fakecuda, which writes the module it is given) and ptxas -O3
+# driver (tests/fakecuda, which writes the module it is given; a device of
+# SMS multiprocessors, the H200's 132 by default) and ptxas -O3
 # compiles that module for ARCH: the kernel's SASS bytes (its .text section;
 # / 16 = instructions) and its registers, beside the plain kernel's.  On a
 # short memory-bound kernel the instructions a warp issues per access are
@@ -27,6 +29,7 @@ KERNELS=${KERNELS:-"vecadd gemm reduce"}
 ENVS=${ENVS:-}
 ARCH=${ARCH:-sm_90}
 CUBINS=${CUBINS:-}
+export FAKECUDA_SMS=${SMS:-132}
 PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
 mkdir -p "$OUT"
 fail=0

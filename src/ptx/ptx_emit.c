@@ -59,6 +59,10 @@ struct ptx_ctx {
 	/* no frame of the program is in local memory, nor its ctx: atomics
 	 * need no test for a local address */
 	int no_local;
+	/* the function being written has inline per-SM array accesses, all
+	 * with this many copies: %sm holds the SM's copy, computed once at
+	 * the function's start (0: computed at each access) */
+	uint32_t sm_copies;
 };
 
 void ptx_block_array_sym(size_t k, char *out, size_t len)
@@ -625,11 +629,48 @@ static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 	} else {
 		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, 0x%llx;\n", (unsigned long long)r->value);
 	}
-	if (r->type == MAP_TYPE_PERCPU_ARRAY) /* this SM's copy */
-		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %%smid;\n\trem.u32 %%h1, %%h1, %u;\n"
-				     "\tcvt.u64.u32 %%t1, %%h1;\n"
-				     "\tmad.lo.u64 %%t0, %%t1, %llu, %%t0;\n",
-			       r->nr_sms, (unsigned long long)r->sm_stride);
+	if (r->type != MAP_TYPE_PERCPU_ARRAY)
+		return;
+	/* this SM's copy: the copy's offset a 32 x 32 -> 64-bit product where
+	 * the stride fits 32 bits (a wide multiply-add, not a 64-bit one) */
+	const char *sm = "%sm";
+	if (c->sm_copies != r->nr_sms) {
+		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %%smid;\n\tmin.u32 %%h1, %%h1, %u;\n",
+			       r->nr_sms - 1);
+		sm = "%h1";
+	}
+	if (r->sm_stride <= UINT32_MAX)
+		ptx_buf_printf(c->b, "\tmul.wide.u32 %%t1, %s, %llu;\n", sm,
+			       (unsigned long long)r->sm_stride);
+	else
+		ptx_buf_printf(c->b, "\tcvt.u64.u32 %%t1, %s;\n\tmul.lo.u64 %%t1, %%t1, %llu;\n", sm,
+			       (unsigned long long)r->sm_stride);
+	ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, %%t1;\n");
+}
+
+/*
+ * The number of copies every inline per-SM array access of function fn
+ * has, when they agree: 0 when there are none or they differ.  The copy,
+ * min(%smid, copies - 1) as the runtime's rt_sm_copy, is then read once at
+ * the function's start: a warp that moved to another SM meanwhile
+ * (preemption) counts in the copy it started on, which the host adds like
+ * any other.
+ */
+static uint32_t ptx_fn_sm_copies(const struct ptx_ctx *c, const struct ptx_fn *fn)
+{
+	uint32_t n = 0;
+
+	for (size_t i = fn->start; i < fn->end; i++) {
+		const struct isa_insn *in = &c->p->insns[i];
+		const struct ptx_map_ref *r;
+		if (in->code != ISA_OPC_JMP_CALL || in->src != ISA_CALL_HELPER ||
+		    !(r = ptx_inline_array(c, i, in)) || r->type != MAP_TYPE_PERCPU_ARRAY)
+			continue;
+		if (n && n != r->nr_sms)
+			return 0;
+		n = r->nr_sms;
+	}
+	return n;
 }
 
 /* bpf_map_lookup_elem on an array: the element, NULL past max_entries. */
@@ -1213,6 +1254,9 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 			  "\t.reg .pred %%p<2>;\n\t.reg .b64 %%warp;\n");
 	if (frame)
 		ptx_buf_printf(b, "\t.local .align 8 .b8 stack[%u];\n", frame);
+	if ((c->sm_copies = ptx_fn_sm_copies(c, fn)))
+		ptx_buf_printf(b, "\t.reg .b32 %%sm;\n\tmov.u32 %%sm, %%smid;\n"
+				  "\tmin.u32 %%sm, %%sm, %u;\n", c->sm_copies - 1);
 	if (st->slots) { /* the frame's slots in registers, zeroed as memory would not be:
 			  * a narrow store inserts into the slot's old bits */
 		ptx_buf_printf(b, "\t.reg .b64 %%fp<%u>;\n", PTX_STACK_SLOTS);

@@ -284,8 +284,9 @@ static void test_array_lookup_inline(void **state)
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 16;"));
 		assert_non_null(strstr(prog.text, "add.s64 %t0, %t0, 0x7000000080;"));
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 4;"));
-		assert_non_null(strstr(prog.text, "rem.u32 %h1, %h1, 132;"));
-		assert_non_null(strstr(prog.text, "mad.lo.u64 %t0, %t1, 128, %t0;"));
+		/* the SM's copy: read once at the start, min(%smid, copies - 1) */
+		assert_int_equal(count_of(prog.text, "min.u32 %sm, %sm, 131;"), 1);
+		assert_non_null(strstr(prog.text, "mul.wide.u32 %t1, %sm, 128;"));
 		/* the values of arrays in device memory: global atomics */
 		assert_int_equal(count_of(prog.text, "red.global.add.u64 [%t1], %t0;"), 1);
 		assert_int_equal(count_of(prog.text, "atom.global.add.u64 %t2, [%t1], %t0;"), 1);

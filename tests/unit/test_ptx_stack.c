@@ -252,7 +252,7 @@ static void test_update_inline(void **state)
 	assert_non_null(strstr(prog.text, "setp.ge.u32 %p1, %h0, 4;"));   /* -E2BIG */
 	assert_non_null(strstr(prog.text, "setp.gt.u64 %p1, %r4, 2;"));   /* -EINVAL */
 	assert_non_null(strstr(prog.text, "setp.eq.u64 %p1, %r4, 1;"));   /* -EEXIST */
-	assert_non_null(strstr(prog.text, "rem.u32 %h1, %h1, 132;"));     /* per-SM copy */
+	assert_non_null(strstr(prog.text, "min.u32 %sm, %sm, 131;"));     /* per-SM copy */
 	assert_non_null(strstr(prog.text, "misaligned value: byte by byte"));
 	assert_non_null(strstr(prog.text, "st.u32 [%t0+8], %t2;"));       /* the 12-byte tail */
 	ptx_emit_header(&b, &t);
