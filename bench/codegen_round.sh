@@ -55,7 +55,7 @@ part_cost() {
 	OUT="$OUT/cost" ITERS=31 TIMEOUT=25 TOOLS=memtrace \
 		BUILDS="main=base branch=build" VARIANTS="" \
 		EXTRA="${COST_EXTRA:-branch memtrace, map values generic|build|build/bpf/tools/memtrace.bpf.o|GPUEXT_PTX_MAP_GENERIC=1;${COST_MORE:-}main traffic|base|base/bpf/bench/progs/memcost_traffic.bpf.o|;branch traffic|build|$p/memcost_traffic.bpf.o|;branch heat|build|$p/memcost_heat.bpf.o|;branch none|build|$p/memcost_none.bpf.o|}" \
-		timeout 115 bash bench/memtrace_cost.sh > "$OUT/cost.log" 2>&1
+		timeout 125 bash bench/memtrace_cost.sh > "$OUT/cost.log" 2>&1
 	note "cost: rc=$?"
 	grep '^| [a-z]' "$OUT/cost/memtrace_cost.md" 2>/dev/null | tee -a "$summary"
 	cp "$OUT/cost/memtrace_cost.md" "$OUT/memtrace_cost.md" 2>/dev/null

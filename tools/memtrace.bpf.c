@@ -27,7 +27,8 @@
 
 /* What to count: both, unless a measuring program (bench/progs/memcost_*)
  * includes this file to time one part alone; MT_HEAT_COPIES: the heat
- * counters' copies per SM (a measuring program tries more). */
+ * counters' copies per SM (a measuring program tries others);
+ * MT_HEAT_NO_BITS: measuring only, the heat map's count without its bits. */
 #ifndef MT_PARTS
 #define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
 #endif
@@ -108,7 +109,9 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 		struct mt_heat_slot *h = bpf_map_lookup_elem(&region_heat, &key);
 		if (h) {
 			__sync_fetch_and_add(&h->accesses, lanes);
+#ifndef MT_HEAT_NO_BITS
 			__sync_fetch_and_or(&h->bits, tag | ~tag << 32);
+#endif
 		}
 	}
 	return 0;
