@@ -12,7 +12,7 @@
 # driver (tests/fakecuda, which writes the module it is given; a device of
 # SMS multiprocessors, the H200's 132 by default) and ptxas -O3
 # compiles that module for ARCH: the kernel's SASS bytes (its .text section;
-# / 16 = instructions) and its registers, beside the plain kernel's.  On a
+# and instructions) and its registers, beside the plain kernel's.  On a
 # short memory-bound kernel the instructions a warp issues per access are
 # the cost (docs/ptx-translate.md), so this table tracks the emitter's code
 # size without a GPU.  ENVS adds columns: each NAME=VAR=VALUE runs every
@@ -37,16 +37,23 @@ fail=0
 # The kernel (the first .entry) of an example's PTX.
 entry() { grep -m1 -o '\.entry [A-Za-z0-9_$]*' "$1" | cut -d' ' -f2; }
 
-# "BYTES REGS" of kernel $2 in the PTX module $1 compiled by ptxas, or "- -".
+# "BYTES INSTRUCTIONS REGS" of kernel $2 in the PTX module $1 compiled by
+# ptxas, or "- - -": the .text section's bytes (padded to 128 with NOPs)
+# and its instructions other than those NOPs (16 bytes each; a NOP's low
+# 12 bits are 0x918 on sm_70 and later).
 sass() {
-	local ptx=$1 name=$2 cubin=${1%.ptx}.cubin regs bytes
+	local ptx=$1 name=$2 cubin=${1%.ptx}.cubin regs sec
 	regs=$("$PTXAS" -O3 -arch="$ARCH" -v "$ptx" -o "$cubin" 2>&1 |
 		awk -v k="$name" '/Compiling entry function/ {on = index($0, "'"'"'" k "'"'"'") > 0}
 			on && /Used [0-9]+ registers/ {for (i = 1; i <= NF; i++) if ($i == "Used") print $(i + 1); exit}')
-	bytes=$(readelf -SW "$cubin" 2>/dev/null |
-		awk -v s=".text.$name" '{for (i = 1; i < NF; i++) if ($i == s) {print $(i + 4); exit}}')
-	[ -n "$regs" ] && [ -n "$bytes" ] || { echo "- -"; return 1; }
-	echo "$((16#$bytes)) $regs"
+	sec=$(readelf -SW "$cubin" 2>/dev/null |
+		awk -v s=".text.$name" '{for (i = 1; i < NF; i++) if ($i == s) {print $(i + 3), $(i + 4); exit}}')
+	[ -n "$regs" ] && [ -n "$sec" ] || { echo "- - -"; return 1; }
+	read -r off size <<< "$sec"
+	local n
+	n=$(od -A n -v -t x8 -j $((16#$off)) -N $((16#$size)) "$cubin" | tr -s ' ' '\n' | grep . |
+		awk 'NR % 2 == 1 && substr($1, length($1) - 2) != "918" {n++} END {print n + 0}')
+	echo "$((16#$size)) $n $regs"
 }
 
 # Keep cubin $1 as CUBINS/$2.cubin, where asked.
@@ -70,13 +77,12 @@ cell() {
 	f=$(grep -l 'gxp_' "$dir"/mod-*.ptx 2>/dev/null | head -1)
 	if [ -z "$f" ]; then
 		echo "sass_size: $obj on $ex: no instrumented module (see $dir/run.log)" >&2
-		echo "- -"
+		echo "- - -"
 		return 1
 	fi
 	sass "$f" "$name" && keep "${f%.ptx}.cubin" "$tag"
 }
 
-insns() { [ "${1:--}" = - ] && echo - || echo $(($1 / 16)); }
 
 md="$OUT/sass_size.md"
 {
@@ -84,8 +90,9 @@ md="$OUT/sass_size.md"
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $("$PTXAS" --version | tail -1); -O3 -arch=$ARCH"
 	echo "- command: \`PROGS=\"$PROGS\" KERNELS=\"$KERNELS\" ENVS=\"$ENVS\" bench/sass_size.sh\`"
-	echo "- bytes of the kernel's .text (instructions = bytes / 16), registers; the probe"
-	echo "  pasted at every global access (GPUEXT_PTX_MEM_INLINE's default)"
+	echo "- bytes of the kernel's .text (padded to 128 with NOPs), its instructions"
+	echo "  (NOPs not counted), registers; the probe pasted at every global access"
+	echo "  (GPUEXT_PTX_MEM_INLINE's default)"
 	echo
 	hdr="| program | kernel | bytes | instructions | registers |"
 	sep="| --- | --- | ---: | ---: | ---: |"
@@ -98,14 +105,14 @@ md="$OUT/sass_size.md"
 } > "$md"
 for p in plain $PROGS; do
 	for k in $KERNELS; do
-		read -r b r <<< "$(cell "$p" "$k" "")" || fail=1
+		read -r b n r <<< "$(cell "$p" "$k" "")" || fail=1
 		[ "$b" = - ] && fail=1
-		row="| $(basename "$p" .bpf.o) | $k | $b | $(insns "$b") | $r |"
+		row="| $(basename "$p" .bpf.o) | $k | $b | $n | $r |"
 		for e in $ENVS; do
 			[ "$p" = plain ] && { row+=" | | |"; continue; }
-			read -r b r <<< "$(cell "$p" "$k" "${e#*=}" "${e%%=*}")"
+			read -r b n r <<< "$(cell "$p" "$k" "${e#*=}" "${e%%=*}")"
 			[ "$b" = - ] && fail=1
-			row+=" $b | $(insns "$b") | $r |"
+			row+=" $b | $n | $r |"
 		done
 		echo "$row" >> "$md"
 	done

@@ -52,6 +52,9 @@ struct ptx_ctx {
 	 * constant reference r1 holds; -1 elsewhere and when r1 may hold
 	 * anything else (ptx_find_const_maps) */
 	int *call_map;
+	/* per instruction: a jump target or a function's start (another path
+	 * may reach it); set by ptx_find_const_maps */
+	unsigned char *target;
 	/* per function: which frame slots are registers (ptx_stack.h) */
 	struct ptx_stack *stk;
 	struct ptx_stack_use *use; /* per instruction, shared by c->stk */
@@ -199,14 +202,12 @@ static int ptx_insn_writes(const struct isa_insn *in, unsigned r)
 static int ptx_find_const_maps(struct ptx_ctx *c, struct err *e)
 {
 	const struct prog *p = c->p;
-	unsigned char *target = calloc(p->insn_cnt + 1, 1);
+	unsigned char *target = c->target = calloc(p->insn_cnt + 1, 1);
 	int known[ISA_NR_REGS];
 
 	c->call_map = malloc(p->insn_cnt * sizeof(*c->call_map));
-	if (!target || !c->call_map) {
-		free(target);
+	if (!target || !c->call_map)
 		return err_set(e, ENOMEM, "out of memory");
-	}
 	for (size_t f = 0; f < c->fn_cnt; f++)
 		target[c->fns[f].start] = 1;
 	for (size_t i = 0; i < p->insn_cnt; i++) {
@@ -245,7 +246,6 @@ static int ptx_find_const_maps(struct ptx_ctx *c, struct err *e)
 		if (in->code == ISA_OPC_ALU64_MOV_X && in->dst < ISA_NR_REGS)
 			known[in->dst] = copied;
 	}
-	free(target);
 	return 0;
 }
 
@@ -490,6 +490,31 @@ static int ptx_check_target(struct ptx_ctx *c, size_t i, int64_t t, struct err *
 	return 0;
 }
 
+static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_t i,
+						  const struct isa_insn *in);
+
+/*
+ * Is jump i the NULL test of the inline array lookup just before it (`if
+ * (!v)` or `if (v)` on r0, reached only from the lookup)?  The lookup set
+ * r0 to the element's address when its bounds test %p0 held and to 0 when
+ * not, and an element's address is never 0 (a device allocation; a
+ * block-local array's generic address), so the jump can test %p0 instead
+ * of r0: a 64-bit compare less.  Not where the maps' addresses are unknown
+ * (checking with no map table: a value address may be given as 0).
+ */
+static int ptx_lookup_null_test(const struct ptx_ctx *c, size_t i, const struct isa_insn *in)
+{
+	const struct isa_insn *call = i ? &c->p->insns[i - 1] : NULL;
+	const struct ptx_map_ref *r;
+
+	if ((in->code != ISA_OPC_JMP_JEQ_K && in->code != ISA_OPC_JMP_JNE_K) || in->dst != 0 ||
+	    in->imm != 0 || !call || c->target[i] || call->code != ISA_OPC_JMP_CALL ||
+	    call->src != ISA_CALL_HELPER || call->imm != HELPER_MAP_LOOKUP_ELEM ||
+	    !(r = ptx_inline_array(c, i - 1, call)))
+		return 0;
+	return r->type == MAP_TYPE_GPU_BLOCK_ARRAY || c->o->map_table || r->value;
+}
+
 static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 			     struct err *e)
 {
@@ -504,6 +529,12 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 	int err = ptx_check_target(c, i, t, e);
 	if (err)
 		return err;
+	if (ptx_lookup_null_test(c, i, in)) {
+		/* r0 is NULL exactly when the lookup's bounds test %p0 failed */
+		ptx_buf_printf(b, "\t@%s%%p0 bra L%lld;\n", in->code == ISA_OPC_JMP_JEQ_K ? "!" : "",
+			       (long long)t);
+		return 0;
+	}
 	switch (ISA_OP(in->code)) {
 	case ISA_JMP_JEQ: cmp = "eq"; break;
 	case ISA_JMP_JNE: cmp = "ne"; break;
@@ -1364,6 +1395,7 @@ out:
 	}
 	free(c.fns);
 	free(c.call_map);
+	free(c.target);
 	free(c.stk);
 	free(c.use);
 	free(c.calls);

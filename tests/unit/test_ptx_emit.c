@@ -284,6 +284,10 @@ static void test_array_lookup_inline(void **state)
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 16;"));
 		assert_non_null(strstr(prog.text, "add.s64 %t0, %t0, 0x7000000080;"));
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 4;"));
+		/* the NULL tests right after the two inline lookups test their
+		 * bounds predicate, not r0 */
+		assert_int_equal(count_of(prog.text, "@!%p0 bra L"), 2);
+		assert_int_equal(count_of(prog.text, "setp.eq.u64 %p0, %r0,"), 0);
 		/* the SM's copy: read once at the start, min(%smid, copies - 1) */
 		assert_int_equal(count_of(prog.text, "min.u32 %sm, %sm, 131;"), 1);
 		assert_non_null(strstr(prog.text, "mul.wide.u32 %t1, %sm, 128;"));
