@@ -2,7 +2,7 @@
 # sass_size.sh - how much machine code a mem probe's eBPF program becomes
 # where it is pasted into a kernel, on the build machine, no GPU:
 #
-#   [OUT=DIR] [PROGS="a.bpf.o ..."] [KERNELS="vecadd gemm reduce"]
+#   [OUT=DIR] [BUILD=build] [PROGS="a.bpf.o ..."] [KERNELS="vecadd gemm reduce"]
 #       [ENVS="NAME=VAR=VALUE ..."] [ARCH=sm_90] [SMS=132] [CUBINS=DIR]
 #       bench/sass_size.sh
 #
@@ -18,13 +18,16 @@
 # size without a GPU.  ENVS adds columns: each NAME=VAR=VALUE runs every
 # cell again with VAR=VALUE in the agent's environment (for example
 # generic=GPUEXT_PTX_MAP_GENERIC=1, the code before map values were
-# followed).  CUBINS: a folder to keep each cell's cubin in, as
+# followed).  BUILD: the folder of the gpuext, agent and bpf/ objects to
+# measure (another build's, to compare; the fake driver and examples come
+# from build/).  CUBINS: a folder to keep each cell's cubin in, as
 # KERNEL.PROGRAM[.NAME].cubin (to disassemble where a cuobjdump is).
 # Writes $OUT/sass_size.md and prints it.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-build/sass-size}
-PROGS=${PROGS:-"build/bpf/tools/memtrace.bpf.o build/bpf/bench/progs/memcost_traffic.bpf.o build/bpf/bench/progs/memcost_heat.bpf.o build/bpf/bench/progs/memcost_none.bpf.o"}
+BUILD=${BUILD:-build}
+PROGS=${PROGS:-"$BUILD/bpf/tools/memtrace.bpf.o $BUILD/bpf/bench/progs/memcost_traffic.bpf.o $BUILD/bpf/bench/progs/memcost_heat.bpf.o $BUILD/bpf/bench/progs/memcost_none.bpf.o"}
 KERNELS=${KERNELS:-"vecadd gemm reduce"}
 ENVS=${ENVS:-}
 ARCH=${ARCH:-sm_90}
@@ -37,18 +40,20 @@ fail=0
 # The kernel (the first .entry) of an example's PTX.
 entry() { grep -m1 -o '\.entry [A-Za-z0-9_$]*' "$1" | cut -d' ' -f2; }
 
-# "BYTES INSTRUCTIONS REGS" of kernel $2 in the PTX module $1 compiled by
-# ptxas, or "- - -": the .text section's bytes (padded to 128 with NOPs)
-# and its instructions other than those NOPs (16 bytes each; a NOP's low
-# 12 bits are 0x918 on sm_70 and later).
+# "BYTES INSTRUCTIONS REGS MS" of kernel $2 in the PTX module $1 compiled
+# by ptxas, or "- - - -": the .text section's bytes (padded to 128 with
+# NOPs), its instructions other than those NOPs (16 bytes each; a NOP's
+# low 12 bits are 0x918 on sm_70 and later), registers, ptxas's compile
+# time of the kernel (ms; noisy on a shared machine).
 sass() {
 	local ptx=$1 name=$2 cubin=${1%.ptx}.cubin regs sec
 	regs=$("$PTXAS" -O3 -arch="$ARCH" -v "$ptx" -o "$cubin" 2>&1 |
 		awk -v k="$name" '/Compiling entry function/ {on = index($0, "'"'"'" k "'"'"'") > 0}
-			on && /Used [0-9]+ registers/ {for (i = 1; i <= NF; i++) if ($i == "Used") print $(i + 1); exit}')
+			on && /Used [0-9]+ registers/ {for (i = 1; i <= NF; i++) if ($i == "Used") r = $(i + 1)}
+			on && /Compile time =/ {for (i = 1; i <= NF; i++) if ($i == "=") print r, $(i + 1); exit}')
 	sec=$(readelf -SW "$cubin" 2>/dev/null |
 		awk -v s=".text.$name" '{for (i = 1; i < NF; i++) if ($i == s) {print $(i + 3), $(i + 4); exit}}')
-	[ -n "$regs" ] && [ -n "$sec" ] || { echo "- - -"; return 1; }
+	[ -n "$regs" ] && [ -n "$sec" ] || { echo "- - - -"; return 1; }
 	read -r off size <<< "$sec"
 	local n
 	n=$(od -A n -v -t x8 -j $((16#$off)) -N $((16#$size)) "$cubin" | tr -s ' ' '\n' | grep . |
@@ -71,13 +76,13 @@ cell() {
 		return
 	fi
 	dir=$(mktemp -d "$OUT/dump.XXXXXX")
-	env $envv FAKECUDA_DUMP="$dir" GPUEXT_AGENT=build/libgpuext-agent.so \
-		build/gpuext run "$obj" -- build/fakecuda/app "$ptx" "$name" "$name" \
+	env $envv FAKECUDA_DUMP="$dir" GPUEXT_AGENT="$BUILD/libgpuext-agent.so" \
+		"$BUILD/gpuext" run "$obj" -- build/fakecuda/app "$ptx" "$name" "$name" \
 		> "$dir/run.log" 2>&1
 	f=$(grep -l 'gxp_' "$dir"/mod-*.ptx 2>/dev/null | head -1)
 	if [ -z "$f" ]; then
 		echo "sass_size: $obj on $ex: no instrumented module (see $dir/run.log)" >&2
-		echo "- - -"
+		echo "- - - -"
 		return 1
 	fi
 	sass "$f" "$name" && keep "${f%.ptx}.cubin" "$tag"
@@ -89,30 +94,30 @@ md="$OUT/sass_size.md"
 	echo "# Mem probe code size: SASS of the instrumented kernel"
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $("$PTXAS" --version | tail -1); -O3 -arch=$ARCH"
-	echo "- command: \`PROGS=\"$PROGS\" KERNELS=\"$KERNELS\" ENVS=\"$ENVS\" bench/sass_size.sh\`"
+	echo "- command: \`BUILD=$BUILD PROGS=\"$PROGS\" KERNELS=\"$KERNELS\" ENVS=\"$ENVS\" bench/sass_size.sh\`"
 	echo "- bytes of the kernel's .text (padded to 128 with NOPs), its instructions"
 	echo "  (NOPs not counted), registers; the probe pasted at every global access"
 	echo "  (GPUEXT_PTX_MEM_INLINE's default)"
 	echo
-	hdr="| program | kernel | bytes | instructions | registers |"
-	sep="| --- | --- | ---: | ---: | ---: |"
+	hdr="| program | kernel | bytes | instructions | registers | ptxas ms |"
+	sep="| --- | --- | ---: | ---: | ---: | ---: |"
 	for e in $ENVS; do
-		hdr+=" ${e%%=*} bytes | instructions | registers |"
-		sep+=" ---: | ---: | ---: |"
+		hdr+=" ${e%%=*} bytes | instructions | registers | ptxas ms |"
+		sep+=" ---: | ---: | ---: | ---: |"
 	done
 	echo "$hdr"
 	echo "$sep"
 } > "$md"
 for p in plain $PROGS; do
 	for k in $KERNELS; do
-		read -r b n r <<< "$(cell "$p" "$k" "")" || fail=1
+		read -r b n r ms <<< "$(cell "$p" "$k" "")" || fail=1
 		[ "$b" = - ] && fail=1
-		row="| $(basename "$p" .bpf.o) | $k | $b | $n | $r |"
+		row="| $(basename "$p" .bpf.o) | $k | $b | $n | $r | $ms |"
 		for e in $ENVS; do
-			[ "$p" = plain ] && { row+=" | | |"; continue; }
-			read -r b n r <<< "$(cell "$p" "$k" "${e#*=}" "${e%%=*}")"
+			[ "$p" = plain ] && { row+=" | | | |"; continue; }
+			read -r b n r ms <<< "$(cell "$p" "$k" "${e#*=}" "${e%%=*}")"
 			[ "$b" = - ] && fail=1
-			row+=" $b | $n | $r |"
+			row+=" $b | $n | $r | $ms |"
 		done
 		echo "$row" >> "$md"
 	done

@@ -984,6 +984,17 @@ static void ptx_emit_mem_reg(struct ptx_ctx *c, const struct isa_insn *in,
 	}
 	if (load && size == 8)
 		ptx_buf_printf(c->b, "\tmov.b64 %%r%u, %s;\n", in->dst, reg);
+	else if (load && size == 4) { /* conversions, which ptxas folds where the
+				       * word is a constant (a mem probe's size
+				       * and kind); a bfe (or a shift by 0) not */
+		char sx = ISA_MODE(in->code) == ISA_MEMSX ? 's' : 'u';
+		if (pos)
+			ptx_buf_printf(c->b, "\tshr.b64 %%t0, %s, %u;\n\tcvt.u32.u64 %%h0, %%t0;\n",
+				       reg, pos);
+		else
+			ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h0, %s;\n", reg);
+		ptx_buf_printf(c->b, "\tcvt.%c64.%c32 %%r%u, %%h0;\n", sx, sx, in->dst);
+	}
 	else if (load)
 		ptx_buf_printf(c->b, "\tbfe.%c64 %%r%u, %s, %u, %u;\n",
 			       ISA_MODE(in->code) == ISA_MEMSX ? 's' : 'u', in->dst, reg, pos, 8 * size);
