@@ -20,6 +20,10 @@
 #   tools       tests/gpu/tools.sh, memtrace only, with the branch (bytes =
 #               the analytic counts, checksums bit-identical)
 #   translator  tests/gpu/translator.sh with the branch
+#   ncu         instructions executed (ncu's smsp__inst_executed.sum, the
+#               second launch) by vecadd plain, under main's and the
+#               branch's memtrace (NCU_RUNS: more, "NAME|FOLDER|OBJECT|ENV"
+#               separated by ';'); not in the default list
 # Prints a short summary at the end.
 set -u
 OUT=${OUT:-build/codegen-out}
@@ -54,7 +58,7 @@ part_cost() {
 	mkdir -p "$OUT/cost"
 	OUT="$OUT/cost" ITERS=31 TIMEOUT=25 TOOLS=memtrace \
 		BUILDS="main=base branch=build" VARIANTS="" \
-		EXTRA="${COST_EXTRA:-branch memtrace, map values generic|build|build/bpf/tools/memtrace.bpf.o|GPUEXT_PTX_MAP_GENERIC=1;${COST_MORE:-}main traffic|base|base/bpf/bench/progs/memcost_traffic.bpf.o|;branch traffic|build|$p/memcost_traffic.bpf.o|;branch heat|build|$p/memcost_heat.bpf.o|;branch none|build|$p/memcost_none.bpf.o|}" \
+		EXTRA="${COST_EXTRA:-branch memtrace, map values generic|build|build/bpf/tools/memtrace.bpf.o|GPUEXT_PTX_MAP_GENERIC=1;${COST_MORE:-}main traffic|base|base/bpf/bench/progs/memcost_traffic.bpf.o|;branch traffic|build|$p/memcost_traffic.bpf.o|;branch heat|build|$p/memcost_heat.bpf.o|}" \
 		timeout 125 bash bench/memtrace_cost.sh > "$OUT/cost.log" 2>&1
 	note "cost: rc=$?"
 	grep '^| [a-z]' "$OUT/cost/memtrace_cost.md" 2>/dev/null | tee -a "$summary"
@@ -87,6 +91,22 @@ part_translator() {
 	timeout 60 bash tests/gpu/translator.sh > "$OUT/translator.log" 2>&1
 	note "translator: rc=$? $(tail -1 "$OUT/translator.log")"
 	grep FAIL "$OUT/translator.log" | head -5 | tee -a "$summary"
+}
+
+part_ncu() {
+	local ncu x name dir obj envv v=(build/examples/vecadd -n 16777216 -iters 2)
+	ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+	[ -x "$ncu" ] || { note "ncu: not found"; return; }
+	local m=smsp__inst_executed.sum,gpu__time_duration.sum
+	timeout 40 "$ncu" --metrics $m -c 2 "${v[@]}" > "$OUT/ncu.plain.txt" 2>&1
+	note "ncu plain: $(grep -E 'inst_executed|time_duration' "$OUT/ncu.plain.txt" | tail -2 | awk '{print $1, $(NF)}' | tr '\n' ' ')"
+	IFS=';' read -r -a runs <<< "${NCU_RUNS:-main|base|base/bpf/tools/memtrace.bpf.o|;branch|build|build/bpf/tools/memtrace.bpf.o|}"
+	for x in "${runs[@]}"; do
+		IFS='|' read -r name dir obj envv <<< "$x"
+		env $envv timeout 60 "$ncu" --metrics $m -c 2 "$dir/gpuext" run "$obj" -- "${v[@]}" \
+			> "$OUT/ncu.$name.txt" 2>&1
+		note "ncu $name: $(grep -E 'inst_executed|time_duration' "$OUT/ncu.$name.txt" | tail -2 | awk '{print $1, $(NF)}' | tr '\n' ' ')"
+	done
 }
 
 for p in ${@:-sass cost heat tools translator}; do

@@ -36,9 +36,12 @@
 #define MT_HEAT_COPIES SPREAD_SLOTS
 #endif
 
+/* Kind (GPUEXT_MEM_LOAD, _STORE, _ATOMIC; a fourth row unused: the key
+ * kind & 3, which the translator proves in range, so the lookup has no
+ * bounds test) x SPREAD_SLOTS + spread copy -> traffic (memtrace.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 3 * SPREAD_SLOTS);
+	__uint(max_entries, 4 * SPREAD_SLOTS);
 	__type(key, __u32);
 	__type(value, struct mt_traffic);
 } traffic SEC(".maps");
@@ -89,7 +92,7 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
 	__u32 copy = bpf_gpu_warp_id() & (SPREAD_SLOTS - 1);
-	__u32 key = ctx->kind * SPREAD_SLOTS + copy;
+	__u32 key = (ctx->kind & 3) * SPREAD_SLOTS + copy;
 
 	if (MT_PARTS & MT_PART_TRAFFIC) {
 		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);

@@ -530,9 +530,13 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 	if (err)
 		return err;
 	if (ptx_lookup_null_test(c, i, in)) {
-		/* r0 is NULL exactly when the lookup's bounds test %p0 failed */
-		ptx_buf_printf(b, "\t@%s%%p0 bra L%lld;\n", in->code == ISA_OPC_JMP_JEQ_K ? "!" : "",
-			       (long long)t);
+		/* r0 is NULL exactly when the lookup's bounds test %p0 failed;
+		 * never, where the key was proven in range */
+		if (!c->use[i - 1].key_in_range)
+			ptx_buf_printf(b, "\t@%s%%p0 bra L%lld;\n",
+				       in->code == ISA_OPC_JMP_JEQ_K ? "!" : "", (long long)t);
+		else if (in->code == ISA_OPC_JMP_JNE_K)
+			ptx_buf_printf(b, "\tbra L%lld;\n", (long long)t);
 		return 0;
 	}
 	switch (ISA_OP(in->code)) {
@@ -704,15 +708,22 @@ static uint32_t ptx_fn_sm_copies(const struct ptx_ctx *c, const struct ptx_fn *f
 	return n;
 }
 
-/* bpf_map_lookup_elem on an array: the element, NULL past max_entries. */
+/* bpf_map_lookup_elem on an array: the element, NULL past max_entries (no
+ * test where ptx_stack proved the key below it). */
 static void ptx_emit_array_lookup(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
 {
-	ptx_buf_printf(c->b, "\t// map_lookup_elem, inline: array of %u x %u bytes\n",
-		       r->max_entries, r->value_stride);
+	int in_range = c->use[i].key_in_range;
+
+	ptx_buf_printf(c->b, "\t// map_lookup_elem, inline: array of %u x %u bytes%s\n",
+		       r->max_entries, r->value_stride, in_range ? ", key in range" : "");
 	ptx_emit_key(c, i);
-	ptx_buf_printf(c->b, "\tsetp.lt.u32 %%p0, %%h0, %u;\n", r->max_entries);
+	if (!in_range)
+		ptx_buf_printf(c->b, "\tsetp.lt.u32 %%p0, %%h0, %u;\n", r->max_entries);
 	ptx_emit_array_elem(c, r);
-	ptx_buf_printf(c->b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
+	if (in_range)
+		ptx_buf_printf(c->b, "\tmov.b64 %%r0, %%t0;\n");
+	else
+		ptx_buf_printf(c->b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
 }
 
 /* n (< 8) bytes at byte `at` of the value into the element at %t0 + at,
@@ -751,7 +762,8 @@ static void ptx_emit_array_update(struct ptx_ctx *c, size_t i, const struct ptx_
 	ptx_buf_printf(b, "\tmov.b64 %%r0, %d;\n\tsetp.gt.u64 %%p1, %%r4, %d;\n\t@%%p1 bra Lm%zu;\n"
 			  "\tmov.b64 %%r0, %d;\n\tsetp.ge.u32 %%p1, %%h0, %u;\n\t@%%p1 bra Lm%zu;\n"
 			  "\tmov.b64 %%r0, %d;\n\tsetp.eq.u64 %%p1, %%r4, %d;\n\t@%%p1 bra Lm%zu;\n",
-		       -EINVAL, MAP_EXIST, i, -E2BIG, r->max_entries, i, -EEXIST, MAP_NOEXIST, i);
+		       -EINVAL, MAP_EXIST, i, -E2BIG, c->use[i].key_in_range ? UINT32_MAX : r->max_entries,
+		       i, -EEXIST, MAP_NOEXIST, i);
 	ptx_emit_array_elem(c, r);
 	if (u->value_space == PTX_SPACE_STACK) {
 		unsigned s = ptx_stack_slot(u->value_off);
@@ -1237,6 +1249,7 @@ static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
 			k->nargs = in->imm == HELPER_MAP_LOOKUP_ELEM ? 2 : 4;
 			k->inline_map = 1;
 			k->value_bytes = in->imm == HELPER_MAP_LOOKUP_ELEM ? 0 : arr->value_size;
+			k->max_entries = arr->max_entries;
 			/* GPUEXT_PTX_BLOCK_GENERIC=1: accesses to block-local arrays by
 			 * generic address, to compare with .shared ones in one build */
 			k->block_array = arr->type == MAP_TYPE_GPU_BLOCK_ARRAY &&

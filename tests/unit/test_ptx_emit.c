@@ -354,6 +354,53 @@ static void test_map_value_access(void **state)
 	ptx_buf_free(&prog);
 }
 
+/*
+ * An inline lookup whose key ptx_stack proves below max_entries (a masked
+ * value stored to the frame) has no bounds test and no NULL test after
+ * it; a key masked to more than the array holds keeps both, and so does a
+ * loop counter (its bound is dropped after a few turns: the analysis ends).
+ */
+static void test_lookup_key_range(void **state)
+{
+	struct isa_insn insns[48];
+	size_t n = 0;
+	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
+	struct ptx_emit_opts o = {.maps = &ref};
+	struct map *maps[1] = {NULL};
+	struct ptx_buf prog = {0};
+	struct err e = {{0}};
+
+#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
+#define LOOKUP(reg, at)                                                                  \
+	I(ISA_OPC_STX_W, ISA_REG_FP, reg, at, 0), I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0), \
+		I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, at), I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0), \
+		I(0, 0, 0, 0, 0), I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM), \
+		I(ISA_OPC_JMP_JEQ_K, 0, 0, 0, 0)
+	I(ISA_OPC_LDX_W, 6, 1, 0, 0);       /* anything of 32 bits */
+	I(ISA_OPC_ALU64_MOV_X, 7, 6, 0, 0);
+	I(ISA_OPC_ALU64_AND_K, 6, 0, 0, 15); /* 0..15: in range */
+	LOOKUP(6, -4);
+	I(ISA_OPC_ALU64_AND_K, 7, 0, 0, 31); /* 0..31: not */
+	LOOKUP(7, -8);
+	I(ISA_OPC_ALU64_MOV_K, 8, 0, 0, 0);
+	I(ISA_OPC_ALU64_ADD_K, 8, 0, 0, 1);  /* a loop: 1, 2, ... */
+	I(ISA_OPC_JMP_JLT_K, 8, 0, -2, 10);
+	LOOKUP(8, -12);
+	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+#undef LOOKUP
+#undef I
+	struct prog p = test_prog("ranges", insns, n);
+	p.maps = maps;
+	p.map_cnt = 1;
+	if (ptx_emit_prog(&prog, &p, &o, NULL, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(count_of(prog.text, "array of 16 x 16 bytes, key in range"), 1);
+	assert_int_equal(count_of(prog.text, "setp.lt.u32 %p0, %h0, 16;"), 2);
+	assert_int_equal(count_of(prog.text, "@!%p0 bra L"), 2);
+	ptx_buf_free(&prog);
+}
+
 static void expect_error(struct isa_insn *insns, size_t n, const char *msg)
 {
 	struct prog p = test_prog("bad", insns, n);
@@ -498,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_helpers_and_probes_assemble),
 		cmocka_unit_test(test_array_lookup_inline),
 		cmocka_unit_test(test_map_value_access),
+		cmocka_unit_test(test_lookup_key_range),
 		cmocka_unit_test(test_errors_name_the_instruction),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_every_target_assembles),
