@@ -91,7 +91,11 @@ SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-	__u32 copy = bpf_gpu_warp_id() & (SPREAD_SLOTS - 1);
+	/* read once: a helper call is not merged by the compiler, and ptxas
+	 * does not merge the special-register reads across the branches
+	 * between two (bench/sass_size.sh: 7 instructions an access) */
+	__u32 warp = bpf_gpu_warp_id();
+	__u32 copy = warp & (SPREAD_SLOTS - 1);
 	__u32 key = (ctx->kind & 3) * SPREAD_SLOTS + copy;
 
 	if (MT_PARTS & MT_PART_TRAFFIC) {
@@ -100,12 +104,12 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 			mt_count(t, ctx->size, lanes);
 	}
 #ifdef MT_HEAT_SAMPLE /* measuring only: bench/progs/memcost_heat_sampled */
-	if (((bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_SAMPLE - 1)) != 0)
+	if (((warp ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_SAMPLE - 1)) != 0)
 		return 0;
 #endif
 	if (MT_PARTS & MT_PART_HEAT) {
 		/* (warp ^ block x 8) % copies: the warp's index for SPREAD_SLOTS */
-		__u32 hc = (bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1);
+		__u32 hc = (warp ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1);
 		__u64 tag = (ctx->addr >> MT_REGION_SHIFT) + 1;
 		__u32 slot = (tag >> 32) ? MT_MAX_REGIONS : (tag - 1) & (MT_MAX_REGIONS - 1);
 		__u32 key = hc * MT_COUNT_STRIDE + slot;
