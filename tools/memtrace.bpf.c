@@ -26,14 +26,15 @@
 #include "memtrace.h"
 
 /* What to count: both, unless a measuring program (bench/progs/memcost_*)
- * includes this file to time one part alone; MT_HEAT_COPIES: the heat
- * counters' copies per SM (a measuring program tries others);
- * MT_HEAT_NO_BITS: measuring only, the heat map's count without its bits. */
+ * includes this file to time one part alone; MT_HEAT_COPIES (memtrace.h)
+ * and MT_TRAFFIC_COPIES: the counters' copies per SM (a measuring program
+ * tries others); MT_HEAT_NO_BITS: measuring only, the heat map's count
+ * without its bits. */
 #ifndef MT_PARTS
 #define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
 #endif
-#ifndef MT_HEAT_COPIES
-#define MT_HEAT_COPIES SPREAD_SLOTS
+#ifndef MT_TRAFFIC_COPIES
+#define MT_TRAFFIC_COPIES SPREAD_SLOTS
 #endif
 
 /* Kind (GPUEXT_MEM_LOAD, _STORE, _ATOMIC; a fourth row unused: the key
@@ -91,11 +92,17 @@ SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
+#if MT_TRAFFIC_COPIES > 1 || MT_HEAT_COPIES > 1 || defined(MT_HEAT_SAMPLE)
 	/* read once: a helper call is not merged by the compiler, and ptxas
 	 * does not merge the special-register reads across the branches
 	 * between two (bench/sass_size.sh: 7 instructions an access) */
 	__u32 warp = bpf_gpu_warp_id();
-	__u32 copy = warp & (SPREAD_SLOTS - 1);
+#endif
+#if MT_TRAFFIC_COPIES > 1
+	__u32 copy = warp & (MT_TRAFFIC_COPIES - 1);
+#else
+	__u32 copy = 0;
+#endif
 	__u32 key = (ctx->kind & 3) * SPREAD_SLOTS + copy;
 
 	if (MT_PARTS & MT_PART_TRAFFIC) {
@@ -108,16 +115,20 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 		return 0;
 #endif
 	if (MT_PARTS & MT_PART_HEAT) {
-		/* (warp ^ block x 8) % copies: the warp's index for SPREAD_SLOTS */
-		__u32 hc = (warp ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1);
 		__u64 tag = (ctx->addr >> MT_REGION_SHIFT) + 1;
 		__u32 slot = (tag >> 32) ? MT_MAX_REGIONS : (tag - 1) & (MT_MAX_REGIONS - 1);
-		__u32 key = hc * MT_COUNT_STRIDE + slot;
-		struct mt_heat_slot *h = bpf_map_lookup_elem(&region_heat, &key);
+#if MT_HEAT_COPIES > 1
+		/* (warp ^ block x 8) % copies: the warp's index for SPREAD_SLOTS */
+		slot += ((warp ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1)) *
+			MT_COUNT_STRIDE;
+#endif
+		struct mt_heat_slot *h = bpf_map_lookup_elem(&region_heat, &slot);
 		if (h) {
 			__sync_fetch_and_add(&h->accesses, lanes);
 #ifndef MT_HEAT_NO_BITS
-			__sync_fetch_and_or(&h->bits, tag | ~tag << 32);
+			/* t | ~t << 32 of the tag's 32 bits, made of 32-bit halves */
+			__u32 t = tag;
+			__sync_fetch_and_or(&h->bits, (__u64)(__u32)~t << 32 | t);
 #endif
 		}
 	}

@@ -15,7 +15,7 @@
  * a collision), found from the address alone: no load on the access's path
  * (a slot claimed by a tag and a compare-and-swap cost a load round trip at
  * every access, and ~160 instructions a warp pays for, unrolled).  A slot's
- * value (struct mt_heat_slot, per SM, in SPREAD_SLOTS copies at keys c x
+ * value (struct mt_heat_slot, per SM, in MT_HEAT_COPIES copies at keys c x
  * MT_COUNT_STRIDE + s) counts the thread accesses and records whose they are
  * in bits the host reads the region from; regions that met in a slot are
  * reported as untracked, as are regions r with r + 1 >= 2^32 (addresses
@@ -23,6 +23,14 @@
  */
 #define MT_MAX_REGIONS 1024
 #define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
+/* One copy per SM: spreading the heat counters over SPREAD_SLOTS copies by
+ * the warp's index cost more (its computation) than it saved (contention)
+ * on an H200: vecadd 1.539x -> 1.512x, gemm 1.690x -> 1.459x, reduce
+ * 3.224x -> 3.089x for the heat half alone
+ * (bench/results/2026-11-22-h200-memtrace-s5.md). */
+#ifndef MT_HEAT_COPIES
+#define MT_HEAT_COPIES 1
+#endif
 
 /*
  * bits: the OR of t | ~t << 32 for the tag t = r + 1 of every region counted

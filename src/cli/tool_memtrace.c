@@ -52,7 +52,7 @@ static void mt_heat_add(struct mt_heat *h, uint64_t tag, uint64_t n)
 		h->untracked += n;
 }
 
-/* memtrace's heat map (memtrace.h): per slot, its SPREAD_SLOTS copies on
+/* memtrace's heat map (memtrace.h): per slot, its MT_HEAT_COPIES copies on
  * every SM, accesses added and bits ORed; slot MT_MAX_REGIONS untracked. */
 static int mt_heat_slots(const struct object *obj, struct mt_heat *h)
 {
@@ -65,7 +65,7 @@ static int mt_heat_slots(const struct object *obj, struct mt_heat *h)
 		return -1;
 	for (uint32_t slot = 0; slot <= MT_MAX_REGIONS; slot++) {
 		uint64_t n = 0, bits = 0;
-		for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
+		for (uint32_t c = 0; c < MT_HEAT_COPIES; c++) {
 			uint32_t key = c * MT_COUNT_STRIDE + slot;
 			if (map_lookup_copy(heat, &key, v))
 				continue;
