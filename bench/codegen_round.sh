@@ -20,10 +20,14 @@
 #   tools       tests/gpu/tools.sh, memtrace only, with the branch (bytes =
 #               the analytic counts, checksums bit-identical)
 #   translator  tests/gpu/translator.sh with the branch
-#   ncu         instructions executed (ncu's smsp__inst_executed.sum, the
-#               second launch) by vecadd plain, under main's and the
-#               branch's memtrace (NCU_RUNS: more, "NAME|FOLDER|OBJECT|ENV"
-#               separated by ';'); not in the default list
+#   conformance the ISA conformance cases on the GPU (gpu-cases/, a copy of
+#               shared/conformance/tests) and build/gpu/inject_check
+#               (instrumented kernels bit-identical, exact probe counts)
+#   ncu         instructions executed (ncu's smsp__inst_executed.sum) by
+#               vecadd plain, under main's and the branch's memtrace (ncu
+#               run by `gpuext run`, as the lead found works; NCU_RUNS: more,
+#               "NAME|FOLDER|OBJECT|ENV" separated by ';'); not in the
+#               default list
 # Prints a short summary at the end.
 set -u
 OUT=${OUT:-build/codegen-out}
@@ -107,17 +111,27 @@ part_translator() {
 	grep FAIL "$OUT/translator.log" | head -5 | tee -a "$summary"
 }
 
+part_conformance() {
+	timeout 60 build/gpu/gpu_conformance gpu-cases > "$OUT/conformance.log" 2>&1
+	note "conformance: rc=$? $(grep '^conformance (' "$OUT/conformance.log" | tail -1)"
+	grep -E '^(FAIL|SKIP) ' "$OUT/conformance.log" | head -5 | tee -a "$summary"
+	timeout 40 build/gpu/inject_check > "$OUT/inject_check.log" 2>&1
+	note "inject_check: rc=$? $(tail -1 "$OUT/inject_check.log")"
+	grep FAIL "$OUT/inject_check.log" | head -5 | tee -a "$summary"
+}
+
 part_ncu() {
 	local ncu x name dir obj envv v=(build/examples/vecadd -n 16777216 -iters 2)
 	ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 	[ -x "$ncu" ] || { note "ncu: not found"; return; }
 	local m=smsp__inst_executed.sum,gpu__time_duration.sum
-	timeout 40 "$ncu" --metrics $m -c 2 "${v[@]}" > "$OUT/ncu.plain.txt" 2>&1
+	timeout 20 "$ncu" --metrics $m -c 2 "${v[@]}" > "$OUT/ncu.plain.txt" 2>&1
 	note "ncu plain: $(grep -E 'inst_executed|time_duration' "$OUT/ncu.plain.txt" | tail -2 | awk '{print $1, $(NF)}' | tr '\n' ' ')"
 	IFS=';' read -r -a runs <<< "${NCU_RUNS:-main|base|base/bpf/tools/memtrace.bpf.o|;branch|build|build/bpf/tools/memtrace.bpf.o|}"
 	for x in "${runs[@]}"; do
 		IFS='|' read -r name dir obj envv <<< "$x"
-		env $envv timeout 60 "$ncu" --metrics $m -c 2 "$dir/gpuext" run "$obj" -- "${v[@]}" \
+		[ "$SECONDS" -lt "${NCU_UNTIL:-130}" ] || { note "ncu $name: not run (time)"; continue; }
+		env $envv timeout 20 "$dir/gpuext" run "$obj" -- "$ncu" --metrics $m -c 2 "${v[@]}" \
 			> "$OUT/ncu.$name.txt" 2>&1
 		note "ncu $name: $(grep -E 'inst_executed|time_duration' "$OUT/ncu.$name.txt" | tail -2 | awk '{print $1, $(NF)}' | tr '\n' ' ')"
 	done
