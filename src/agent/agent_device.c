@@ -22,6 +22,7 @@
 #include "agent.h"
 #include "agent_device.h"
 #include "agent_impl.h"
+#include "agent_jit.h"
 #include "agent_mem_signal.h"
 #include "ptx/ptx_rt.h"
 
@@ -191,7 +192,7 @@ int agent_gpu_init(struct err *e)
 {
 	if (agent_gpu.tried)
 		return agent_gpu.rt ? 0 : err_set(e, ENODEV, "GPU side unavailable (see above)");
-	agent_gpu.tried = 1;
+	__atomic_store_n(&agent_gpu.tried, 1, __ATOMIC_RELEASE);
 	agent_gpu.ctx_get_current = (agent_ctx_get_current_fn)agent_real_driver("cuCtxGetCurrent");
 	agent_gpu.capture_mode =
 		(agent_capture_mode_fn)agent_real_driver("cuThreadExchangeStreamCaptureMode");
@@ -285,23 +286,52 @@ int agent_map_table_fill(CUmodule mod, struct err *e)
 
 /* ---- GPU 0 ---------------------------------------------------------- */
 
+/* Is GPU 0's primary context active (someone retains it)?  *cu and *dev
+ * set when it is.  Asked without making it active. */
+static int agent_primary_active(const struct cu_driver **cu, CUdevice *dev)
+{
+	typedef CUresult (*state_fn)(CUdevice, unsigned *, int *);
+	static state_fn state;
+	unsigned flags;
+	int active = 0;
+	if (!state)
+		state = (state_fn)agent_real_driver("cuDevicePrimaryCtxGetState");
+	return state && !cu_driver_load(cu, NULL) && (*cu)->device_get(dev, 0) == CUDA_SUCCESS &&
+	       state(*dev, &flags, &active) == CUDA_SUCCESS && active;
+}
+
 int agent_is_primary(CUcontext ctx)
 {
 	if (agent_gpu.tried)
 		return agent_gpu.rt && ctx == agent_gpu.rt->ctx;
-	typedef CUresult (*state_fn)(CUdevice, unsigned *, int *);
-	state_fn state = (state_fn)agent_real_driver("cuDevicePrimaryCtxGetState");
 	const struct cu_driver *cu;
 	CUdevice dev;
 	CUcontext primary = NULL;
-	unsigned flags;
-	int active = 0;
-	if (!ctx || !state || cu_driver_load(&cu, NULL) || cu->device_get(&dev, 0) != CUDA_SUCCESS ||
-	    state(dev, &flags, &active) != CUDA_SUCCESS || !active ||
+	if (!ctx || !agent_primary_active(&cu, &dev) ||
 	    cu->primary_ctx_retain(&primary, dev) != CUDA_SUCCESS)
 		return 0;
 	cu->primary_ctx_release(dev);
 	return ctx == primary;
+}
+
+int agent_device_ahead(void)
+{
+	const struct cu_driver *cu;
+	CUdevice dev;
+	struct err e = {{0}};
+	struct timespec t0;
+	if (__atomic_load_n(&agent_gpu.tried, __ATOMIC_ACQUIRE))
+		return 1;
+	if (!agent_primary_active(&cu, &dev))
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_mutex_lock(&agent_gpu_lock);
+	int mine = !agent_gpu.tried, err = mine ? agent_gpu_init(&e) : 0;
+	pthread_mutex_unlock(&agent_gpu_lock);
+	if (mine && !err && getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("device side made ahead of the first launch (%zu maps; %.1f ms)",
+			     agent_session->obj->map_cnt, agent_ms_since(&t0));
+	return 1;
 }
 
 int agent_noctx_open(struct err *e)

@@ -47,6 +47,13 @@ extern struct agent_gpu agent_gpu;
  * failure is noticed once and every later call fails the same way. */
 int agent_gpu_init(struct err *e);
 
+/* The device side made ahead of the first launch (agent_ahead.c's thread
+ * asks, every few ms, after its compiles): once the application's GPU 0
+ * primary context is active (the agent never makes it active itself),
+ * agent_gpu_init there.  1 when there is nothing more to wait for (made,
+ * failed, or made by a launch already), 0 while that context is not active. */
+int agent_device_ahead(void);
+
 /* Is ctx GPU 0's primary context (the one the device maps live in)?  An
  * inactive primary context is not made active to find out. */
 int agent_is_primary(CUcontext ctx);

@@ -362,22 +362,24 @@ static void test_instrument_ahead(void **state)
  * libraries (cuLibraryLoadData) before the application hands it to the
  * driver (cuLibraryLoadData of the wrapper at its first launch), and the
  * first launches take the libraries' modules in the application's context,
- * map tables filled; GPUEXT_AGENT_AHEAD=0: the launches compile, as before;
- * when the driver refuses, the thread stops with one notice and the
- * launches compile.
+ * map tables filled; the device side (the maps) is made by the thread too,
+ * once the application's primary context is active, and the launches find
+ * it there; GPUEXT_AGENT_AHEAD=0: the launches compile and make the device
+ * side, as before; when the driver refuses, the thread stops with one
+ * notice and the launches compile.
  */
 static void test_ahead_from_start(void **state)
 {
 	static const struct {
 		const char *env, *want;
-		int ahead, stopped;
+		int ahead, stopped, device;
 	} cases[] = {
 		/* GPUEXT_AGENT_AHEAD empty: the default (the tests' is 0) */
-		{"GPUEXT_AGENT_AHEAD=", "compiled ahead with no context; ", 1, 0},
-		{"GPUEXT_AGENT_AHEAD=0", "no runtime, cache off; ", 0, 0},
+		{"GPUEXT_AGENT_AHEAD=", "compiled ahead with no context; ", 1, 0, 1},
+		{"GPUEXT_AGENT_AHEAD=0", "no runtime, cache off; ", 0, 0, 0},
 		/* the driver refuses the first library, vec_add's */
 		{"GPUEXT_AGENT_AHEAD= FAKECUDA_FAIL=cuLibraryLoadData:1", "no runtime, cache off; ", 0,
-		 1},
+		 1, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct launches l;
@@ -401,8 +403,38 @@ static void test_ahead_from_start(void **state)
 					     "launch, before any context ("), cases[i].ahead);
 		assert_int_equal(count_lines(out, "gpuext: compiles before any context stopped"),
 				 cases[i].stopped);
+		assert_int_equal(count_lines(out, "gpuext: device side made ahead of the first "
+					     "launch ("), cases[i].device);
+		/* made ahead: nothing left for the first launch to make */
+		if (cases[i].device)
+			assert_non_null(strstr(out, "instrumented (device side 0.0, "));
 		free(out);
 	}
+}
+
+/*
+ * The device side made ahead fails (the first device map's memory): one
+ * notice, from the thread, and the application runs with every kernel
+ * unchanged (fail-open, as when a launch makes it).
+ */
+static void test_ahead_device_fails(void **state)
+{
+	struct launches l;
+	int status;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_count.bpf.o -- %s "
+		 "vec_add reduce_atomic", test_cli_path(), RTAPP);
+	char *out = run("APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD= FAKECUDA_FAIL=cuMemAlloc_v2:1", cmd,
+			&status, &l);
+	if (status || !strstr(out, "rtapp ok"))
+		fail_msg("expected rtapp ok in:\n%s", out);
+	assert_int_equal(count_lines(out, "gpuext: device probes disabled, kernels run unchanged: "),
+			 1);
+	assert_int_equal(count_lines(out, "gpuext: "), 1);
+	assert_int_equal(l.targeted, 2);
+	assert_int_equal(l.targeted_inst, 0);
+	assert_int_equal(l.other_inst, 0);
+	free(out);
 }
 
 /* One injected failure: app runs to the end unchanged, one message. */
@@ -527,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_numba_module),
 		cmocka_unit_test(test_instrument_ahead),
 		cmocka_unit_test(test_ahead_from_start),
+		cmocka_unit_test(test_ahead_device_fails),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),
