@@ -61,6 +61,8 @@ struct agent_ahead_job {
 	struct agent_ahead_job *next;
 	struct agent_module m; /* a private copy of the module's image */
 	CUcontext ctx;         /* the one it was loaded in; NULL: from process start */
+	void (*call)(void *);  /* or a call (agent_ahead_call) */
+	void *arg;
 };
 
 typedef CUresult (*capture_mode_fn)(CUstreamCaptureMode *);
@@ -206,14 +208,16 @@ static void *agent_ahead_main(void *arg)
 		struct agent_ahead_job *j = agent_ahead.head;
 		if (!(agent_ahead.head = j->next))
 			agent_ahead.tail = &agent_ahead.head;
-		int budget = agent_ahead.left;
+		int budget = agent_ahead.left, done = 0;
 		pthread_mutex_unlock(&agent_ahead_lock);
 		/* from process start: only a fatbin with a targeted kernel
 		 * starts the driver (a program that targets nothing of this
 		 * binary's gets no context from the agent) */
-		int done = budget <= 0 || (!j->ctx && !agent_image_targeted(j->m.image)) ? 0
-			   : j->ctx ? agent_instrument_ahead(&j->m, j->ctx, budget)
-				    : agent_compile_ahead_noctx(&j->m, budget);
+		if (j->call)
+			j->call(j->arg);
+		else if (budget > 0 && (j->ctx || agent_image_targeted(j->m.image)))
+			done = j->ctx ? agent_instrument_ahead(&j->m, j->ctx, budget)
+				      : agent_compile_ahead_noctx(&j->m, budget);
 		agent_ahead_free(j);
 		pthread_mutex_lock(&agent_ahead_lock);
 		agent_ahead.left -= done;
@@ -323,8 +327,8 @@ int agent_ahead_lib_module(const char *text, CUmodule *mod)
 }
 
 /* Queue job j for the thread (started on the first job of this process);
- * frees it when there is no thread. */
-static void agent_ahead_queue(struct agent_ahead_job *j)
+ * frees it when there is no thread: -1 then. */
+static int agent_ahead_queue(struct agent_ahead_job *j)
 {
 	pthread_mutex_lock(&agent_ahead_lock);
 	if (agent_ahead.pid != getpid() && !agent_ahead.stop) {
@@ -347,8 +351,20 @@ static void agent_ahead_queue(struct agent_ahead_job *j)
 		pthread_cond_signal(&agent_ahead_cond);
 	}
 	pthread_mutex_unlock(&agent_ahead_lock);
-	if (j)
-		agent_ahead_free(j);
+	if (!j)
+		return 0;
+	agent_ahead_free(j);
+	return -1;
+}
+
+int agent_ahead_call(void (*fn)(void *), void *arg)
+{
+	struct agent_ahead_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -1;
+	j->call = fn;
+	j->arg = arg;
+	return agent_ahead_queue(j);
 }
 
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx)

@@ -27,6 +27,7 @@
 #include "agent_jit.h"
 #include "agent_mem_signal.h"
 #include "agent_probes.h"
+#include "agent_tier.h"
 #include "cuda/fatbin.h"
 #include "ptx/ptx_inject.h"
 #include "ptx/ptx_rt.h"
@@ -44,6 +45,7 @@ struct agent_cached {
 	double jit;
 	const char *cache;
 	char *msg;
+	struct agent_tier *tier; /* fn is the called form until this is ready */
 };
 static struct agent_cached *agent_cache;
 
@@ -134,15 +136,13 @@ static int agent_block_exit_counted(void)
 	return getenv("GPUEXT_BLOCK_EXIT_COUNTED") != NULL;
 }
 
-/* Inject pr into kernel's module pm and load the result (linked with the
- * prebuilt runtime when pr says so); with no device side yet (compiles
- * ahead with no context) only compiled into the module cache, *mod NULL. */
-static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
-			     const struct agent_probes *pr, CUmodule *mod,
-			     struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
+/* Inject pr into kernel's module pm: *text (malloc'd), whether the mem
+ * probes were pasted (*inlined) and at how many accesses (*sites). */
+static int agent_inject(const struct ptx_module *pm, const char *kernel,
+			const struct agent_probes *pr, char **text, int *inlined, size_t *sites,
+			struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
 {
-	int bare = agent_no_probes(), inlined = 0;
-	size_t sites = 0;
+	int bare = agent_no_probes();
 	struct ptx_inject_opts o = {.kernel = kernel,
 				    .entry_code = bare ? NULL : pr->site[AGENT_ENTRY],
 				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
@@ -155,7 +155,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    .mem_code = bare ? NULL : pr->site[AGENT_MEM],
 				    .mem_func = bare ? NULL : pr->mem_func,
 				    .mem_inline_max = pr->mem_inline_max,
-				    .mem_inlined = &inlined, .mem_sites = &sites,
+				    .mem_inlined = inlined, .mem_sites = sites,
 				    .extra = bare ? NULL : pr->extra,
 				    .min_version_major = 7, .min_version_minor = 8,
 				    /* each instrumented kernel gets a module of its own:
@@ -166,19 +166,27 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    /* every instrumented kernel takes its launch's id */
 				    .launch_param = lid};
 	struct timespec t0;
-	char *text = NULL;
 	size_t len;
+	*inlined = 0;
+	*sites = 0;
+	*text = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int err = ptx_inject(pm, &o, &text, &len, e);
+	int err = ptx_inject(pm, &o, text, &len, e);
 	tm->inject += agent_ms_since(&t0);
-	if (err)
-		return err;
-	if (o.mem_sym)
-		snprintf(tm->mem, sizeof(tm->mem), ", mem probes %s at %zu accesses (%zu bytes)",
-			 inlined ? "inline" : "called", sites, strlen(o.mem_code ? o.mem_code : ""));
+	return err;
+}
+
+/* Load text, made from pr (linked with the prebuilt runtime when linked),
+ * and fill its map table; with no device side yet (compiles ahead with no
+ * context) only compiled, *mod NULL. */
+static int agent_load(const char *text, const struct agent_probes *pr, int linked, CUmodule *mod,
+		      struct agent_timing *tm, struct err *e)
+{
+	int bare = agent_no_probes();
 	double jit0 = tm->jit;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);
+	int err = agent_jit_load(text, linked && !bare, mod, tm, e);
 	if (err && !bare && pr->n_block_arrays)
 		/* most likely the kernel's shared memory plus the arrays' is over
 		 * the block's limit: say how much was added */
@@ -188,15 +196,96 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	if (!err && !bare && *mod && (err = agent_map_table_fill(*mod, e)))
 		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
+	return err;
+}
+
+/* Inject pr into kernel's module pm and load the result (linked with the
+ * prebuilt runtime when pr says so); with no device side yet (compiles
+ * ahead with no context) only compiled, *mod NULL. */
+static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
+			     const struct agent_probes *pr, CUmodule *mod,
+			     struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
+{
+	char *text;
+	int inlined;
+	size_t sites;
+	int err = agent_inject(pm, kernel, pr, &text, &inlined, &sites, lid, tm, e);
+	if (err)
+		return err;
+	if (pr->mem_sym[0] && !agent_no_probes())
+		snprintf(tm->mem, sizeof(tm->mem), ", mem probes %s at %zu accesses (%zu bytes)",
+			 inlined ? "inline" : "called", sites,
+			 strlen(pr->site[AGENT_MEM] ? pr->site[AGENT_MEM] : ""));
+	err = agent_load(text, pr, pr->linked, mod, tm, e);
 	free(text);
 	return err;
 }
 
+/*
+ * Tiers (agent_tier.c) for pr on kernel name of pm: when its mem probes
+ * would be pasted and that form is predicted slow to compile, the called
+ * form goes first (pr->mem_inline_max 0) and, in context ctx, *tier is the
+ * pasted form's, its compile queued; unless that compile is done already
+ * (for another handle, or an earlier load of the module): then *pasted is
+ * its text, to load as it is (*lid its launch parameter).  With no context
+ * (compiles ahead) the called form only: the first launch queues the
+ * pasted one.  Anything failing here leaves the usual path to say it.
+ */
+static void agent_tier_choose(const struct ptx_module *pm, const char *name,
+			      struct agent_probes *pr, CUcontext ctx, struct agent_tier **tier,
+			      const char **pasted, struct ptx_launch_param *lid,
+			      struct agent_timing *tm)
+{
+	struct agent_probes own;
+	const struct agent_probes *p = pr;
+	struct ptx_launch_param lid2 = {0};
+	struct err e = {{0}};
+	enum agent_tier_state state;
+	char *text = NULL;
+	int inlined = 0;
+	size_t sites = 0;
+
+	*tier = NULL;
+	*pasted = NULL;
+	if (!pr->mem_sym[0] || !pr->mem_inline_max || agent_no_probes() || !agent_tier_on())
+		return;
+	/* the pasted form goes to a library, which links nothing: the runtime
+	 * functions compiled in */
+	if (pr->linked) {
+		if (agent_build_probes(name, 0, &own, &e))
+			return;
+		p = &own;
+	}
+	size_t bytes = p->site[AGENT_MEM] ? strlen(p->site[AGENT_MEM]) : 0;
+	int err = agent_inject(pm, name, p, &text, &inlined, &sites, &lid2, tm, &e);
+	if (p == &own)
+		agent_probes_free(&own);
+	if (err || !inlined || !agent_tier_slow(sites, bytes)) {
+		free(text);
+		return;
+	}
+	pr->mem_inline_max = 0;
+	if (!ctx) {
+		free(text);
+		return;
+	}
+	struct agent_tier *t = agent_tier_want(text, name, ctx, &state);
+	if (t && state == AGENT_TIER_BUILT) {
+		*pasted = t->text;
+		*lid = lid2;
+	} else if (t && state == AGENT_TIER_COMPILING) {
+		*tier = t;
+	}
+}
+
 /* Instrument kernel name of ptx in context ctx (current): the new function
- * or NULL (e set); *hit set to the cache entry when it was there already. */
+ * or NULL (e set); *hit set to the cache entry when it was there already;
+ * *tier when the function is the called form of mem probes whose pasted
+ * form compiles in the background (agent_tier.h). */
 static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcontext ctx,
 				       struct agent_cached **hit, struct ptx_launch_param *lid,
-				       struct agent_timing *tm, struct err *e)
+				       struct agent_tier **tier, struct agent_timing *tm,
+				       struct err *e)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -223,14 +312,23 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			agent_probes_free(&pr);
 			*hit = c;
 			*lid = c->lid;
+			*tier = c->tier;
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
 	CUmodule mod = NULL;
+	const char *pasted;
 	int err = ptx_parse(ptx, strlen(ptx), &pm, e);
 	tm->inject = agent_ms_since(&t0);
-	if (!err && (err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e)) && pr.linked &&
-	    !agent_no_probes()) {
+	*tier = NULL;
+	if (!err)
+		agent_tier_choose(pm, name, &pr, ctx, tier, &pasted, lid, tm);
+	if (!err && pasted && !agent_load(pasted, &pr, 0, &mod, tm, e)) {
+		/* compiled in the background for another handle or load */
+		snprintf(tm->mem, sizeof(tm->mem), ", mem probes inline, compiled in the background");
+		tm->runtime = "runtime compiled";
+	} else if (!err && (err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e)) && pr.linked &&
+		   !agent_no_probes()) {
 		/* the prebuilt runtime has no code for this GPU, or anything
 		 * else on the linked path failed: once more with the runtime
 		 * functions' text compiled with the kernel */
@@ -248,7 +346,11 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			      : pr.linked   ? "runtime linked"
 			      : compiled    ? "runtime compiled"
 					    : "no runtime";
+		if (*tier && strlen(tm->mem) + 40 < sizeof(tm->mem))
+			strcat(tm->mem, ", pasted form compiling in the background");
 	}
+	if (err)
+		*tier = NULL;
 	if (!err && mod) {
 		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, name);
 		if (r != CUDA_SUCCESS) {
@@ -262,7 +364,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	struct agent_cached *c = ctx ? malloc(sizeof(*c)) : NULL;
 	if (c) {
 		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn,
-					   .lid = *lid,
+					   .lid = *lid, .tier = fn ? *tier : NULL,
 					   .jit = tm->jit, .cache = tm->cache,
 					   .msg = fn ? NULL : strdup(e->msg)};
 		agent_cache = c;
@@ -279,7 +381,11 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, struct
 				   struct agent_timing *tm, struct err *e)
 {
 	const char *ptx = agent_module_ptx(k->module, k->name, e);
-	return ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, &k->lid, tm, e) : NULL;
+	struct agent_tier *tier = NULL;
+	CUfunction fn = ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, &k->lid, &tier, tm, e)
+			    : NULL;
+	__atomic_store_n(&k->tier, fn ? tier : NULL, __ATOMIC_RELEASE);
+	return fn;
 }
 
 /* Is this the first failure for a kernel of this name?  (One notice per
@@ -332,7 +438,7 @@ static void agent_claim_ahead(const struct agent_kernel *k, struct agent_cached 
  * function. */
 static CUfunction agent_target(struct agent_kernel *k, CUfunction f, struct agent_kernel **kout)
 {
-	CUfunction g = k->inst;
+	CUfunction g = __atomic_load_n(&k->inst, __ATOMIC_ACQUIRE); /* agent_tier_take swaps it */
 	*kout = g ? k : NULL;
 	return g ? g : f;
 }
@@ -357,8 +463,12 @@ CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **k
 	*kout = NULL;
 	if (!k)
 		return f;
-	if (__atomic_load_n(&k->decided, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&k->decided, __ATOMIC_ACQUIRE)) {
+		struct agent_tier *t = __atomic_load_n(&k->tier, __ATOMIC_ACQUIRE);
+		if (t)
+			agent_tier_take(k, t);
 		return agent_target(k, f, kout);
+	}
 	if (!agent_kernel_targeted(k->name)) {
 		/* decided without the lock: never behind work in progress */
 		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
@@ -427,7 +537,8 @@ static int agent_ahead_one(const char *ptx, const char *name, CUcontext ctx)
 	agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
 	const struct agent_cached *before = agent_cache;
 	struct ptx_launch_param lid = {0}; /* kept in the cache entry for the launch */
-	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &lid, &tm, &e);
+	struct agent_tier *tier;
+	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &lid, &tier, &tm, &e);
 	if (!hit && agent_cache != before) { /* the entry just made: for the first launch */
 		agent_cache->ahead = 1;
 		done = 1;
@@ -472,7 +583,8 @@ static int agent_noctx_one(const char *ptx, const char *name, struct err *e)
 	struct timespec t0;
 	struct ptx_launch_param lid = {0}; /* the launch finds it again in its own compile */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	agent_instrument_ptx(ptx, name, NULL, &hit, &lid, &tm, e);
+	struct agent_tier *tier;
+	agent_instrument_ptx(ptx, name, NULL, &hit, &lid, &tier, &tm, e);
 	if (!tm.cache) /* set once the library is made */
 		return -EINVAL;
 	if (getenv("GPUEXT_AGENT_VERBOSE"))
@@ -520,7 +632,8 @@ void agent_launch_refused(CUfunction f, CUresult r)
 	struct agent_kernel *k = agent_kernel_find(f);
 	if (!k || !k->inst)
 		return;
-	k->inst = NULL;
+	__atomic_store_n(&k->tier, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&k->inst, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&agent_gpu_lock);
 	int first = agent_first_failure(k->name);
 	pthread_mutex_unlock(&agent_gpu_lock);
