@@ -357,6 +357,14 @@ static int agent_ahead_queue(struct agent_ahead_job *j)
 	return -1;
 }
 
+int agent_ahead_stopping(void)
+{
+	pthread_mutex_lock(&agent_ahead_lock);
+	int stop = agent_ahead.stop;
+	pthread_mutex_unlock(&agent_ahead_lock);
+	return stop;
+}
+
 int agent_ahead_call(void (*fn)(void *), void *arg)
 {
 	struct agent_ahead_job *j = calloc(1, sizeof(*j));

@@ -243,7 +243,7 @@ int agent_gpu_init(struct err *e)
 		agent_mark_mirrored(agent_gpu_progs[i]);
 	if (signal_map >= 0) /* the memory runtime reads its part itself */
 		agent_gpu.mirrored[signal_map] = 0;
-	agent_gpu.rt = rt;
+	__atomic_store_n(&agent_gpu.rt, rt, __ATOMIC_RELEASE); /* read unlocked by agent_tier.c */
 	agent_gpu.mirror_pid = getpid();
 	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,
 						   agent_mirror_main, NULL);

@@ -172,6 +172,8 @@ int agent_ahead_lib_module(const char *text, CUmodule *mod);
  * queued before (started when there is none); 0, or -1 when it cannot be
  * (the process exits): fn is not called then. */
 int agent_ahead_call(void (*fn)(void *), void *arg);
+/* agent_ahead.c: is the process exiting (the thread stops after its job)? */
+int agent_ahead_stopping(void);
 /* agent_ahead.c: module m was loaded in ctx: instrument its targeted
  * kernels ahead of their first launch, in the background. */
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx);

@@ -109,7 +109,9 @@ static void agent_tier_compile(void *arg)
 	int err = agent_ahead_lib_compile(t->text, &ms, &e);
 	pthread_mutex_lock(&agent_tier_lock);
 	t->ms = ms;
-	int wanted = !err && t->ctx && agent_gpu.rt;
+	/* at exit the application's context may be gone: nothing to make */
+	int wanted = !err && t->ctx && __atomic_load_n(&agent_gpu.rt, __ATOMIC_ACQUIRE) &&
+		     !agent_ahead_stopping();
 	__atomic_store_n(&t->state, err ? AGENT_TIER_FAILED : AGENT_TIER_BUILT, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&agent_tier_lock);
 	if (wanted && (err = agent_tier_function(t, &e)))

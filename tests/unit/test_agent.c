@@ -467,7 +467,7 @@ static void test_tier_swap(void **state)
 		{"GPUEXT_AGENT_TIER=1", "cpppp", 1, 1, 0},
 		/* the default: vec_add's 3 x 13 KiB pasted is predicted slow,
 		 * reduce_atomic's 2 x 13 KiB not */
-		{"", "cpppp", 1, 0, 0},
+		{"GPUEXT_AGENT_TIER=", "cpppp", 1, 0, 0},
 		{"GPUEXT_AGENT_TIER=1 FAKECUDA_FAIL=cuLibraryLoadData:5", "ccccc", 0, 1, 1},
 		{"GPUEXT_AGENT_TIER=0", "ppppp", 0, 0, 0},
 	};
