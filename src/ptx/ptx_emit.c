@@ -977,7 +977,7 @@ static const char *ptx_mem_type(uint8_t code, int sign)
  */
 /*
  * An access that ptx_stack proved is to a frame slot kept in a register
- * (%fpN) or to a field of the mem probe's ctx (o->inline_ctx): a move, or a
+ * (%fpN) or to a field of the probe's ctx (o->inline_ctx): a move, or a
  * bit-field extract or insert at the access' byte in the 8-byte word.
  */
 static void ptx_emit_mem_reg(struct ptx_ctx *c, const struct isa_insn *in,
@@ -996,9 +996,10 @@ static void ptx_emit_mem_reg(struct ptx_ctx *c, const struct isa_insn *in,
 	}
 	if (load && size == 8)
 		ptx_buf_printf(c->b, "\tmov.b64 %%r%u, %s;\n", in->dst, reg);
-	else if (load && size == 4) { /* conversions, which ptxas folds where the
-				       * word is a constant (a mem probe's size
-				       * and kind); a bfe (or a shift by 0) not */
+	else if (load && size == 4) { /* conversions, which ptxas folds where
+				       * the word is a constant (a mem probe's
+				       * size and kind); a bfe (or a shift by
+				       * 0) it does not */
 		char sx = ISA_MODE(in->code) == ISA_MEMSX ? 's' : 'u';
 		if (pos)
 			ptx_buf_printf(c->b, "\tshr.b64 %%t0, %s, %u;\n\tcvt.u32.u64 %%h0, %%t0;\n",
@@ -1006,8 +1007,7 @@ static void ptx_emit_mem_reg(struct ptx_ctx *c, const struct isa_insn *in,
 		else
 			ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h0, %s;\n", reg);
 		ptx_buf_printf(c->b, "\tcvt.%c64.%c32 %%r%u, %%h0;\n", sx, sx, in->dst);
-	}
-	else if (load)
+	} else if (load)
 		ptx_buf_printf(c->b, "\tbfe.%c64 %%r%u, %s, %u, %u;\n",
 			       ISA_MODE(in->code) == ISA_MEMSX ? 's' : 'u', in->dst, reg, pos, 8 * size);
 	else if (size == 8)
@@ -1266,10 +1266,10 @@ static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
 	}
 	c->no_local = 1;
 	for (size_t f = 0; f < c->fn_cnt; f++) {
-		int ctx = f == 0 && o->inline_out && o->inline_ctx;
+		int ctx = f == 0 && o->inline_out && o->inline_ctx && o->inline_ctx_bytes;
 		c->stk[f].use = c->use;
-		int err = ptx_stack_analyze(p, c->fns[f].start, c->fns[f].end, c->calls, ctx,
-					    &c->stk[f], e);
+		int err = ptx_stack_analyze(p, c->fns[f].start, c->fns[f].end, c->calls,
+					    ctx ? o->inline_ctx_bytes : 0, &c->stk[f], e);
 		if (err)
 			return err;
 		/* GPUEXT_PTX_STACK_FRAME=1: every frame in local memory, as
