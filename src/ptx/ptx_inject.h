@@ -61,9 +61,24 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 /* The register holding r1 (the record's generic address) of block probes. */
 #define PTX_BLOCK_CTX_REG "%gxb_ctx"
 /* The registers an inline mem probe (mem_code) reads the access from: its
- * address (global) and size | kind << 32 (enum ptx_mem_kind). */
+ * address (global) and size | kind << 32 (enum ptx_mem_kind); and (.b32)
+ * the lanes of the warp that made the access, the election's active mask. */
 #define PTX_MEM_ADDR_REG "%gxm_addr"
 #define PTX_MEM_SK_REG "%gxm_sk"
+#define PTX_MEM_MASK_REG "%gxm_mask"
+
+/*
+ * The election of a warp's lowest active lane, for the probe code pasted
+ * into kernels: the active mask into the .b32 register mask, and every
+ * other lane branches to label (tmp .b32 and pred .pred are scratch).
+ * ptx_inject_wait: where those lanes wait for the runner, after label:
+ * a shfl.sync over the mask (value unused), which makes them wait as
+ * bar.warp.sync does without ordering memory (docs/ptx-inject.md).
+ */
+struct ptx_buf;
+void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, const char *pred,
+		      const char *label);
+void ptx_inject_wait(struct ptx_buf *b, const char *mask, const char *tmp);
 
 /*
  * The register holding the launch's id (bpf_gpu_launch_id) in the kernel,

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Mem probes inline (ptx_emit_mem_probe's site block, ptx_inject_opts.
- * mem_code): the clang-built memtrace and mem-signal programs pasted at
- * every global/generic access of every corpus kernel are accepted by the
- * real ptxas; one copy per access an independent line scan counts; the
- * access's size and kind as immediates, predicated accesses skipped by a
- * branch on the inverted guard, generic ones by isspacep.global, each
- * copy closed by a shfl.sync (not bar.warp.sync, which orders memory); the size
- * rule (mem_inline_max) and the call form it falls back to; programs with
- * local memory say so.  Semantics on a GPU: tests/gpu/inject_check.c (both
- * forms, exact counts), tests/gpu/tools.sh (memtrace's bytes).
+ * mem_code): the clang-built memtrace and mem-signal programs pasted into
+ * every corpus kernel are accepted by the real ptxas; every access an
+ * independent line scan counts is in exactly one region (the probe after
+ * a run of accesses: one election, one wait, mem_code run for each); the
+ * access's address copied before it, its size and kind as immediates,
+ * predicated accesses skipped by a branch on the inverted guard, generic
+ * ones by isspacep.global, each region closed by a shfl.sync (not
+ * bar.warp.sync, which orders memory); where runs end (labels, branches,
+ * barriers, warp-synchronous instructions, guarded and generic accesses,
+ * 8 accesses) and the loop form of a run; the size rule (mem_inline_max)
+ * and the call form it falls back to; programs with local memory say so.
+ * Semantics on a GPU: tests/gpu/inject_check.c (both forms, exact counts),
+ * tests/gpu/tools.sh (memtrace's bytes).
  */
 #include "testutil.h"
 
@@ -32,6 +36,26 @@ static size_t count_str(const char *text, const char *s)
 	size_t n = 0;
 	for (const char *p = text; (p = strstr(p, s)); p += strlen(s))
 		n++;
+	return n;
+}
+
+/*
+ * The regions of text ("{ // mem probes of K access"), in order: their
+ * count, and their accesses into k[] (up to max) and *sum.
+ */
+static size_t regions(const char *text, unsigned *k, size_t max, size_t *sum)
+{
+	static const char tag[] = "\t{ // mem probes of ";
+	size_t n = 0;
+
+	*sum = 0;
+	for (const char *p = text; (p = strstr(p, tag)); p += strlen(tag)) {
+		unsigned v = (unsigned)strtoul(p + strlen(tag), NULL, 10);
+		if (n < max)
+			k[n] = v;
+		*sum += v;
+		n++;
+	}
 	return n;
 }
 
@@ -167,10 +191,13 @@ static void test_corpus_inline(void **state)
 			char *out = inject_mem(m, name, mp, SIZE_MAX, &inlined, &sites);
 			const char *body = strstr(out, ".entry ");
 			assert_non_null(body);
-			if (!inlined || sites != want || count_str(body, "\t{ // mem probe of program") != want)
-				fail_msg("%s %s: %zu sites, %zu pasted (inline %d), want %zu", paths[i],
-					 name, sites, count_str(body, "\t{ // mem probe of program"), inlined,
-					 want);
+			size_t in_regions, n = regions(body, NULL, 0, &in_regions);
+			/* one copy a region: runs of several are a loop */
+			if (!inlined || sites != want || in_regions != want ||
+			    count_str(body, "\t{ // mem probe of program") != n)
+				fail_msg("%s %s: %zu sites, %zu in %zu regions, %zu pasted (inline "
+					 "%d), want %zu", paths[i], name, sites, in_regions, n,
+					 count_str(body, "\t{ // mem probe of program"), inlined, want);
 			assert_null(strstr(out, mp->sym));
 			ptxas_ok(out, "sm_90a", paths[i]);
 			total += want;
@@ -200,10 +227,12 @@ static const char kernel_text[] =
 	"\tret;\n}\n";
 
 /*
- * What one kernel's accesses get: the size | kind << 32 immediate, the
- * inverted guard's skip branch, isspacep.global for generic accesses
- * (cvta.global for a generic access through a .global variable's name),
- * nothing of that for a plain .global access; ptxas accepts it.
+ * What one kernel's accesses get (none of them in a run with another: two
+ * guarded, two generic): the address copied before the access, the region
+ * after it with the size | kind << 32 immediate, the inverted guard's skip
+ * branch, isspacep.global for generic accesses (cvta.global for a generic
+ * access through a .global variable's name), nothing of that for a plain
+ * .global access; ptxas accepts it.
  */
 static void test_sites(void **state)
 {
@@ -211,6 +240,8 @@ static void test_sites(void **state)
 	struct ptx_module *m;
 	struct err e = {{0}};
 	int inlined = 0;
+	unsigned k[8];
+	size_t sum;
 
 	mem_probe_make(TEST_BPF_DIR "/policies/mem-signal.bpf.o", &mp);
 	assert_int_equal(ptx_parse(kernel_text, strlen(kernel_text), &m, &e), 0);
@@ -221,24 +252,115 @@ static void test_sites(void **state)
 	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x100000001;"));
 	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x200000008;"));
 	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x4;"));
-	/* the guards, inverted: lanes that do not access skip the probe */
-	assert_non_null(strstr(out, "\t@!%p1 bra gxi_m0;\n\tmov.u64 %gxi_a, %rd1;\n"
-				    "\tadd.s64 %gxi_a, %gxi_a, 16;\n\t{"));
-	assert_non_null(strstr(out, "\t@%p1 bra gxi_m1;\n\tmov.u64 %gxi_a, %rd1;\n"
-				    "\tsub.s64 %gxi_a, %gxi_a, 3;\n"
-				    "\tisspacep.global %gxi_g, %gxi_a;\n\t@!%gxi_g bra gxi_m1;\n"));
+	/* the address before the access, the guard (inverted) after it: lanes
+	 * that did not access skip the probe */
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n\tadd.s64 %gxi_a0, %gxi_a0, 16;\n"
+				    "\t@%p1 ld.global.v4.u32 {%r0, %r1, %r2, %r3}, [%rd1+16];\n"
+				    "\t@!%p1 bra gxi_m0;\n\t{ // mem probes of 1 access,"));
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n\tsub.s64 %gxi_a0, %gxi_a0, 3;\n"
+				    "\t@!%p1 st.u8 [%rd1+-3], %r1;\n\t@%p1 bra gxi_m1;\n"
+				    "\tisspacep.global %gxi_g, %gxi_a0;\n\t@!%gxi_g bra gxi_m1;\n"));
 	/* the global atomic: no guard, no test, no label */
-	assert_non_null(strstr(out, "\tmov.u64 %gxi_a, %rd1;\n\t{\n"));
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n"
+				    "\tatom.global.add.u64 %rd2, [%rd1], 1;\n\t{ // mem probes"));
 	assert_null(strstr(out, "gxi_m2:"));
-	assert_non_null(strstr(out, "\tmov.u64 %gxi_a, g_var;\n"
-				    "\tcvta.global.u64 %gxi_a, %gxi_a;\n"
-				    "\tisspacep.global %gxi_g, %gxi_a;\n\t@!%gxi_g bra gxi_m3;\n"));
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, g_var;\n"
+				    "\tcvta.global.u64 %gxi_a0, %gxi_a0;\n\tld.u32 %r2, [g_var];\n"
+				    "\tisspacep.global %gxi_g, %gxi_a0;\n\t@!%gxi_g bra gxi_m3;\n"));
+	assert_int_equal(regions(out, k, 8, &sum), 4);
+	assert_int_equal(sum, 4);
 	assert_int_equal(count_str(out, "\t{ // mem probe of program"), 4);
 	assert_int_equal(count_str(out, "gxi_m0:\n"), 1);
-	/* each copy's lanes wait for its runner without ordering memory */
-	assert_int_equal(count_str(out, "shfl.sync.idx.b32 %gxp_lt, %gxp_m, 0, 31, %gxp_m;"), 4);
+	/* one election a region, whose lanes wait for its runner without
+	 * ordering memory; the program's block has none of its own */
+	assert_int_equal(count_str(out, "activemask.b32"), 4);
+	assert_int_equal(count_str(out, "shfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, %gxm_mask;"), 4);
+	assert_null(strstr(mp.site, "activemask"));
+	assert_null(strstr(mp.site, "shfl.sync"));
 	assert_null(strstr(out, "bar.warp.sync"));
 	ptxas_ok(out, "sm_90a", "sites");
+	free(out);
+	ptx_module_free(m);
+	mem_probe_free(&mp);
+}
+
+/*
+ * Runs: 3 accesses of one straight line of code (two loads, a store: one
+ * region after the store, the addresses shifted down a loop of one copy,
+ * each access's size | kind in a register); a barrier, a guarded access, a
+ * generic one and a label end runs; 10 loads in a row whose address
+ * register each overwrites (the copy before each: the address the load
+ * used) make a run of 8 (one size and kind: an immediate) and one of 2.
+ */
+static const char runs_text[] =
+	".version 7.8\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 p)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+	"\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
+	"\tsetp.eq.u32 %p1, %r1, 0;\n"
+	"\tld.global.u32 %r2, [%rd1];\n\tadd.s32 %r2, %r2, 1;\n"
+	"\tld.global.u32 %r3, [%rd1+4];\n\tst.global.u32 [%rd1+8], %r2;\n"
+	"\tbar.sync 0;\n"
+	"\tld.global.u32 %r4, [%rd1+12];\n"
+	"\t@%p1 ld.global.u32 %r5, [%rd1+16];\n"
+	"\tld.u32 %r6, [%rd1+20];\n"
+	"\tmov.u64 %rd4, %rd1;\n"
+	"$L__BB0_1:\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tsetp.ne.u64 %p1, %rd4, 0;\n\t@%p1 bra $L__BB0_1;\n"
+	"\tret;\n}\n";
+
+static void test_runs(void **state)
+{
+	struct mem_probe mp = {0};
+	struct ptx_module *m;
+	struct err e = {{0}};
+	int inlined = 0;
+	size_t sites = 0, sum;
+	unsigned k[16];
+
+	mem_probe_make(TEST_BPF_DIR "/tools/memtrace.bpf.o", &mp);
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	char *out = inject_mem(m, "k", &mp, SIZE_MAX, &inlined, &sites);
+	assert_true(inlined);
+	assert_int_equal(sites, 16);
+	assert_int_equal(regions(out, k, 16, &sum), 6);
+	assert_int_equal(sum, 16);
+	unsigned want[] = {3, 1, 1, 1, 8, 2};
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(k[i], want[i]);
+	/* one copy of the program a region */
+	assert_int_equal(count_str(out, "\t{ // mem probe of program"), 6);
+	/* the first run: copies before each access, the region after the last */
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n\tld.global.u32 %r2, [%rd1];\n"
+				    "\tadd.s32 %r2, %r2, 1;\n\tmov.u64 %gxi_a1, %rd1;\n"
+				    "\tadd.s64 %gxi_a1, %gxi_a1, 4;\n\tld.global.u32 %r3, [%rd1+4];\n"
+				    "\tmov.u64 %gxi_a2, %rd1;\n\tadd.s64 %gxi_a2, %gxi_a2, 8;\n"
+				    "\tst.global.u32 [%rd1+8], %r2;\n\t{ // mem probes of 3 accesses"));
+	assert_non_null(strstr(out, "\tmov.b64 %gxi_s0, 0x4;\n\tmov.b64 %gxi_s1, 0x4;\n"
+				    "\tmov.b64 %gxi_s2, 0x100000004;\n"));
+	assert_non_null(strstr(out, "\tmov.b64 %gxi_a0, %gxi_a1;\n\tmov.b64 %gxi_s0, %gxi_s1;\n"
+				    "\tmov.b64 %gxi_a1, %gxi_a2;\n\tmov.b64 %gxi_s1, %gxi_s2;\n"
+				    "\tsub.u32 %gxi_n, %gxi_n, 1;\n"));
+	/* the barrier after the region */
+	assert_non_null(strstr(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, %gxm_mask;\n"
+				    "\t}\n\tbar.sync 0;\n"));
+	/* the run of 8: each address as the load found it; size and kind an
+	 * immediate */
+	assert_non_null(strstr(out, "$L__BB0_1:\n\tmov.u64 %gxi_a0, %rd4;\n"
+				    "\tld.global.u64 %rd4, [%rd4];\n\tmov.u64 %gxi_a1, %rd4;\n"));
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a7, %rd4;\n\tld.global.u64 %rd4, [%rd4];\n"
+				    "\t{ // mem probes of 8 accesses"));
+	assert_non_null(strstr(out, "\tmov.u32 %gxi_n, 8;\ngxi_l:\n\t.pragma \"nounroll\";\n"
+				    "\tmov.b64 %gxm_addr, %gxi_a0;\n\tmov.b64 %gxm_sk, 0x8;\n"));
+	assert_non_null(strstr(out, "\t.reg .b64 %gxi_a<8>;\n"));
+	/* the last run ends before the branch */
+	assert_non_null(strstr(out, "\t}\n\tsetp.ne.u64 %p1, %rd4, 0;\n\t@%p1 bra $L__BB0_1;\n"));
+	ptxas_ok(out, "sm_90a", "runs");
 	free(out);
 	ptx_module_free(m);
 	mem_probe_free(&mp);
@@ -294,6 +416,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus_inline),
 		cmocka_unit_test(test_sites),
+		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_size_rule),
 		cmocka_unit_test(test_local),
 	};
