@@ -4,20 +4,22 @@
 # out as the repository, on the GPU machine, with main's build/examples one
 # level up (the lead's layout: ../build/examples):
 #
-#   OUT=DIR [ITERS=31] [ROWS="NAME|ENV;..."] bash bench/mem_sites_round.sh
+#   OUT=DIR [ITERS=31] [ROWS="NAME|ENV[|none memtrace];..."] bash bench/mem_sites_round.sh
 #
 # build/ holds this branch's gpuext, agent and bpf objects (tools/memtrace,
 # bench/progs/memcost_none), base/build/ main's; build/examples-sm90 the
 # sm_90-native examples; sass/*.cubin (ptxas on the build machine) are
 # disassembled here (the triton wheel's cuobjdump).  Steps, each logged
 # and not fatal:
+#   0. build/gpu/inject_check under each ROWS setting (CHECK_ROWS: which)
 #   1. SASS of the staged cubins -> $OUT/sass.tgz
 #   2. bench/memtrace_cost.sh: main vs branch, memtrace and memcost_none
 #      (the probe with no map update) on vecadd/gemm/reduce, and the ROWS
 #      (the branch's build under other settings, its module cache off)
 #   3. bench/first_launch.sh for memtrace on reduce (nvcc's sm_75+PTX build)
 #      and reduce/gemm sm_90, main and branch: the time added to the first
-#      launch, cold (first run ever) with and without the compile ahead
+#      launch, cold (first run ever) with and without the compile ahead;
+#      FIRST_ROWS="NAME|ENV;...": the branch's again under other settings
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-out}
@@ -34,6 +36,18 @@ step() { echo "== $1 ($(date -u +%T))"; }
 [ -e base/build/examples-sm90 ] || ln -sfn "$ROOT/build/examples-sm90" base/build/examples-sm90
 git log -1 --oneline 2>/dev/null
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1
+
+step "0. inject_check (outputs bit-identical, exact counts, one run per warp and access)"
+if [ -x build/gpu/inject_check ]; then
+	IFS=';' read -r -a rows <<< "${ROWS:-}"
+	for r in "default|" "${rows[@]}"; do
+		IFS='|' read -r name envv _ <<< "$r"
+		case " ${CHECK_ROWS:-default $name} " in *" $name "*) ;; *) continue ;; esac
+		# shellcheck disable=SC2086
+		env $envv timeout 30 build/gpu/inject_check > "$OUT/inject_check.$name.log" 2>&1
+		echo "inject_check $name: rc $? $(grep -c -i 'fail' "$OUT/inject_check.$name.log") lines with 'fail'; $(tail -1 "$OUT/inject_check.$name.log")"
+	done
+fi
 
 step "1. SASS"
 bin=$(python3 -c 'import triton,os;print(os.path.dirname(triton.__file__))' 2>/dev/null)/backends/nvidia/bin
@@ -53,14 +67,16 @@ extra=""
 IFS=';' read -r -a rows <<< "${ROWS:-}"
 for r in "${rows[@]}"; do
 	[ -n "$r" ] || continue
-	IFS='|' read -r name envv <<< "$r"
-	for o in bench/progs/memcost_none tools/memtrace; do
-		extra+="br $name $(basename $o | sed 's/memcost_//')|build|build/bpf/$o.bpf.o|GPUEXT_CACHE_DISABLE=1 $envv;"
+	IFS='|' read -r name envv objs <<< "$r"
+	for o in ${objs:-none memtrace}; do
+		f=build/bpf/tools/$o.bpf.o
+		[ "$o" = none ] && f=build/bpf/bench/progs/memcost_none.bpf.o
+		extra+="br $name $o|build|$f|GPUEXT_CACHE_DISABLE=1 $envv;"
 	done
 done
 OUT=$OUT/cost ITERS=$ITERS BUILDS="main=base/build branch=build" TOOLS=memtrace \
 	VARIANTS=build/bpf/bench/progs/memcost_none.bpf.o EXTRA="$extra" TIMEOUT=25 \
-	timeout 85 bash bench/memtrace_cost.sh > "$OUT/cost.log" 2>&1 || echo "memtrace_cost rc $?"
+	timeout 75 bash bench/memtrace_cost.sh > "$OUT/cost.log" 2>&1 || echo "memtrace_cost rc $?"
 cp "$OUT/cost/memtrace_cost.md" "$OUT/" 2>/dev/null
 cat "$OUT/memtrace_cost.md" 2>/dev/null
 # the tools' outputs of the default rows (memtrace's bytes), then the rest away
@@ -69,12 +85,17 @@ rm -rf "$OUT/cost"
 
 step "3. first launch"
 cases="reduce -n 1048576;reduce@sm90 -n 1048576;gemm@sm90 -n 512"
-for b in branch main; do
+# FIRST_ROWS: more runs of the branch, "NAME|ENV;..."
+IFS=';' read -r -a frows <<< "branch|;main|;${FIRST_ROWS:-}"
+for r in "${frows[@]}"; do
+	IFS='|' read -r b envv <<< "$r"
+	[ -n "$b" ] || continue
 	tree=$ROOT
-	[ $b = main ] && tree=$ROOT/base
-	OUT=$OUT/first-$b EX=$ROOT/build/examples EX_SM90=$ROOT/build/examples-sm90 ITERS=3 \
-		VARIANTS="cold0 cold" OPT_LEVELS= PROGS=memtrace CASES="$cases" BUDGET_S=16 \
-		timeout 28 bash "$tree/bench/first_launch.sh" > "$OUT/first-$b.log" 2>&1 ||
+	[ "$b" = main ] && tree=$ROOT/base
+	# shellcheck disable=SC2086
+	env $envv OUT=$OUT/first-$b EX=$ROOT/build/examples EX_SM90=$ROOT/build/examples-sm90 ITERS=3 \
+		VARIANTS="cold0 cold" OPT_LEVELS= PROGS=memtrace CASES="$cases" BUDGET_S=12 \
+		timeout 22 bash "$tree/bench/first_launch.sh" > "$OUT/first-$b.log" 2>&1 ||
 		echo "first_launch $b rc $?"
 	grep -E '^\| .*(plain|memtrace)' "$OUT/first-$b/first_launch.md" 2>/dev/null |
 		sed "s/^/$b /"

@@ -763,7 +763,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 			     struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
 {
 	int bare = agent_no_probes(), inlined = 0;
-	size_t sites = 0;
+	size_t sites = 0, regions = 0;
 	struct ptx_inject_opts o = {.kernel = kernel,
 				    .entry_code = bare ? NULL : pr->site[AGENT_ENTRY],
 				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
@@ -777,6 +777,7 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 				    .mem_func = bare ? NULL : pr->mem_func,
 				    .mem_inline_max = pr->mem_inline_max,
 				    .mem_inlined = &inlined, .mem_sites = &sites,
+				    .mem_regions = &regions,
 				    .extra = bare ? NULL : pr->extra,
 				    .min_version_major = 7, .min_version_minor = 8,
 				    /* each instrumented kernel gets a module of its own:
@@ -794,9 +795,13 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	tm->inject += agent_ms_since(&t0);
 	if (err)
 		return err;
-	if (o.mem_sym)
-		snprintf(tm->mem, sizeof(tm->mem), ", mem probes %s at %zu accesses (%zu bytes)",
-			 inlined ? "inline" : "called", sites, strlen(o.mem_code ? o.mem_code : ""));
+	if (o.mem_sym && inlined)
+		snprintf(tm->mem, sizeof(tm->mem),
+			 ", mem probes inline at %zu accesses in %zu regions (%zu bytes)", sites,
+			 regions, strlen(o.mem_code ? o.mem_code : ""));
+	else if (o.mem_sym)
+		snprintf(tm->mem, sizeof(tm->mem), ", mem probes called at %zu accesses (%zu bytes)",
+			 sites, strlen(o.mem_code ? o.mem_code : ""));
 	double jit0 = tm->jit;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = agent_jit_load(text, pr->linked && !bare, mod, tm, e);

@@ -41,11 +41,11 @@ struct ptx_inject {
 	int exit_by_barrier; /* block_exit: the last exit found by a barrier */
 	int mem_inline; /* paste o->mem_code at each access, not a call */
 	/* inline: accesses a region takes at most, one copy of mem_code in a
-	 * loop; the run so far (its accesses' size | kind << 32); regions */
+	 * loop; the run so far (its accesses' size | kind << 32) */
 	unsigned mem_run_max, mem_run_len;
 	int mem_run_loop;
 	unsigned long long mem_run_sk[PTX_INJECT_MEM_RUN];
-	size_t mem_regions;
+	int mem_exp_call;
 };
 
 /* A prefix that occurs nowhere in the module or in the extra code. */
@@ -395,7 +395,15 @@ static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *
 		       k, k > 1 ? "es" : "", PTX_MEM_MASK_REG, mask_tmp, pred, PTX_MEM_ADDR_REG,
 		       PTX_MEM_SK_REG);
 	ptx_inject_elect(&in->b, PTX_MEM_MASK_REG, mask_tmp, pred, done);
-	if (loop) {
+	if (in->mem_exp_call) { /* EXP(memsites round 1): one body function, called by the runner */
+		for (unsigned j = 0; j < k; j++)
+			ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_pa;\n\t.param .b64 %s_ps;\n"
+					       "\t.param .b32 %s_pm;\n\tst.param.b64 [%s_pa], %%%s_a%u;\n"
+					       "\tst.param.b64 [%s_ps], 0x%llx;\n"
+					       "\tst.param.b32 [%s_pm], %s;\n"
+					       "\tcall.uni %s_body, (%s_pa, %s_ps, %s_pm);\n\t}\n",
+				       P, P, P, P, P, j, P, sk[j], P, PTX_MEM_MASK_REG, P, P, P, P);
+	} else if (loop) {
 		if (!same) {
 			ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_s<%u>;\n", P, k);
 			for (unsigned j = 0; j < k; j++)
@@ -430,7 +438,6 @@ static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *
 	ptx_buf_printf(&in->b, "\t}\n");
 	if (skip)
 		ptx_buf_printf(&in->b, "%s_m%zu:\n", P, n);
-	in->mem_regions++;
 }
 
 /*
@@ -507,6 +514,7 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 									: PTX_INJECT_MEM_RUN;
 	v = getenv("GPUEXT_EXP_MEM_LOOP");
 	in->mem_run_loop = !v || strcmp(v, "0");
+	in->mem_exp_call = getenv("GPUEXT_EXP_MEM_CALL") != NULL;
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		int c = ptx_inject_mem_class(in, &m->stmts[i], &site);
 		if (c < 0)
@@ -522,6 +530,8 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 	copies = in->mem_run_loop ? regions : sites;
 	if (in->o->mem_sites)
 		*in->o->mem_sites = sites;
+	if (in->o->mem_regions)
+		*in->o->mem_regions = regions;
 	if (!in->o->mem_code || !in->o->mem_sym) /* no call to make: inline */
 		in->mem_inline = in->o->mem_code != NULL;
 	else
@@ -1152,6 +1162,16 @@ static void ptx_inject_extra(struct ptx_inject *in)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->extra);
 	if (in->o->mem_func && !in->mem_inline)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->mem_func);
+	if (in->mem_inline && in->mem_exp_call) { /* EXP(memsites round 1) */
+		const char *P = in->pfx;
+		ptx_buf_printf(&in->b, ".func %s_body(.param .b64 %s_pa, .param .b64 %s_ps, "
+				       ".param .b32 %s_pm)\n{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %s;\n"
+				       "\tld.param.b64 %s, [%s_pa];\n\tld.param.b64 %s, [%s_ps];\n"
+				       "\tld.param.b32 %s, [%s_pm];\n%s\tret;\n}\n",
+			       P, P, P, P, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG,
+			       PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG, P, PTX_MEM_MASK_REG, P,
+			       in->o->mem_code);
+	}
 }
 
 int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char **out,

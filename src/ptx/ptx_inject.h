@@ -12,7 +12,7 @@
  *          atomic and reduction (ld/st/atom/red in .global, and generic
  *          ones, whose probe checks isspacep.global), with the address
  *          computed into a fresh register; or the probe's code pasted
- *          there (mem_code, below)
+ *          after runs of them (mem_code, below)
  * and with `extra` (the translated programs, the device runtime and the probe
  * functions of ptx_wrap.h, without .version/.target) appended after the
  * module's own directives.  Every register or name it adds uses a prefix
@@ -111,19 +111,25 @@ struct ptx_inject_opts {
 	const char *mem_sym;
 	/*
 	 * Inline mem probes (ptx_emit_mem_probe's site block): with mem_code,
-	 * the kernel's global and generic accesses get mem_code pasted before
-	 * them, in a scope that sets PTX_MEM_ADDR_REG and PTX_MEM_SK_REG
-	 * (generic accesses only when isspacep.global), instead of a call of
-	 * mem_sym -- when mem_code's length times the kernel's accesses is at
-	 * most mem_inline_max (bytes of PTX pasted; 0: never, SIZE_MAX:
-	 * always).  mem_func (the text defining mem_sym) is appended to extra
-	 * only when the call form is used.  Without mem_sym, always inline.
+	 * the kernel's global and generic accesses get mem_code pasted after
+	 * them, instead of a call of mem_sym before them: one region after
+	 * each run of consecutive unguarded .global accesses of a straight
+	 * line of code (up to 8; a guarded or generic access is a run of its
+	 * own, run only by the lanes that accessed global memory), which
+	 * elects the warp's lowest active lane (PTX_MEM_MASK_REG = the active
+	 * mask) and runs mem_code in it once per access, in order, with the
+	 * access in PTX_MEM_ADDR_REG and PTX_MEM_SK_REG, then makes the lanes
+	 * wait for it -- when mem_code's length times the regions is at most
+	 * mem_inline_max (bytes of PTX pasted; 0: never, SIZE_MAX: always).
+	 * mem_func (the text defining mem_sym) is appended to extra only when
+	 * the call form is used.  Without mem_sym, always inline.
 	 */
 	const char *mem_code;
 	const char *mem_func;
 	size_t mem_inline_max;
 	int *mem_inlined; /* set to 1 when mem_code was pasted, else 0 (may be NULL) */
 	size_t *mem_sites; /* set to the kernel's probed accesses (may be NULL) */
+	size_t *mem_regions; /* set to the regions mem_code was pasted in (may be NULL) */
 	/*
 	 * Inline probes (ptx_emit_probe_inline), instead of entry_sym/exit_sym:
 	 * entry_code is pasted where `call entry_sym` would go; with exit_code,

@@ -122,12 +122,14 @@ static void mem_probe_free(struct mem_probe *mp)
 	free(mp->site);
 }
 
-static char *inject_mem(const struct ptx_module *m, const char *kernel,
-			const struct mem_probe *mp, size_t max, int *inlined, size_t *sites)
+static char *inject_mem_regions(const struct ptx_module *m, const char *kernel,
+				const struct mem_probe *mp, size_t max, int *inlined,
+				size_t *sites, size_t *regions)
 {
 	struct ptx_inject_opts o = {.kernel = kernel, .mem_sym = mp->sym, .mem_code = mp->site,
 				    .mem_func = mp->func, .mem_inline_max = max,
 				    .mem_inlined = inlined, .mem_sites = sites,
+				    .mem_regions = regions,
 				    .extra = mp->extra, .only_kernel = 1,
 				    .min_version_major = 7, .min_version_minor = 8};
 	struct err e = {{0}};
@@ -137,6 +139,12 @@ static char *inject_mem(const struct ptx_module *m, const char *kernel,
 		fail_msg("%s: %s", kernel, e.msg);
 	assert_int_equal(strlen(out), len);
 	return out;
+}
+
+static char *inject_mem(const struct ptx_module *m, const char *kernel,
+			const struct mem_probe *mp, size_t max, int *inlined, size_t *sites)
+{
+	return inject_mem_regions(m, kernel, mp, max, inlined, sites, NULL);
 }
 
 static void ptxas_ok(const char *out, const char *arch, const char *what)
@@ -325,9 +333,11 @@ static void test_runs(void **state)
 
 	mem_probe_make(TEST_BPF_DIR "/tools/memtrace.bpf.o", &mp);
 	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
-	char *out = inject_mem(m, "k", &mp, SIZE_MAX, &inlined, &sites);
+	size_t n_regions = 0;
+	char *out = inject_mem_regions(m, "k", &mp, SIZE_MAX, &inlined, &sites, &n_regions);
 	assert_true(inlined);
 	assert_int_equal(sites, 16);
+	assert_int_equal(n_regions, 6);
 	assert_int_equal(regions(out, k, 16, &sum), 6);
 	assert_int_equal(sum, 16);
 	unsigned want[] = {3, 1, 1, 1, 8, 2};
