@@ -12,6 +12,7 @@
 # disassembled here (the triton wheel's cuobjdump).  Steps, each logged
 # and not fatal:
 #   0. build/gpu/inject_check under each ROWS setting (CHECK_ROWS: which)
+#   0b. tests/gpu/tools.sh for the tools with mem probes (CHECK_TOOLS)
 #   1. SASS of the staged cubins -> $OUT/sass.tgz
 #   2. bench/memtrace_cost.sh: main vs branch, memtrace and memcost_none
 #      (the probe with no map update) on vecadd/gemm/reduce, and the ROWS
@@ -19,7 +20,8 @@
 #   3. bench/first_launch.sh for memtrace on reduce (nvcc's sm_75+PTX build)
 #      and reduce/gemm sm_90, main and branch: the time added to the first
 #      launch, cold (first run ever) with and without the compile ahead;
-#      FIRST_ROWS="NAME|ENV;...": the branch's again under other settings
+#      (FIRST_ROWS="NAME|ENV;...", default "branch|;main|": NAME main is main's
+#      build, any other the branch's under ENV)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-out}
@@ -47,6 +49,15 @@ if [ -x build/gpu/inject_check ]; then
 		env $envv timeout 30 build/gpu/inject_check > "$OUT/inject_check.$name.log" 2>&1
 		echo "inject_check $name: rc $? $(grep -c -i 'fail' "$OUT/inject_check.$name.log") lines with 'fail'; $(tail -1 "$OUT/inject_check.$name.log")"
 	done
+fi
+
+step "0b. tests/gpu/tools.sh (TOOLS=${CHECK_TOOLS-memtrace memtrace_block})"
+if [ -n "${CHECK_TOOLS-memtrace memtrace_block}" ] && [ -f tests/gpu/tools.sh ]; then
+	OUT=$OUT/tools TOOLS="${CHECK_TOOLS-memtrace memtrace_block}" timeout 60 bash tests/gpu/tools.sh \
+		> "$OUT/tools.log" 2>&1
+	echo "tools.sh rc $?: $(tail -1 "$OUT/tools.log")"
+	grep -E '^(PASS|FAIL)' "$OUT/tools.log" | head -20
+	rm -rf "$OUT/tools/logs"
 fi
 
 step "1. SASS"
@@ -86,7 +97,7 @@ rm -rf "$OUT/cost"
 step "3. first launch"
 cases="reduce -n 1048576;reduce@sm90 -n 1048576;gemm@sm90 -n 512"
 # FIRST_ROWS: more runs of the branch, "NAME|ENV;..."
-IFS=';' read -r -a frows <<< "branch|;main|;${FIRST_ROWS:-}"
+IFS=';' read -r -a frows <<< "${FIRST_ROWS-branch|;main|}"
 for r in "${frows[@]}"; do
 	IFS='|' read -r b envv <<< "$r"
 	[ -n "$b" ] || continue

@@ -40,12 +40,12 @@ struct ptx_inject {
 	size_t mem_probes, exit_probes;
 	int exit_by_barrier; /* block_exit: the last exit found by a barrier */
 	int mem_inline; /* paste o->mem_code at each access, not a call */
-	/* inline: accesses a region takes at most, one copy of mem_code in a
-	 * loop; the run so far (its accesses' size | kind << 32) */
-	unsigned mem_run_max, mem_run_len;
+	/* inline: one copy of mem_code a region, in a loop (else one an
+	 * access); the run so far (its accesses' size | kind << 32) */
 	int mem_run_loop;
+	unsigned mem_run_len;
 	unsigned long long mem_run_sk[PTX_INJECT_MEM_RUN];
-	int mem_exp_call;
+	int mem_wait; /* a region's lanes wait for its runner (shfl.sync) */
 };
 
 /* A prefix that occurs nowhere in the module or in the extra code. */
@@ -346,7 +346,7 @@ static int ptx_inject_mem_run_ends(struct ptx_inject *in, size_t i, unsigned j, 
 {
 	struct ptx_inject_site site;
 
-	if (alone || j + 1 >= in->mem_run_max)
+	if (alone || j + 1 >= PTX_INJECT_MEM_RUN)
 		return 1;
 	for (size_t t = i + 1; t <= in->f->end; t++) {
 		int c = ptx_inject_mem_class(in, &in->m->stmts[t], &site);
@@ -354,6 +354,37 @@ static int ptx_inject_mem_run_ends(struct ptx_inject *in, size_t i, unsigned j, 
 			return c != MEM_JOIN; /* errors were reported by the first pass */
 	}
 	return 1;
+}
+
+/*
+ * Is code straight-line: no call, return, exit or branch, but a branch to
+ * the label right after it?  <0 when it does not lex.  The runner of such
+ * code cannot be held in it while the other lanes of its warp run ahead:
+ * ptxas predicates the region or reconverges its lanes right after it.
+ */
+static int ptx_inject_straight(const char *code, struct err *e)
+{
+	struct ptx_tok *t;
+	size_t n;
+	int err = ptx_lex(code, strlen(code), &t, &n, e), straight = 1;
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && straight; i++) {
+		const char *op = code + t[i].off, *dot = memchr(op, '.', t[i].len);
+		size_t len = dot ? (size_t)(dot - op) : t[i].len;
+		if (t[i].kind != PTX_TOK_NAME)
+			continue;
+		if ((len == 4 && !memcmp(op, "call", 4)) || (len == 3 && !memcmp(op, "brx", 3)) ||
+		    (len == 3 && !memcmp(op, "ret", 3)) || (len == 4 && !memcmp(op, "exit", 4)))
+			straight = 0;
+		else if (len == 3 && !memcmp(op, "bra", 3))
+			straight = i + 4 < n && t[i + 1].len == t[i + 3].len &&
+				   !memcmp(code + t[i + 1].off, code + t[i + 3].off, t[i + 1].len) &&
+				   code[t[i + 2].off] == ';' && code[t[i + 4].off] == ':';
+	}
+	free(t);
+	return straight;
 }
 
 /*
@@ -395,15 +426,7 @@ static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *
 		       k, k > 1 ? "es" : "", PTX_MEM_MASK_REG, mask_tmp, pred, PTX_MEM_ADDR_REG,
 		       PTX_MEM_SK_REG);
 	ptx_inject_elect(&in->b, PTX_MEM_MASK_REG, mask_tmp, pred, done);
-	if (in->mem_exp_call) { /* EXP(memsites round 1): one body function, called by the runner */
-		for (unsigned j = 0; j < k; j++)
-			ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_pa;\n\t.param .b64 %s_ps;\n"
-					       "\t.param .b32 %s_pm;\n\tst.param.b64 [%s_pa], %%%s_a%u;\n"
-					       "\tst.param.b64 [%s_ps], 0x%llx;\n"
-					       "\tst.param.b32 [%s_pm], %s;\n"
-					       "\tcall.uni %s_body, (%s_pa, %s_ps, %s_pm);\n\t}\n",
-				       P, P, P, P, P, j, P, sk[j], P, PTX_MEM_MASK_REG, P, P, P, P);
-	} else if (loop) {
+	if (loop) {
 		if (!same) {
 			ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_s<%u>;\n", P, k);
 			for (unsigned j = 0; j < k; j++)
@@ -433,7 +456,7 @@ static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *
 				       in->o->mem_code);
 	}
 	ptx_buf_printf(&in->b, "%s:\n", done);
-	if (!getenv("GPUEXT_EXP_MEM_NOWAIT")) /* EXP(memsites round 1) */
+	if (in->mem_wait)
 		ptx_inject_wait(&in->b, PTX_MEM_MASK_REG, mask_tmp);
 	ptx_buf_printf(&in->b, "\t}\n");
 	if (skip)
@@ -508,18 +531,11 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 	size_t sites = 0, regions = 0, copies;
 	unsigned run = 0;
 
-	/* EXP(memsites round 1): the run length and loop, from the environment */
-	const char *v = getenv("GPUEXT_EXP_MEM_RUN");
-	in->mem_run_max = v && atoi(v) >= 1 && atoi(v) <= PTX_INJECT_MEM_RUN ? (unsigned)atoi(v)
-									: PTX_INJECT_MEM_RUN;
-	v = getenv("GPUEXT_EXP_MEM_LOOP");
-	in->mem_run_loop = !v || strcmp(v, "0");
-	in->mem_exp_call = getenv("GPUEXT_EXP_MEM_CALL") != NULL;
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		int c = ptx_inject_mem_class(in, &m->stmts[i], &site);
 		if (c < 0)
 			return c;
-		if (c == MEM_BREAK || c == MEM_ALONE || (c == MEM_JOIN && run == in->mem_run_max))
+		if (c == MEM_BREAK || c == MEM_ALONE || (c == MEM_JOIN && run == PTX_INJECT_MEM_RUN))
 			run = 0;
 		if (c == MEM_JOIN || c == MEM_ALONE) {
 			sites++;
@@ -527,16 +543,21 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 			run = c == MEM_JOIN ? run + 1 : 0;
 		}
 	}
-	copies = in->mem_run_loop ? regions : sites;
 	if (in->o->mem_sites)
 		*in->o->mem_sites = sites;
 	if (in->o->mem_regions)
 		*in->o->mem_regions = regions;
-	if (!in->o->mem_code || !in->o->mem_sym) /* no call to make: inline */
-		in->mem_inline = in->o->mem_code != NULL;
-	else
-		in->mem_inline = in->o->mem_inline_max &&
-				 (!copies || strlen(in->o->mem_code) <= in->o->mem_inline_max / copies);
+	if (!in->o->mem_code)
+		return 0;
+	/* a copy an access where they fit, else a copy a region, else called */
+	size_t len = strlen(in->o->mem_code), max = in->o->mem_sym ? in->o->mem_inline_max : SIZE_MAX;
+	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
+	copies = in->mem_run_loop ? regions : sites;
+	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
+	int straight = ptx_inject_straight(in->o->mem_code, in->e);
+	if (straight < 0)
+		return straight;
+	in->mem_wait = !straight;
 	return 0;
 }
 
@@ -963,7 +984,7 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	if (err)
 		return err;
 	if (in->mem_inline) /* the addresses of a run's accesses */
-		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a<%u>;\n", in->pfx, in->mem_run_max);
+		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a<%d>;\n", in->pfx, PTX_INJECT_MEM_RUN);
 	else if (o->mem_sym || o->mem_code)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
 	if (in->mem_inline)
@@ -1162,16 +1183,6 @@ static void ptx_inject_extra(struct ptx_inject *in)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->extra);
 	if (in->o->mem_func && !in->mem_inline)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->mem_func);
-	if (in->mem_inline && in->mem_exp_call) { /* EXP(memsites round 1) */
-		const char *P = in->pfx;
-		ptx_buf_printf(&in->b, ".func %s_body(.param .b64 %s_pa, .param .b64 %s_ps, "
-				       ".param .b32 %s_pm)\n{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %s;\n"
-				       "\tld.param.b64 %s, [%s_pa];\n\tld.param.b64 %s, [%s_ps];\n"
-				       "\tld.param.b32 %s, [%s_pm];\n%s\tret;\n}\n",
-			       P, P, P, P, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG,
-			       PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG, P, PTX_MEM_MASK_REG, P,
-			       in->o->mem_code);
-	}
 }
 
 int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char **out,

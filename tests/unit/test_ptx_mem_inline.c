@@ -122,14 +122,15 @@ static void mem_probe_free(struct mem_probe *mp)
 	free(mp->site);
 }
 
+/* loop: ptx_inject_opts.mem_run_loop; regions: .mem_regions */
 static char *inject_mem_regions(const struct ptx_module *m, const char *kernel,
-				const struct mem_probe *mp, size_t max, int *inlined,
+				const struct mem_probe *mp, size_t max, int loop, int *inlined,
 				size_t *sites, size_t *regions)
 {
 	struct ptx_inject_opts o = {.kernel = kernel, .mem_sym = mp->sym, .mem_code = mp->site,
 				    .mem_func = mp->func, .mem_inline_max = max,
-				    .mem_inlined = inlined, .mem_sites = sites,
-				    .mem_regions = regions,
+				    .mem_run_loop = loop, .mem_inlined = inlined,
+				    .mem_sites = sites, .mem_regions = regions,
 				    .extra = mp->extra, .only_kernel = 1,
 				    .min_version_major = 7, .min_version_minor = 8};
 	struct err e = {{0}};
@@ -144,7 +145,7 @@ static char *inject_mem_regions(const struct ptx_module *m, const char *kernel,
 static char *inject_mem(const struct ptx_module *m, const char *kernel,
 			const struct mem_probe *mp, size_t max, int *inlined, size_t *sites)
 {
-	return inject_mem_regions(m, kernel, mp, max, inlined, sites, NULL);
+	return inject_mem_regions(m, kernel, mp, max, 0, inlined, sites, NULL);
 }
 
 static void ptxas_ok(const char *out, const char *arch, const char *what)
@@ -166,9 +167,10 @@ static void ptxas_ok(const char *out, const char *arch, const char *what)
 
 /*
  * Every kernel of every corpus module with mem-signal inline (memtrace,
- * larger, on the examples' kernels): one pasted copy per access the line
- * scan counts, no call left, the probe functions not in the module; ptxas
- * accepts it for sm_90a.
+ * larger, on the examples' kernels), with a copy an access and with a copy
+ * a region: every access the line scan counts in one region, one copy an
+ * access or a region, no call left, the probe functions not in the
+ * module; ptxas accepts both for sm_90a.
  */
 static void test_corpus_inline(void **state)
 {
@@ -191,25 +193,27 @@ static void test_corpus_inline(void **state)
 		if (ptx_parse(text, len, &m, &e))
 			fail_msg("%s: %s", paths[i], e.msg);
 		const struct mem_probe *mp = strstr(paths[i], "build/examples/") ? &mt : &sig;
-		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
-			const char *name = ptx_module_kernel_name(m, k);
-			size_t want, exits, sites = 0;
-			int inlined = 0;
+		for (size_t k = 0; k < 2 * ptx_module_kernel_count(m); k++) {
+			/* each kernel twice: a copy an access (they fit), one a region */
+			const char *name = ptx_module_kernel_name(m, k / 2);
+			int loop = k % 2, inlined = 0;
+			size_t want, exits, sites = 0, n_regions = 0;
 			ptx_corpus_count(text, name, &want, &exits);
-			char *out = inject_mem(m, name, mp, SIZE_MAX, &inlined, &sites);
+			char *out = inject_mem_regions(m, name, mp, SIZE_MAX, loop, &inlined, &sites,
+						       &n_regions);
 			const char *body = strstr(out, ".entry ");
 			assert_non_null(body);
 			size_t in_regions, n = regions(body, NULL, 0, &in_regions);
-			/* one copy a region: runs of several are a loop */
-			if (!inlined || sites != want || in_regions != want ||
-			    count_str(body, "\t{ // mem probe of program") != n)
+			size_t copies = count_str(body, "\t{ // mem probe of program");
+			if (!inlined || sites != want || in_regions != want || n != n_regions ||
+			    n > want || copies != (loop ? n : want))
 				fail_msg("%s %s: %zu sites, %zu in %zu regions, %zu pasted (inline "
-					 "%d), want %zu", paths[i], name, sites, in_regions, n,
-					 count_str(body, "\t{ // mem probe of program"), inlined, want);
+					 "%d, loop %d), want %zu", paths[i], name, sites, in_regions, n,
+					 copies, inlined, loop, want);
 			assert_null(strstr(out, mp->sym));
 			ptxas_ok(out, "sm_90a", paths[i]);
-			total += want;
-			kernels++;
+			total += loop ? 0 : want;
+			kernels += !loop;
 			free(out);
 		}
 		ptx_module_free(m);
@@ -294,11 +298,13 @@ static void test_sites(void **state)
 
 /*
  * Runs: 3 accesses of one straight line of code (two loads, a store: one
- * region after the store, the addresses shifted down a loop of one copy,
- * each access's size | kind in a register); a barrier, a guarded access, a
- * generic one and a label end runs; 10 loads in a row whose address
- * register each overwrites (the copy before each: the address the load
- * used) make a run of 8 (one size and kind: an immediate) and one of 2.
+ * region after the store); a barrier, a guarded access, a generic one and a
+ * label end runs; 10 loads in a row whose address register each overwrites
+ * (the copy before each: the address the load used) make a run of 8 and
+ * one of 2.  Each region has a copy of the program an access (size and
+ * kind immediates), or with mem_run_loop one copy, a loop over its
+ * accesses (their addresses shifted down; size and kind in registers, or
+ * an immediate where they are all the same).
  */
 static const char runs_text[] =
 	".version 7.8\n.target sm_90\n.address_size 64\n"
@@ -327,58 +333,105 @@ static void test_runs(void **state)
 	struct mem_probe mp = {0};
 	struct ptx_module *m;
 	struct err e = {{0}};
-	int inlined = 0;
-	size_t sites = 0, sum;
-	unsigned k[16];
 
 	mem_probe_make(TEST_BPF_DIR "/tools/memtrace.bpf.o", &mp);
 	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
-	size_t n_regions = 0;
-	char *out = inject_mem_regions(m, "k", &mp, SIZE_MAX, &inlined, &sites, &n_regions);
-	assert_true(inlined);
-	assert_int_equal(sites, 16);
-	assert_int_equal(n_regions, 6);
-	assert_int_equal(regions(out, k, 16, &sum), 6);
-	assert_int_equal(sum, 16);
-	unsigned want[] = {3, 1, 1, 1, 8, 2};
-	for (size_t i = 0; i < 6; i++)
-		assert_int_equal(k[i], want[i]);
-	/* one copy of the program a region */
-	assert_int_equal(count_str(out, "\t{ // mem probe of program"), 6);
-	/* the first run: copies before each access, the region after the last */
-	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n\tld.global.u32 %r2, [%rd1];\n"
-				    "\tadd.s32 %r2, %r2, 1;\n\tmov.u64 %gxi_a1, %rd1;\n"
-				    "\tadd.s64 %gxi_a1, %gxi_a1, 4;\n\tld.global.u32 %r3, [%rd1+4];\n"
-				    "\tmov.u64 %gxi_a2, %rd1;\n\tadd.s64 %gxi_a2, %gxi_a2, 8;\n"
-				    "\tst.global.u32 [%rd1+8], %r2;\n\t{ // mem probes of 3 accesses"));
-	assert_non_null(strstr(out, "\tmov.b64 %gxi_s0, 0x4;\n\tmov.b64 %gxi_s1, 0x4;\n"
-				    "\tmov.b64 %gxi_s2, 0x100000004;\n"));
-	assert_non_null(strstr(out, "\tmov.b64 %gxi_a0, %gxi_a1;\n\tmov.b64 %gxi_s0, %gxi_s1;\n"
-				    "\tmov.b64 %gxi_a1, %gxi_a2;\n\tmov.b64 %gxi_s1, %gxi_s2;\n"
-				    "\tsub.u32 %gxi_n, %gxi_n, 1;\n"));
-	/* the barrier after the region */
-	assert_non_null(strstr(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, %gxm_mask;\n"
-				    "\t}\n\tbar.sync 0;\n"));
-	/* the run of 8: each address as the load found it; size and kind an
-	 * immediate */
-	assert_non_null(strstr(out, "$L__BB0_1:\n\tmov.u64 %gxi_a0, %rd4;\n"
-				    "\tld.global.u64 %rd4, [%rd4];\n\tmov.u64 %gxi_a1, %rd4;\n"));
-	assert_non_null(strstr(out, "\tmov.u64 %gxi_a7, %rd4;\n\tld.global.u64 %rd4, [%rd4];\n"
-				    "\t{ // mem probes of 8 accesses"));
-	assert_non_null(strstr(out, "\tmov.u32 %gxi_n, 8;\ngxi_l:\n\t.pragma \"nounroll\";\n"
-				    "\tmov.b64 %gxm_addr, %gxi_a0;\n\tmov.b64 %gxm_sk, 0x8;\n"));
-	assert_non_null(strstr(out, "\t.reg .b64 %gxi_a<8>;\n"));
-	/* the last run ends before the branch */
-	assert_non_null(strstr(out, "\t}\n\tsetp.ne.u64 %p1, %rd4, 0;\n\t@%p1 bra $L__BB0_1;\n"));
-	ptxas_ok(out, "sm_90a", "runs");
-	free(out);
+	for (int loop = 0; loop < 2; loop++) {
+		int inlined = 0;
+		size_t sites = 0, n_regions = 0, sum;
+		unsigned k[16];
+		char *out = inject_mem_regions(m, "k", &mp, SIZE_MAX, loop, &inlined, &sites,
+					       &n_regions);
+		assert_true(inlined);
+		assert_int_equal(sites, 16);
+		assert_int_equal(n_regions, 6);
+		assert_int_equal(regions(out, k, 16, &sum), 6);
+		assert_int_equal(sum, 16);
+		unsigned want[] = {3, 1, 1, 1, 8, 2};
+		for (size_t i = 0; i < 6; i++)
+			assert_int_equal(k[i], want[i]);
+		assert_int_equal(count_str(out, "\t{ // mem probe of program"), loop ? 6 : 16);
+		/* the first run: copies before each access, the region after the last */
+		assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n\tld.global.u32 %r2, [%rd1];\n"
+					    "\tadd.s32 %r2, %r2, 1;\n\tmov.u64 %gxi_a1, %rd1;\n"
+					    "\tadd.s64 %gxi_a1, %gxi_a1, 4;\n\tld.global.u32 %r3, [%rd1+4];\n"
+					    "\tmov.u64 %gxi_a2, %rd1;\n\tadd.s64 %gxi_a2, %gxi_a2, 8;\n"
+					    "\tst.global.u32 [%rd1+8], %r2;\n\t{ // mem probes of 3 accesses"));
+		/* memtrace is not straight-line code: every region waits, and the
+		 * barrier comes after the first */
+		assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, "
+						"%gxm_mask;\n"), 6);
+		assert_non_null(strstr(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, %gxm_mask;\n"
+					    "\t}\n\tbar.sync 0;\n"));
+		/* the run of 8: each address as the load found it */
+		assert_non_null(strstr(out, "$L__BB0_1:\n\tmov.u64 %gxi_a0, %rd4;\n"
+					    "\tld.global.u64 %rd4, [%rd4];\n\tmov.u64 %gxi_a1, %rd4;\n"));
+		assert_non_null(strstr(out, "\tmov.u64 %gxi_a7, %rd4;\n\tld.global.u64 %rd4, [%rd4];\n"
+					    "\t{ // mem probes of 8 accesses"));
+		assert_non_null(strstr(out, "\t.reg .b64 %gxi_a<8>;\n"));
+		/* the last run ends before the branch */
+		assert_non_null(strstr(out, "\t}\n\tsetp.ne.u64 %p1, %rd4, 0;\n\t@%p1 bra $L__BB0_1;\n"));
+		if (loop) {
+			/* sizes and kinds differ: registers, shifted with the addresses */
+			assert_non_null(strstr(out, "\tmov.b64 %gxi_s0, 0x4;\n\tmov.b64 %gxi_s1, 0x4;\n"
+						    "\tmov.b64 %gxi_s2, 0x100000004;\n"));
+			assert_non_null(strstr(out, "\tmov.b64 %gxi_a0, %gxi_a1;\n"
+						    "\tmov.b64 %gxi_s0, %gxi_s1;\n"
+						    "\tmov.b64 %gxi_a1, %gxi_a2;\n"
+						    "\tmov.b64 %gxi_s1, %gxi_s2;\n"
+						    "\tsub.u32 %gxi_n, %gxi_n, 1;\n"));
+			/* all the same: an immediate */
+			assert_non_null(strstr(out, "\tmov.u32 %gxi_n, 8;\ngxi_l:\n"
+						    "\t.pragma \"nounroll\";\n"
+						    "\tmov.b64 %gxm_addr, %gxi_a0;\n"
+						    "\tmov.b64 %gxm_sk, 0x8;\n"));
+		} else {
+			assert_null(strstr(out, "gxi_l:"));
+			assert_non_null(strstr(out, "\tmov.b64 %gxm_addr, %gxi_a2;\n"
+						    "\tmov.b64 %gxm_sk, 0x100000004;\n"));
+			assert_non_null(strstr(out, "\tmov.b64 %gxm_addr, %gxi_a7;\n"
+						    "\tmov.b64 %gxm_sk, 0x8;\n"));
+		}
+		ptxas_ok(out, "sm_90a", loop ? "runs, loop" : "runs");
+		free(out);
+	}
 	ptx_module_free(m);
 	mem_probe_free(&mp);
 }
 
 /*
- * The size rule: copies x accesses above mem_inline_max (or 0) make every
- * access call mem_sym, with mem_func in the module; at the limit, inline.
+ * Straight-line programs: memcost_none (no branch but to its end) needs no
+ * wait after its regions (ptxas predicates them), the memtrace and
+ * mem-signal programs do.
+ */
+static void test_wait(void **state)
+{
+	const char *progs[] = {TEST_BPF_DIR "/bench/progs/memcost_none.bpf.o",
+			       TEST_BPF_DIR "/tools/memtrace.bpf.o",
+			       TEST_BPF_DIR "/policies/mem-signal.bpf.o"};
+	struct ptx_module *m;
+	struct err e = {{0}};
+
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	for (size_t i = 0; i < 3; i++) {
+		struct mem_probe mp = {0};
+		int inlined = 0;
+		mem_probe_make(progs[i], &mp);
+		char *out = inject_mem(m, "k", &mp, SIZE_MAX, &inlined, NULL);
+		assert_true(inlined);
+		assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t"), i ? 6 : 0);
+		assert_int_equal(count_str(out, "\tactivemask.b32 %gxm_mask;\n"), 6);
+		ptxas_ok(out, "sm_90a", progs[i]);
+		free(out);
+		mem_probe_free(&mp);
+	}
+	ptx_module_free(m);
+}
+
+/*
+ * The size rule: a copy an access while their bytes are at most
+ * mem_inline_max, else a copy a region (a loop) while those fit, else (or
+ * with 0) every access calls mem_sym, with mem_func in the module.
  */
 static void test_size_rule(void **state)
 {
@@ -406,6 +459,22 @@ static void test_size_rule(void **state)
 		free(out);
 	}
 	ptx_module_free(m);
+	/* runs_text: 16 accesses in 6 regions.  A copy an access up to 16
+	 * copies' bytes, then a copy a region up to 6 copies', then called */
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	const struct {
+		size_t max;
+		int inlined, copies;
+	} rule[] = {{16 * bytes, 1, 16}, {16 * bytes - 1, 1, 6}, {6 * bytes, 1, 6},
+		    {6 * bytes - 1, 0, 1}};
+	for (size_t i = 0; i < 4; i++) {
+		out = inject_mem(m, "k", &mp, rule[i].max, &inlined, &sites);
+		assert_int_equal(sites, 16);
+		assert_int_equal(inlined, rule[i].inlined);
+		assert_int_equal(count_str(out, "\t{ // mem probe of program"), rule[i].copies);
+		free(out);
+	}
+	ptx_module_free(m);
 	mem_probe_free(&mp);
 }
 
@@ -427,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_inline),
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_size_rule),
 		cmocka_unit_test(test_local),
 	};
