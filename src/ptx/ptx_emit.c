@@ -892,7 +892,7 @@ static const char *ptx_mem_type(uint8_t code, int sign)
  */
 /*
  * An access that ptx_stack proved is to a frame slot kept in a register
- * (%fpN) or to a field of the mem probe's ctx (o->inline_ctx): a move, or a
+ * (%fpN) or to a field of the probe's ctx (o->inline_ctx): a move, or a
  * bit-field extract or insert at the access' byte in the 8-byte word.
  */
 static void ptx_emit_mem_reg(struct ptx_ctx *c, const struct isa_insn *in,
@@ -1157,10 +1157,10 @@ static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
 	}
 	c->no_local = 1;
 	for (size_t f = 0; f < c->fn_cnt; f++) {
-		int ctx = f == 0 && o->inline_out && o->inline_ctx;
+		int ctx = f == 0 && o->inline_out && o->inline_ctx && o->inline_ctx_bytes;
 		c->stk[f].use = c->use;
-		int err = ptx_stack_analyze(p, c->fns[f].start, c->fns[f].end, c->calls, ctx,
-					    &c->stk[f], e);
+		int err = ptx_stack_analyze(p, c->fns[f].start, c->fns[f].end, c->calls,
+					    ctx ? o->inline_ctx_bytes : 0, &c->stk[f], e);
 		if (err)
 			return err;
 		/* GPUEXT_PTX_STACK_FRAME=1: every frame in local memory, as

@@ -58,8 +58,20 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 /* Bytes of the block probes' record (struct gpuext_block_ctx) in shared memory. */
 #define PTX_BLOCK_RECORD_BYTES 48
 
-/* The register holding r1 (the record's generic address) of block probes. */
+/*
+ * How a block program's code (block_entry_code, block_exit_code) reads its
+ * record: the record's 8-byte word N (start_ns, end_ns, block, sm |
+ * threads << 32, warps | reserved << 32, exit_threads | exit_warps << 32)
+ * from the register PTX_BLOCK_CTX_WORD "N", and the record's generic
+ * address from PTX_BLOCK_CTX_REG.  The injector declares both around the
+ * code and computes only what the code names: a word register where the
+ * code names it, the record in shared memory where the code names
+ * PTX_BLOCK_CTX_REG (a program that passes or stores its ctx pointer).
+ * In the registers, `reserved` reads 0.
+ */
 #define PTX_BLOCK_CTX_REG "%gxb_ctx"
+#define PTX_BLOCK_CTX_WORD "%gxb_c"
+#define PTX_BLOCK_CTX_WORDS (PTX_BLOCK_RECORD_BYTES / 8)
 /* The registers an inline mem probe (mem_code) reads the access from: its
  * address (global) and size | kind << 32 (enum ptx_mem_kind); and (.b32)
  * the lanes of the warp that made the access, the election's active mask. */
@@ -144,10 +156,10 @@ struct ptx_inject_opts {
 	const char *entry_code;
 	const char *exit_code;
 	/*
-	 * Block probes (ptx_emit_probe_inline with PTX_PROBE_BLOCK_*): either
-	 * one makes the kernel keep a struct gpuext_block_ctx in a .shared
-	 * variable of its own, written by thread (0,0,0), which runs both
-	 * programs.  block_entry_code runs at its entry, before entry_code,
+	 * Block probes (ptx_emit_probe_inline with PTX_PROBE_BLOCK_*): run by
+	 * thread (0,0,0), with their struct gpuext_block_ctx in registers or
+	 * in a .shared variable of the kernel's own (PTX_BLOCK_CTX_WORD,
+	 * above).  block_entry_code runs at its entry, before entry_code,
 	 * with no barrier.  block_exit_code runs at the exit block (exit_code's,
 	 * made when only block probes are given) once every thread of the
 	 * block has reached it: where every thread can only leave through that
@@ -158,8 +170,7 @@ struct ptx_inject_opts {
 	 * adds its lanes to a counter in the record with one shared atomic
 	 * (zeroed before an entry `bar.sync 0` that every thread passes before
 	 * the kernel's first instruction) and the warp completing the count
-	 * runs it.  Both read the record's generic address from the register
-	 * PTX_BLOCK_CTX_REG, which the injector declares around them.
+	 * runs it.
 	 */
 	const char *block_entry_code;
 	const char *block_exit_code;
@@ -168,11 +179,10 @@ struct ptx_inject_opts {
 	int block_exit_counted;
 	/*
 	 * Block-local arrays (MAP_TYPE_GPU_BLOCK_ARRAY) the programs name:
-	 * each a module-scope `.shared .align 8 .b8 SYM[bytes]` declared next
-	 * to the block record and zeroed by the block's threads (each an 8-byte
-	 * word in turn) before the entry barrier, so every probe of the block
-	 * sees it zeroed.  They make the kernel keep the record and barrier as
-	 * block probes do; with a block_exit program, the exit block fences
+	 * each a module-scope `.shared .align 8 .b8 SYM[bytes]` declared
+	 * before the extra code and zeroed by the block's threads (each an
+	 * 8-byte word in turn) before an entry barrier, so every probe of the
+	 * block sees it zeroed; with a block_exit program, the exit block fences
 	 * (fence.acq_rel.cta) so that the program sees every warp's updates.
 	 * bytes: a multiple of 8.
 	 */

@@ -24,8 +24,16 @@ struct val {
 	int32_t off;
 };
 
+/*
+ * A ctx pointer spilled whole to a frame slot (clang spills r1 under
+ * register pressure) is followed there: an 8-byte load of the slot gives it
+ * back, any other read of the slot (a narrower load, a map key or value)
+ * makes it escape, and so does the frame's own escape (what is in the
+ * frame is then out of sight).
+ */
 struct regs {
 	struct val r[ISA_NR_REGS];
+	struct val slot[PTX_STACK_SLOTS]; /* V_CTX: a spilled ctx pointer; else V_SCALAR */
 };
 
 struct analysis {
@@ -34,7 +42,9 @@ struct analysis {
 	const struct ptx_stack_call *calls;
 	struct regs *in; /* per instruction of [start, end), state on entry */
 	unsigned char *seen;
+	unsigned ctx_bytes; /* of the ctx r1 points to at the start; 0: none */
 	int frame_escapes, ctx_escapes;
+	int ctx_spilled; /* a ctx pointer was stored to a frame slot */
 	struct ptx_stack *st;
 };
 
@@ -65,7 +75,7 @@ static void escape(struct analysis *a, struct val v)
 
 /* An access of size bytes at v + off, a write when store: recorded in use
  * (final pass) when it stays inside one slot of the frame or one word of the
- * 16-byte ctx (ctx is only read). */
+ * ctx (ctx is only read). */
 static void access(struct analysis *a, struct val v, int32_t off, unsigned size, int store,
 		   uint8_t *space, int32_t *at)
 {
@@ -81,7 +91,7 @@ static void access(struct analysis *a, struct val v, int32_t off, unsigned size,
 		*at = (int32_t)x;
 		a->st->slots |= 1ull << ptx_stack_slot((int32_t)x);
 	} else if (v.kind == V_CTX) {
-		if (store || x < 0 || x + size > 16 || (unsigned)(x & 7) + size > 8) {
+		if (store || x < 0 || x + size > a->ctx_bytes || (unsigned)(x & 7) + size > 8) {
 			a->ctx_escapes = 1;
 			return;
 		}
@@ -107,6 +117,36 @@ static void value_arg(struct analysis *a, struct val v, uint32_t bytes, struct p
 	a->st->slots |= (n >= 64 ? ~0ull : (1ull << n) - 1) << ptx_stack_slot(v.off);
 	u->value_space = PTX_SPACE_STACK;
 	u->value_off = v.off;
+}
+
+/* The frame slot that size bytes at v + off lie in; -1 when v is not the
+ * frame or they cross a slot boundary or leave the frame. */
+static int frame_slot(struct val v, int32_t off, unsigned size)
+{
+	int64_t x = (int64_t)v.off + off;
+	if (v.kind != V_FP || x < -ISA_STACK_SIZE || x + size > 0 || (unsigned)(x & 7) + size > 8)
+		return -1;
+	return (int)ptx_stack_slot((int32_t)x);
+}
+
+/* size bytes at v + off read as data (not an 8-byte load of one slot): a
+ * pointer spilled in the slots they cover leaves the analysis' sight. */
+static void read_frame(struct analysis *a, const struct regs *r, struct val v, int32_t off,
+		       unsigned size)
+{
+	int64_t x = (int64_t)v.off + off;
+	if (v.kind != V_FP)
+		return;
+	for (int64_t b = x & ~7ll; b < x + size; b += 8)
+		if (b >= -ISA_STACK_SIZE && b < 0)
+			escape(a, r->slot[ptx_stack_slot((int32_t)b)]);
+}
+
+/* Does STX i store a ctx pointer whole into a frame slot (a spill)? */
+static int spills_ctx(const struct isa_insn *in, struct val dst, struct val src)
+{
+	return ISA_CLASS(in->code) == ISA_STX && ISA_MODE(in->code) == ISA_MEM &&
+	       isa_size_bytes(in->code) == 8 && src.kind == V_CTX && frame_slot(dst, in->off, 8) >= 0;
 }
 
 /* Is code an ALU64 add/sub of a constant, which moves a pointer? */
@@ -149,6 +189,10 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 				else
 					escape(a, r->r[k]);
 			}
+			if (c->inline_map) /* the key, the value: data */
+				read_frame(a, r, r->r[2], 0, 4);
+			if (c->inline_map && c->value_bytes)
+				read_frame(a, r, r->r[3], 0, c->value_bytes);
 		}
 		for (unsigned k = 0; k <= 5; k++)
 			r->r[k] = scalar;
@@ -157,11 +201,17 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 		return;
 	}
 	switch (cls) {
-	case ISA_LDX:
+	case ISA_LDX: {
+		unsigned size = isa_size_bytes(in->code);
+		int s = frame_slot(src, in->off, size);
 		if (record)
 			access(a, src, in->off, isa_size_bytes(in->code), 0, &u->space, &u->off);
-		*dst = scalar;
+		if (record && size < 8)
+			read_frame(a, r, src, in->off, size);
+		/* a spilled ctx pointer comes back whole from its slot */
+		*dst = s >= 0 && size == 8 ? r->slot[s] : scalar;
 		return;
+	}
 	case ISA_ST:
 	case ISA_STX:
 		if (record) {
@@ -173,10 +223,18 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 			} else {
 				access(a, *dst, in->off, isa_size_bytes(in->code), 1, &u->space,
 				       &u->off);
-				if (cls == ISA_STX)
+				if (cls == ISA_STX && !spills_ctx(in, *dst, src))
 					escape(a, src); /* a pointer spilled to memory */
+				a->ctx_spilled |= spills_ctx(in, *dst, src);
 			}
 		}
+		/* a narrower store keeps part of a spilled pointer: that part is
+		 * read as data later */
+		if (record && isa_size_bytes(in->code) < 8)
+			read_frame(a, r, *dst, in->off, isa_size_bytes(in->code));
+		if (frame_slot(*dst, in->off, isa_size_bytes(in->code)) >= 0)
+			r->slot[frame_slot(*dst, in->off, isa_size_bytes(in->code))] =
+				spills_ctx(in, *dst, src) ? src : scalar;
 		if ((in->code == ISA_OPC_ATOMIC_W || in->code == ISA_OPC_ATOMIC_DW) &&
 		    (in->imm & ISA_FETCH))
 			r->r[in->imm == ISA_ATOMIC_CMPXCHG ? 0 : in->src] = scalar;
@@ -267,20 +325,23 @@ static int join_into(struct analysis *a, size_t j, const struct regs *s)
 	int changed = !a->seen[j - a->start];
 
 	a->seen[j - a->start] = 1;
-	for (unsigned r = 0; r < ISA_NR_REGS; r++) {
-		struct val v = val_join(d->r[r], s->r[r]);
-		if (v.kind != d->r[r].kind || v.off != d->r[r].off)
+	for (unsigned r = 0; r < ISA_NR_REGS + PTX_STACK_SLOTS; r++) {
+		struct val *dv = r < ISA_NR_REGS ? &d->r[r] : &d->slot[r - ISA_NR_REGS];
+		struct val sv = r < ISA_NR_REGS ? s->r[r] : s->slot[r - ISA_NR_REGS];
+		struct val v = val_join(*dv, sv);
+		if (v.kind != dv->kind || v.off != dv->off)
 			changed = 1;
-		d->r[r] = v;
+		*dv = v;
 	}
 	return changed;
 }
 
 int ptx_stack_analyze(const struct prog *p, size_t start, size_t end,
-		      const struct ptx_stack_call *calls, int ctx, struct ptx_stack *st,
+		      const struct ptx_stack_call *calls, unsigned ctx_bytes, struct ptx_stack *st,
 		      struct err *e)
 {
-	struct analysis a = {.p = p, .start = start, .end = end, .calls = calls, .st = st};
+	struct analysis a = {.p = p, .start = start, .end = end, .calls = calls, .st = st,
+			     .ctx_bytes = ctx_bytes};
 	size_t n = end - start;
 	int changed = 1;
 
@@ -298,8 +359,10 @@ int ptx_stack_analyze(const struct prog *p, size_t start, size_t end,
 	struct regs entry;
 	for (unsigned r = 0; r < ISA_NR_REGS; r++)
 		entry.r[r] = (struct val){V_SCALAR, 0};
+	for (unsigned s = 0; s < PTX_STACK_SLOTS; s++)
+		entry.slot[s] = (struct val){V_SCALAR, 0};
 	entry.r[ISA_REG_FP] = (struct val){V_FP, 0};
-	if (ctx)
+	if (ctx_bytes)
 		entry.r[1] = (struct val){V_CTX, 0};
 	join_into(&a, start, &entry);
 	/* The lattice has height 3 per register: this ends after a few passes. */
@@ -322,8 +385,11 @@ int ptx_stack_analyze(const struct prog *p, size_t start, size_t end,
 		struct regs s = a.in[i - start];
 		transfer(&a, i, &s, 1);
 	}
+	/* what was spilled to a frame that escapes is out of sight */
+	if (a.frame_escapes && a.ctx_spilled)
+		a.ctx_escapes = 1;
 	st->promoted = !a.frame_escapes;
-	st->ctx_in_regs = ctx && !a.ctx_escapes;
+	st->ctx_in_regs = ctx_bytes && !a.ctx_escapes;
 	if (!st->promoted) { /* keep the memory frame: nothing is in a slot */
 		st->slots = 0;
 		for (size_t i = start; i < end; i++) {

@@ -8,8 +8,8 @@
  * probe (map keys are built there).  ptx_stack_analyze proves, for one eBPF
  * function, that its frame is only ever touched at constant offsets from
  * r10 that it can see: it follows, by a forward data-flow fixpoint over the
- * function's control flow, which registers hold r10 + a constant (and, for a
- * mem probe's function 0, r1 = ctx + a constant).  Every other thing done
+ * function's control flow, which registers hold r10 + a constant (and, for an
+ * inline probe's function 0, r1 = ctx + a constant).  Every other thing done
  * with such a pointer -- stored to memory, passed to a helper or a callee
  * other than as the key/value of an inline array lookup or update, used in
  * arithmetic other than +/- a constant, compared, an atomic on it, a
@@ -39,7 +39,7 @@
 enum ptx_stack_space {
 	PTX_SPACE_OTHER = 0, /* not provably the frame or the ctx */
 	PTX_SPACE_STACK,     /* the function's frame, at off from r10 */
-	PTX_SPACE_CTX,       /* the mem probe's ctx, at byte off */
+	PTX_SPACE_CTX,       /* the probe's ctx (only read), at byte off */
 	PTX_SPACE_SHARED,    /* a block-local array: the block's shared memory */
 };
 
@@ -72,12 +72,13 @@ enum { PTX_STACK_SLOTS = 64 }; /* 512 bytes */
 
 /*
  * Analyse function [start, end) of p.  calls[i] describes the call at
- * instruction i (ignored elsewhere).  ctx: r1 holds the mem probe's ctx at
- * the function's start (16 bytes, ctx_in_regs says whether it escaped).
+ * instruction i (ignored elsewhere).  ctx_bytes: r1 holds the probe's ctx of
+ * that size at the function's start (ctx_in_regs says whether it escaped;
+ * a load of it inside one 8-byte word stays PTX_SPACE_CTX); 0: no ctx.
  * st->use must hold p->insn_cnt entries; those of [start, end) are set.
  */
 int ptx_stack_analyze(const struct prog *p, size_t start, size_t end,
-		      const struct ptx_stack_call *calls, int ctx, struct ptx_stack *st,
+		      const struct ptx_stack_call *calls, unsigned ctx_bytes, struct ptx_stack *st,
 		      struct err *e);
 
 /* Slot register of byte offset off (from r10) and the byte within it. */

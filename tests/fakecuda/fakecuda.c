@@ -83,7 +83,7 @@ struct CUfunc_st {
 	char name[256];
 };
 static int fake_ctx_storage;
-static CUcontext fake_current;
+static __thread CUcontext fake_current; /* per thread, as the driver's */
 static int fake_next_mod = 1;
 
 /*
