@@ -14,8 +14,8 @@
 #   0. build/gpu/inject_check under each ROWS setting (CHECK_ROWS: which)
 #   0b. tests/gpu/tools.sh for the tools with mem probes (CHECK_TOOLS)
 #   1. SASS of the staged cubins -> $OUT/sass.tgz
-#   2. bench/memtrace_cost.sh: main vs branch, memtrace and memcost_none
-#      (the probe with no map update) on vecadd/gemm/reduce, and the ROWS
+#   2. bench/memtrace_cost.sh (tiers off): main vs branch, memtrace and
+#      memcost_none (the probe with no map update) on vecadd/gemm/reduce, and the ROWS
 #      (the branch's build under other settings, its module cache off)
 #   3. bench/first_launch.sh for memtrace on reduce (nvcc's sm_75+PTX build)
 #      and reduce/gemm sm_90, main and branch: the time added to the first
@@ -85,7 +85,8 @@ for r in "${rows[@]}"; do
 		extra+="br $name $o|build|$f|GPUEXT_CACHE_DISABLE=1 $envv;"
 	done
 done
-OUT=$OUT/cost ITERS=$ITERS BUILDS="main=base/build branch=build" TOOLS=memtrace \
+# the kernel as pasted from its first launch on (no tiers: docs/agent.md)
+GPUEXT_AGENT_TIER=0 OUT=$OUT/cost ITERS=$ITERS BUILDS="main=base/build branch=build" TOOLS=memtrace \
 	VARIANTS=build/bpf/bench/progs/memcost_none.bpf.o EXTRA="$extra" TIMEOUT=25 \
 	timeout 75 bash bench/memtrace_cost.sh > "$OUT/cost.log" 2>&1 || echo "memtrace_cost rc $?"
 cp "$OUT/cost/memtrace_cost.md" "$OUT/" 2>/dev/null
