@@ -4,7 +4,10 @@
 # root with the build folder carried:
 #
 #   OUT=DIR [EX=build/examples] [EX_SM90=build/examples-sm90] [ITERS=11] \
-#       [VARIANTS="cold0 warm0 cold warm"] [OPT_LEVELS="1"] bench/first_launch.sh
+#       [VARIANTS="cold0 warm0 cold warm"] [OPT_LEVELS="1"] [GX=build] bench/first_launch.sh
+#
+# GX: the folder whose gpuext (and agent) runs the programs (another build,
+# to compare two in one run).
 #
 # For each CUDA example (CASES; NAME@sm90: the example built with sm_90
 # SASS, from $EX_SM90, as applications ship; the others carry sm_75 SASS
@@ -22,6 +25,8 @@
 #   cold   the first run ever, the agent's default: the targeted kernels
 #          compiled from process start with no context (agent_ahead.c)
 #   warm   cold's caches again: the application's next run
+#   V+TAG  variant V with the environment in $VENV_TAG added (say
+#          VARIANTS="cold cold+called" VENV_called=GPUEXT_PTX_MEM_INLINE=0)
 # "first ms" is the application's own first launch: the first kernel_ms
 # line (CUDA events around the launch; the stream is idle, so it holds the
 # module load and the JIT that the launch call does before the kernel is
@@ -39,6 +44,7 @@ mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 EX=${EX:-build/examples}
 EX_SM90=${EX_SM90:-build/examples-sm90}
 ITERS=${ITERS:-11}
+GX=${GX:-build}
 VARIANTS=${VARIANTS:-cold0 warm0 cold warm}
 OPT_LEVELS=${OPT_LEVELS-1}
 BUDGET_S=${BUDGET_S:-140} # stop starting runs after this many seconds
@@ -88,7 +94,7 @@ MD=$OUT/first_launch.md
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
-	echo "- command: \`OUT=$OUT ITERS=$ITERS VARIANTS=\"$VARIANTS\" OPT_LEVELS=\"$OPT_LEVELS\" bench/first_launch.sh\`"
+	echo "- command: \`OUT=$OUT GX=$GX ITERS=$ITERS VARIANTS=\"$VARIANTS\" OPT_LEVELS=\"$OPT_LEVELS\" bench/first_launch.sh\`"
 	echo "- first ms: the application's first launch (its first kernel_ms: module load + JIT + kernel); added: minus the plain run's in the same cache state; agent ms: the agent's first-launch line (total, or what the launch waited for the compile ahead); JIT: the driver's compile in it; run ms: the whole process; kernel: median of $ITERS launches after the first, / plain"
 	echo
 	echo "| example | program | variant | first ms | added ms | agent ms | JIT ms | cache | ahead | run ms | kernel ms | / plain | rc |"
@@ -107,19 +113,25 @@ timed() {
 
 # run_one EXAMPLE_WORDS PROG VARIANT CACHE_DIR [ENV...]
 run_one() {
-	local c=$1 p=$2 v=$3 dir=$4 log
+	local c=$1 p=$2 v=$3 dir=$4 log tag=
 	shift 4
 	set -- env "$@"
 	local name=${c%% *}
 	log=$LOGS/$name.$p.$v.log
 	[ "$p" = recompile ] && set -- "$@" GPUEXT_AGENT_NO_PROBES=1
-	case $v in
+	if [[ "$v" == *+* ]]; then
+		tag=VENV_${v#*+}
+		local -a venv
+		read -r -a venv <<< "${!tag:-}"
+		set -- "$@" "${venv[@]}"
+	fi
+	case ${v%%+*} in
 	off) set -- "$@" CUDA_CACHE_DISABLE=1 GPUEXT_CACHE_DISABLE=1 GPUEXT_AGENT_AHEAD=0 ;;
 	*0) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD=0 ;;
 	*) set -- "$@" CUDA_CACHE_PATH="$dir/nv" GPUEXT_CACHE_PATH="$dir/gx" GPUEXT_AGENT_AHEAD= ;;
 	esac
 	# shellcheck disable=SC2086
-	timed "$log" "$@" GPUEXT_AGENT_VERBOSE=1 timeout 60 build/gpuext run "$(obj "$p")" -- \
+	timed "$log" "$@" GPUEXT_AGENT_VERBOSE=1 timeout 60 "$GX/gpuext" run "$(obj "$p")" -- \
 		"$(bin "$name")" ${c#"$name"} -iters "$ITERS" -time
 	local k f base
 	k=$(kmedian "$log")

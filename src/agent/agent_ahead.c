@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_device.h"
 #include "agent_impl.h"
 #include "cuda/fatbin.h"
 #include "cuda/fatbin_elf.h"
@@ -60,6 +61,8 @@ struct agent_ahead_job {
 	struct agent_ahead_job *next;
 	struct agent_module m; /* a private copy of the module's image */
 	CUcontext ctx;         /* the one it was loaded in; NULL: from process start */
+	void (*call)(void *);  /* or a call (agent_ahead_call) */
+	void *arg;
 };
 
 typedef CUresult (*capture_mode_fn)(CUstreamCaptureMode *);
@@ -72,6 +75,9 @@ static struct {
 	pid_t pid;  /* the process the thread runs in (a forked child has none) */
 	int stop;
 	int left;   /* compiles ahead still allowed */
+	int device_wanted; /* make the device side ahead too (a kernel was compiled) */
+	int device_done;   /* made, failed, or made by a launch */
+	unsigned device_polls;
 } agent_ahead = {.left = AGENT_AHEAD_MAX};
 
 static void agent_ahead_free(struct agent_ahead_job *j)
@@ -148,6 +154,40 @@ static int agent_image_targeted(const void *image)
 	return hit;
 }
 
+/*
+ * With the queue empty, after a compile ahead: wait for the application's
+ * context and make the device side there (agent_device_ahead), off the
+ * first launch's path: its device maps and ring buffers (5-8 ms of pinned
+ * memory for a ring-buffer tool on the H200).  The driver tells no one
+ * when a primary context becomes active, so the thread asks every
+ * AGENT_AHEAD_POLL_MS, then, after AGENT_AHEAD_POLLS of those, every
+ * AGENT_AHEAD_POLL_SLOW_MS.  Called and returns with agent_ahead_lock
+ * held; 1 when it waited (the caller looks at the queue again), 0 when
+ * there is nothing to wait for.
+ */
+enum { AGENT_AHEAD_POLL_MS = 1, AGENT_AHEAD_POLLS = 10000, AGENT_AHEAD_POLL_SLOW_MS = 50 };
+
+static int agent_ahead_device_wait(void)
+{
+	if (!agent_ahead.device_wanted || agent_ahead.device_done)
+		return 0;
+	long ms = agent_ahead.device_polls++ < AGENT_AHEAD_POLLS ? AGENT_AHEAD_POLL_MS
+								 : AGENT_AHEAD_POLL_SLOW_MS;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += ms * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_cond_timedwait(&agent_ahead_cond, &agent_ahead_lock, &until);
+	if (agent_ahead.head || agent_ahead.stop)
+		return 1;
+	pthread_mutex_unlock(&agent_ahead_lock);
+	int done = agent_device_ahead();
+	pthread_mutex_lock(&agent_ahead_lock);
+	agent_ahead.device_done = done;
+	return 1;
+}
+
 static void *agent_ahead_main(void *arg)
 {
 	/* relaxed capture mode: the modules this thread loads must not break
@@ -159,24 +199,29 @@ static void *agent_ahead_main(void *arg)
 		capture(&mode);
 	pthread_mutex_lock(&agent_ahead_lock);
 	for (;;) {
-		while (!agent_ahead.head && !agent_ahead.stop)
+		while (!agent_ahead.head && !agent_ahead.stop && !agent_ahead_device_wait())
 			pthread_cond_wait(&agent_ahead_cond, &agent_ahead_lock);
 		if (agent_ahead.stop)
 			break;
+		if (!agent_ahead.head)
+			continue;
 		struct agent_ahead_job *j = agent_ahead.head;
 		if (!(agent_ahead.head = j->next))
 			agent_ahead.tail = &agent_ahead.head;
-		int budget = agent_ahead.left;
+		int budget = agent_ahead.left, done = 0;
 		pthread_mutex_unlock(&agent_ahead_lock);
 		/* from process start: only a fatbin with a targeted kernel
 		 * starts the driver (a program that targets nothing of this
 		 * binary's gets no context from the agent) */
-		int done = budget <= 0 || (!j->ctx && !agent_image_targeted(j->m.image)) ? 0
-			   : j->ctx ? agent_instrument_ahead(&j->m, j->ctx, budget)
-				    : agent_compile_ahead_noctx(&j->m, budget);
+		if (j->call)
+			j->call(j->arg);
+		else if (budget > 0 && (j->ctx || agent_image_targeted(j->m.image)))
+			done = j->ctx ? agent_instrument_ahead(&j->m, j->ctx, budget)
+				      : agent_compile_ahead_noctx(&j->m, budget);
 		agent_ahead_free(j);
 		pthread_mutex_lock(&agent_ahead_lock);
 		agent_ahead.left -= done;
+		agent_ahead.device_wanted |= done > 0;
 	}
 	pthread_mutex_unlock(&agent_ahead_lock);
 	return NULL;
@@ -282,8 +327,8 @@ int agent_ahead_lib_module(const char *text, CUmodule *mod)
 }
 
 /* Queue job j for the thread (started on the first job of this process);
- * frees it when there is no thread. */
-static void agent_ahead_queue(struct agent_ahead_job *j)
+ * frees it when there is no thread: -1 then. */
+static int agent_ahead_queue(struct agent_ahead_job *j)
 {
 	pthread_mutex_lock(&agent_ahead_lock);
 	if (agent_ahead.pid != getpid() && !agent_ahead.stop) {
@@ -306,8 +351,28 @@ static void agent_ahead_queue(struct agent_ahead_job *j)
 		pthread_cond_signal(&agent_ahead_cond);
 	}
 	pthread_mutex_unlock(&agent_ahead_lock);
-	if (j)
-		agent_ahead_free(j);
+	if (!j)
+		return 0;
+	agent_ahead_free(j);
+	return -1;
+}
+
+int agent_ahead_stopping(void)
+{
+	pthread_mutex_lock(&agent_ahead_lock);
+	int stop = agent_ahead.stop;
+	pthread_mutex_unlock(&agent_ahead_lock);
+	return stop;
+}
+
+int agent_ahead_call(void (*fn)(void *), void *arg)
+{
+	struct agent_ahead_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -1;
+	j->call = fn;
+	j->arg = arg;
+	return agent_ahead_queue(j);
 }
 
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx)

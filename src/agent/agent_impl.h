@@ -97,6 +97,7 @@ struct agent_kernel {
 	CUfunction inst;          /* the instrumented function, or NULL */
 	struct ptx_launch_param lid; /* inst's launch id parameter (agent_launch_id.c) */
 	struct timespec made;     /* CLOCK_MONOTONIC when the handle was made */
+	struct agent_tier *tier;  /* inst is the called form until this is ready (agent_tier.h) */
 };
 
 struct agent_kernel *agent_kernel_find(const void *handle);
@@ -167,6 +168,12 @@ int agent_ahead_lib_compile(const char *text, double *ms, struct err *e);
 /* The module in the current context of the library made from text: 1, or
  * 0 when there is none. */
 int agent_ahead_lib_module(const char *text, CUmodule *mod);
+/* agent_ahead.c: run fn(arg) on the background thread, after the work
+ * queued before (started when there is none); 0, or -1 when it cannot be
+ * (the process exits): fn is not called then. */
+int agent_ahead_call(void (*fn)(void *), void *arg);
+/* agent_ahead.c: is the process exiting (the thread stops after its job)? */
+int agent_ahead_stopping(void);
 /* agent_ahead.c: module m was loaded in ctx: instrument its targeted
  * kernels ahead of their first launch, in the background. */
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx);

@@ -10,7 +10,7 @@
  * `gpuext run --mem-budget` without an object of its own loads
  * mem-signal.bpf.o into the session, the agent injects it into every
  * kernel, and at each snapshot of the device maps (after redirected
- * launches, on the mirror thread, and at teardown: agent_instr.c) this file
+ * launches, on the mirror thread, and at teardown: agent_device.c) this file
  *   before the copy: advances the epoch and writes the window (ms_ctl,
  *                    the program's .data),
  *   after it:        copies the window's part of ms_page (its .bss) itself
@@ -46,7 +46,7 @@
 static struct {
 	pthread_mutex_t lock;
 	int bound;                /* the session has the program and its device maps exist */
-	struct ptx_rt_map *ctl, *page; /* device maps (owned by agent_instr.c) */
+	struct ptx_rt_map *ctl, *page; /* device maps (owned by agent_device.c) */
 	struct ms_ctl cur;        /* what the device has */
 	uint16_t *epochs;         /* scratch: the window's part of ms_page */
 	uint16_t *seen;           /* each page's value at the last read (0: untouched) */

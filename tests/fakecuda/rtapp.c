@@ -6,7 +6,8 @@
  * .nv_fatbin and cudart's wrapper for it in .nvFatBinSegment, and, like
  * cudart 13, it hands the driver that wrapper only at its first launch
  * (cuLibraryLoadData), after its own set-up: cuInit, the primary context,
- * then APP_DELAY_MS of work.  Launches argv[1] and argv[2] twice each.
+ * then APP_DELAY_MS of work.  Launches argv[1] and argv[2] APP_REPS times
+ * each (default 2), APP_REP_DELAY_MS apart.
  * Prints "rtapp ok" and exits 0 when every call succeeded.
  */
 #include <stdint.h>
@@ -77,10 +78,14 @@ int main(int argc, char **argv)
 	CHECK(cuLibraryLoadData(&lib, &rtapp_wrapper, NULL, NULL, 0, NULL, NULL, 0));
 	for (int i = 0; i < 2; i++)
 		CHECK(cuLibraryGetKernel(&k[i], lib, argv[1 + i]));
-	for (int rep = 0; rep < 2; rep++)
+	int reps = getenv("APP_REPS") ? atoi(getenv("APP_REPS")) : 2;
+	for (int rep = 0; rep < reps; rep++) {
 		for (int i = 0; i < 2; i++)
 			CHECK(cuLaunchKernel((CUfunction)k[i], 1, 1, 1, 32, 1, 1, 0, NULL, params,
 					     NULL));
+		if (getenv("APP_REP_DELAY_MS"))
+			usleep((useconds_t)atoi(getenv("APP_REP_DELAY_MS")) * 1000);
+	}
 	CHECK(cuLibraryUnload(lib));
 	CHECK(cuDevicePrimaryCtxRelease(dev));
 	printf("rtapp ok\n");

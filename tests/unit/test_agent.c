@@ -36,6 +36,9 @@ struct launches {
 	int ptxas_status; /* of ptxas (and nvlink) on the instrumented PTX; -1: not run */
 	int linked;       /* the instrumented PTX declares the runtime, to be linked */
 	int table_fills;  /* the agent's lookups of an instrumented module's map table */
+	/* the form of mem probes in the module of each vec_add launch, in
+	 * order: 'c' called, 'p' pasted, '-' neither (agent_tier.c) */
+	char vec_forms[32];
 };
 
 /* Run cmd (with FAKECUDA_* set to a fresh log/dump dir); output and status. */
@@ -52,11 +55,16 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 	FILE *f = fopen(log, "r");
 	char line[1024];
 	int inst_mods[16] = {0}, n_inst = 0;
+	char forms[64];
+	size_t n_vec = 0;
+	memset(forms, '-', sizeof(forms));
 	while (f && fgets(line, sizeof(line), f)) {
 		int mod;
 		char name[256], kind[16], path[512] = "";
 		if (sscanf(line, "load %d %15s %*u %511s", &mod, kind, path) >= 2 && path[0]) {
 			char *ptx = test_read_file(path, NULL);
+			if (ptx && mod > 0 && mod < 64 && strstr(ptx, "gx_map_table"))
+				forms[mod] = strstr(ptx, "_probe, (") ? 'c' : 'p';
 			/* the election of an inline entry or exit probe */
 			if (ptx && strstr(ptx, "activemask.b32 %gxp_m") && n_inst < 16) {
 				inst_mods[n_inst++] = mod;
@@ -70,6 +78,8 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 			int inst = 0;
 			for (int i = 0; i < n_inst; i++)
 				inst |= inst_mods[i] == mod;
+			if (!strcmp(name, "vec_add") && n_vec + 1 < sizeof(l->vec_forms))
+				l->vec_forms[n_vec++] = mod > 0 && mod < 64 ? forms[mod] : '-';
 			if (!strcmp(name, "vec_add"))
 				l->targeted++, l->targeted_inst += inst;
 			else
@@ -362,22 +372,24 @@ static void test_instrument_ahead(void **state)
  * libraries (cuLibraryLoadData) before the application hands it to the
  * driver (cuLibraryLoadData of the wrapper at its first launch), and the
  * first launches take the libraries' modules in the application's context,
- * map tables filled; GPUEXT_AGENT_AHEAD=0: the launches compile, as before;
- * when the driver refuses, the thread stops with one notice and the
- * launches compile.
+ * map tables filled; the device side (the maps) is made by the thread too,
+ * once the application's primary context is active, and the launches find
+ * it there; GPUEXT_AGENT_AHEAD=0: the launches compile and make the device
+ * side, as before; when the driver refuses, the thread stops with one
+ * notice and the launches compile.
  */
 static void test_ahead_from_start(void **state)
 {
 	static const struct {
 		const char *env, *want;
-		int ahead, stopped;
+		int ahead, stopped, device;
 	} cases[] = {
 		/* GPUEXT_AGENT_AHEAD empty: the default (the tests' is 0) */
-		{"GPUEXT_AGENT_AHEAD=", "compiled ahead with no context; ", 1, 0},
-		{"GPUEXT_AGENT_AHEAD=0", "no runtime, cache off; ", 0, 0},
+		{"GPUEXT_AGENT_AHEAD=", "compiled ahead with no context; ", 1, 0, 1},
+		{"GPUEXT_AGENT_AHEAD=0", "no runtime, cache off; ", 0, 0, 0},
 		/* the driver refuses the first library, vec_add's */
 		{"GPUEXT_AGENT_AHEAD= FAKECUDA_FAIL=cuLibraryLoadData:1", "no runtime, cache off; ", 0,
-		 1},
+		 1, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct launches l;
@@ -401,6 +413,87 @@ static void test_ahead_from_start(void **state)
 					     "launch, before any context ("), cases[i].ahead);
 		assert_int_equal(count_lines(out, "gpuext: compiles before any context stopped"),
 				 cases[i].stopped);
+		assert_int_equal(count_lines(out, "gpuext: device side made ahead of the first "
+					     "launch ("), cases[i].device);
+		/* made ahead: nothing left for the first launch to make */
+		if (cases[i].device)
+			assert_non_null(strstr(out, "instrumented (device side 0.0, "));
+		free(out);
+	}
+}
+
+/*
+ * The device side made ahead fails (the first device map's memory): one
+ * notice, from the thread, and the application runs with every kernel
+ * unchanged (fail-open, as when a launch makes it).
+ */
+static void test_ahead_device_fails(void **state)
+{
+	struct launches l;
+	int status;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_count.bpf.o -- %s "
+		 "vec_add reduce_atomic", test_cli_path(), RTAPP);
+	char *out = run("APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD= FAKECUDA_FAIL=cuMemAlloc_v2:1", cmd,
+			&status, &l);
+	if (status || !strstr(out, "rtapp ok"))
+		fail_msg("expected rtapp ok in:\n%s", out);
+	assert_int_equal(count_lines(out, "gpuext: device probes disabled, kernels run unchanged: "),
+			 1);
+	assert_int_equal(count_lines(out, "gpuext: "), 1);
+	assert_int_equal(l.targeted, 2);
+	assert_int_equal(l.targeted_inst, 0);
+	assert_int_equal(l.other_inst, 0);
+	free(out);
+}
+
+/*
+ * Tiers (agent_tier.c): memtrace's pasted form (forced slow:
+ * GPUEXT_AGENT_TIER=1) is compiled in the background after the first
+ * launch, which runs the called form compiled ahead; the launches after
+ * that compile run the pasted form, and the agent says from which launch
+ * on.  The background compile failing (the fifth cuLibraryLoadData: three
+ * compiled ahead, the application's own, then vec_add's pasted form)
+ * leaves vec_add on the called form, reduce_atomic swapped; by default
+ * only what is predicted slow is tiered (memtrace no longer is);
+ * GPUEXT_AGENT_TIER=0 pastes from the first launch on, as before.
+ */
+static void test_tier_swap(void **state)
+{
+	static const struct {
+		const char *env, *prog, *forms;
+		int vec_swapped, reduce_swapped, failed;
+	} cases[] = {
+		{"GPUEXT_AGENT_TIER=1", "tools/memtrace", "cpppp", 1, 1, 0},
+		/* the default: a program of ~13 KiB pasted (tests/progs/mem_big) is
+		 * predicted slow at vec_add's 3 accesses, not at reduce_atomic's 2;
+		 * memtrace's ~5 KiB at neither */
+		{"GPUEXT_AGENT_TIER=", "tests/progs/mem_big", "cpppp", 1, 0, 0},
+		{"GPUEXT_AGENT_TIER=", "tools/memtrace", "ppppp", 0, 0, 0},
+		{"GPUEXT_AGENT_TIER=1 FAKECUDA_FAIL=cuLibraryLoadData:5", "tools/memtrace", "ccccc", 0,
+		 1, 1},
+		{"GPUEXT_AGENT_TIER=0", "tools/memtrace", "ppppp", 0, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct launches l;
+		int status;
+		char env[256], cmd[512];
+		snprintf(env, sizeof(env), "GPUEXT_AGENT_VERBOSE=1 GPUEXT_AGENT_AHEAD= APP_DELAY_MS=300 "
+			 "APP_REPS=5 APP_REP_DELAY_MS=100 %s", cases[i].env);
+		snprintf(cmd, sizeof(cmd), "%s run build/bpf/%s.bpf.o -- %s vec_add reduce_atomic",
+			 test_cli_path(), cases[i].prog, RTAPP);
+		char *out = run(env, cmd, &status, &l);
+		if (status || !strstr(out, "rtapp ok") || strcmp(l.vec_forms, cases[i].forms))
+			fail_msg("case %zu: vec_add's forms %s, expected %s, in:\n%s", i, l.vec_forms,
+				 cases[i].forms, out);
+		assert_int_equal(count_lines(out, "gpuext: kernel vec_add: mem probes pasted from "
+					     "launch 2 on (compiled in the background, "),
+				 cases[i].vec_swapped);
+		assert_int_equal(count_lines(out, "gpuext: kernel reduce_atomic: mem probes pasted "
+					     "from launch 2 on ("), cases[i].reduce_swapped);
+		assert_int_equal(count_lines(out, "gpuext: kernel vec_add: its pasted mem probes "
+					     "failed to compile in the background, the called ones "
+					     "stay: "), cases[i].failed);
 		free(out);
 	}
 }
@@ -527,6 +620,8 @@ int main(void)
 		cmocka_unit_test(test_numba_module),
 		cmocka_unit_test(test_instrument_ahead),
 		cmocka_unit_test(test_ahead_from_start),
+		cmocka_unit_test(test_ahead_device_fails),
+		cmocka_unit_test(test_tier_swap),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),

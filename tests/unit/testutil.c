@@ -10,12 +10,15 @@
 /* Tests that run the agent compile at every first launch, in the launching
  * thread: the module cache (src/ptx/ptx_cache.h) of whoever runs them is left
  * alone, and what is compiled does not depend on a race with the work ahead
- * of the launch (src/agent/agent_ahead.c).  The tests of those turn them on
- * in their commands (GPUEXT_CACHE_DISABLE=0, GPUEXT_AGENT_AHEAD=1 or empty). */
+ * of the launch (src/agent/agent_ahead.c) or in the background (tiers,
+ * src/agent/agent_tier.c).  The tests of those turn them on in their
+ * commands (GPUEXT_CACHE_DISABLE=0, GPUEXT_AGENT_AHEAD=1 or empty,
+ * GPUEXT_AGENT_TIER=1 or empty). */
 __attribute__((constructor)) static void test_agent_lazy(void)
 {
 	setenv("GPUEXT_CACHE_DISABLE", "1", 1);
 	setenv("GPUEXT_AGENT_AHEAD", "0", 1);
+	setenv("GPUEXT_AGENT_TIER", "0", 1);
 }
 
 char *test_read_file(const char *path, size_t *len)

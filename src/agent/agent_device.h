@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_device.h - the device side of the session (agent_device.c): GPU 0's
+ * primary context, the device maps made in it, their table in every
+ * instrumented module, and their mirroring into the session's host maps.
+ * Shared by the agent's instrumentation files only.
+ */
+#ifndef GPUEXT_AGENT_DEVICE_H
+#define GPUEXT_AGENT_DEVICE_H
+
+#include <cuda.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "bpf/err.h"
+#include "bpf/session.h"
+#include "ptx/ptx_rt.h"
+
+enum { AGENT_MAX_MAPS = SESSION_MAX_MAPS };
+
+typedef CUresult (*agent_ctx_get_current_fn)(CUcontext *);
+typedef CUresult (*agent_capture_mode_fn)(CUstreamCaptureMode *);
+
+/* Held while the device side is made, a kernel is instrumented (its
+ * compile and load), and the maps are copied whole: a launch waits for
+ * one of these at most. */
+extern pthread_mutex_t agent_gpu_lock;
+
+struct agent_gpu {
+	int tried;
+	struct ptx_rt *rt;              /* NULL: GPU side unavailable */
+	struct ptx_rt_map *maps[AGENT_MAX_MAPS];
+	struct ptx_map_ref refs[AGENT_MAX_MAPS];
+	int mirrored[AGENT_MAX_MAPS];   /* referenced by a GPU program */
+	agent_ctx_get_current_fn ctx_get_current;
+	agent_capture_mode_fn capture_mode;
+	pthread_t mirror_thread;
+	int mirror_running;
+	pid_t mirror_pid;               /* a forked child has no mirror thread */
+	int dirty;
+	int stop;
+};
+extern struct agent_gpu agent_gpu;
+
+/* Make the device side once (agent_gpu_lock held): GPU 0's primary
+ * context, the device maps, the mirror thread.  0 when it is ready; a
+ * failure is noticed once and every later call fails the same way. */
+int agent_gpu_init(struct err *e);
+
+/* The device side made ahead of the first launch (agent_ahead.c's thread
+ * asks, every few ms, after its compiles): once the application's GPU 0
+ * primary context is active (the agent never makes it active itself),
+ * agent_gpu_init there.  1 when there is nothing more to wait for (made,
+ * failed, or made by a launch already), 0 while that context is not active. */
+int agent_device_ahead(void);
+
+/* Is ctx GPU 0's primary context (the one the device maps live in)?  An
+ * inactive primary context is not made active to find out. */
+int agent_is_primary(CUcontext ctx);
+
+/* Before the device side exists, compiles ahead with no context
+ * (agent_ahead.c) see GPU 0 described without one and the device maps'
+ * references as they will be: agent_noctx_open makes that description once
+ * (agent_gpu_lock held), 0 when ready. */
+int agent_noctx_open(struct err *e);
+
+/* GPU 0 as the choice of PTX and the module cache's tag see it: the device
+ * side's, or, before it exists, the description the compiles ahead use. */
+const struct ptx_rt *agent_gpu0(void);
+
+/* The maps' references the probes are translated with (the code reads the
+ * addresses from the module's map table: only the layout matters). */
+const struct ptx_map_ref *agent_refs(void);
+
+/* The instrumented module's table of the device maps' addresses (ptx_emit_
+ * opts.map_table): the code reads them from there, so that it does not
+ * depend on where the maps are and the module cache can keep it. */
+#define AGENT_MAP_TABLE "gx_map_table"
+
+/* The table's number of maps (at least 1: PTX has no empty arrays). */
+size_t agent_map_cnt(void);
+
+/* Fill mod's map table (every module with probes has one): the code must
+ * not run before. */
+int agent_map_table_fill(CUmodule mod, struct err *e);
+
+#endif /* GPUEXT_AGENT_DEVICE_H */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_tier.h - the form a kernel's mem probes take (agent_tier.c): pasted
+ * at every access, or called; and tiers: a kernel whose pasted form is
+ * predicted slow to compile runs the called form first while the pasted
+ * one is compiled in the background, then the pasted one, from the first
+ * launch after that compile on.
+ */
+#ifndef GPUEXT_AGENT_TIER_H
+#define GPUEXT_AGENT_TIER_H
+
+#include <cuda.h>
+#include <stddef.h>
+
+#include "agent_impl.h"
+
+/* How many bytes of a mem probe's PTX a kernel may get pasted, one copy per
+ * access (ptx_inject_opts.mem_inline_max), before its accesses call the
+ * probe instead (local: a mem program uses local memory). */
+size_t agent_mem_inline_max(int local);
+
+/* Tiers on?  GPUEXT_AGENT_TIER unset or 1 (0: off); off too when a form
+ * is forced with GPUEXT_PTX_MEM_INLINE. */
+int agent_tier_on(void);
+
+/* Is a pasted form of `bytes` of probe code at each of `sites` accesses
+ * predicted slow to compile?  (GPUEXT_AGENT_TIER=1: every one is.) */
+int agent_tier_slow(size_t sites, size_t bytes);
+
+enum agent_tier_state {
+	AGENT_TIER_COMPILING, /* queued, or in the driver */
+	AGENT_TIER_BUILT,     /* its library is there (agent_ahead_lib_module) */
+	AGENT_TIER_FAILED,    /* the called form stays */
+};
+
+/* A kernel's pasted form, compiled in the background. */
+struct agent_tier {
+	struct agent_tier *next;
+	char *text;          /* the pasted form's PTX (the runtime compiled in) */
+	char *kernel;        /* its name, for what the agent says */
+	CUcontext ctx;       /* where the launches run the called form (NULL: none yet) */
+	int state;           /* enum agent_tier_state (atomic) */
+	CUfunction fn;       /* the pasted form in ctx, once made (atomic) */
+	double ms;           /* its compile */
+	unsigned long called_launches; /* launches of the called form after the first */
+	int told;
+};
+
+/*
+ * The tier of pasted text for kernel, whose called form runs in ctx from
+ * now on (agent_gpu_lock held): made, and its compile queued on the
+ * background thread (agent_ahead_call), when there is none for this text;
+ * takes text.  *state: what it is now; NULL when out of memory.  A tier
+ * COMPILING now makes the pasted form's function in ctx when its compile
+ * ends, for agent_tier_take.
+ */
+struct agent_tier *agent_tier_want(char *text, const char *kernel, CUcontext ctx,
+				   enum agent_tier_state *state);
+
+/* At a launch of k while its called form runs (k->tier): the pasted form
+ * when it is ready (k->inst swapped, k->tier cleared, told once with
+ * GPUEXT_AGENT_VERBOSE), nothing while it compiles, k->tier cleared when
+ * its compile failed. */
+void agent_tier_take(struct agent_kernel *k, struct agent_tier *t);
+
+#endif /* GPUEXT_AGENT_TIER_H */
