@@ -48,7 +48,7 @@ tail -1 "$OUT/launch_id.log"
 
 step overhead 35 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 \
 	CASES="vecadd -n 16777216;reduce -n 16777216" \
-	TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o build:$BB/blockv_exit_only.bpf.o build:$BE/gpu_empty.bpf.o" \
+	TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_th_smonly.bpf.o build:$BE/gpu_empty.bpf.o" \
 	bench/gpu_tools_overhead.sh
 cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 
