@@ -75,6 +75,7 @@ static struct {
 	pid_t pid;  /* the process the thread runs in (a forked child has none) */
 	int stop;
 	int left;   /* compiles ahead still allowed */
+	int joined; /* at exit */
 	int device_wanted; /* make the device side ahead too (a kernel was compiled) */
 	int device_done;   /* made, failed, or made by a launch */
 	unsigned device_polls;
@@ -188,6 +189,8 @@ static int agent_ahead_device_wait(void)
 	return 1;
 }
 
+static void agent_ahead_exit_again(void);
+
 static void *agent_ahead_main(void *arg)
 {
 	/* relaxed capture mode: the modules this thread loads must not break
@@ -219,6 +222,7 @@ static void *agent_ahead_main(void *arg)
 			done = j->ctx ? agent_instrument_ahead(&j->m, j->ctx, budget)
 				      : agent_compile_ahead_noctx(&j->m, budget);
 		agent_ahead_free(j);
+		agent_ahead_exit_again();
 		pthread_mutex_lock(&agent_ahead_lock);
 		agent_ahead.left -= done;
 		agent_ahead.device_wanted |= done > 0;
@@ -236,13 +240,38 @@ static void *agent_ahead_main(void *arg)
 static void agent_ahead_atexit(void)
 {
 	pthread_mutex_lock(&agent_ahead_lock);
-	int mine = agent_ahead.pid == getpid();
+	int mine = agent_ahead.pid == getpid() && !agent_ahead.joined;
+	agent_ahead.joined |= mine; /* registered more than once (agent_ahead_exit_again) */
 	agent_ahead.stop = 1;
 	pthread_cond_broadcast(&agent_ahead_cond);
 	pthread_mutex_unlock(&agent_ahead_lock);
 	if (mine)
 		pthread_join(agent_ahead.thread, NULL);
 }
+
+/*
+ * Exit while the thread compiles: exit() runs the atexit handlers (and the
+ * libraries' C++ destructors, __cxa_atexit) newest first, and the driver's
+ * JIT compiler registers its own when the process's first JIT compile
+ * loads it.  Loaded after agent_ahead_atexit was registered, it is torn
+ * down before the join, under the compile in progress: measured on the
+ * H200 ("free(): invalid pointer", the application aborted) when an
+ * application exited while a tier's pasted form compiled in the
+ * background.  So the handler is registered again after every compile
+ * and job of the thread, and before a compile in the background (tiers)
+ * the thread has the compiler loaded (agent_ahead_jit_loaded: a trivial
+ * module compiled, AGENT_WARM_PTX, once): whatever those set up is torn
+ * down after the join.  The handler joins once.
+ */
+#define AGENT_WARM_PTX                                                                  \
+	".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry gx_ahead_warm()\n" \
+	"{\n\tret;\n}\n"
+
+static void agent_ahead_exit_again(void)
+{
+	atexit(agent_ahead_atexit);
+}
+
 
 /* GPUEXT_AGENT_AHEAD: 0 nothing ahead; unset, from process start only; 1
  * also at module load.  Module loads are not a source by default: cudart
@@ -288,6 +317,20 @@ typedef CUresult (*lib_module_fn)(CUmodule *, CUlibrary);
 static pthread_mutex_t agent_lib_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct agent_lib *agent_libs;
 
+void agent_ahead_jit_loaded(void)
+{
+	typedef CUresult (*lib_unload_fn)(CUlibrary);
+	static int done;
+	if (done++)
+		return;
+	lib_load_fn load = (lib_load_fn)agent_real_driver("cuLibraryLoadData");
+	lib_unload_fn unload = (lib_unload_fn)agent_real_driver("cuLibraryUnload");
+	CUlibrary lib;
+	if (load && unload && load(&lib, AGENT_WARM_PTX, NULL, NULL, 0, NULL, NULL, 0) == CUDA_SUCCESS)
+		unload(lib);
+	agent_ahead_exit_again();
+}
+
 int agent_ahead_lib_compile(const char *text, double *ms, struct err *e)
 {
 	lib_load_fn load = (lib_load_fn)agent_real_driver("cuLibraryLoadData");
@@ -300,6 +343,7 @@ int agent_ahead_lib_compile(const char *text, double *ms, struct err *e)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CUresult r = load(&l->lib, text, NULL, NULL, 0, NULL, NULL, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	agent_ahead_exit_again();
 	*ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	if (r != CUDA_SUCCESS) {
 		free(l->text);

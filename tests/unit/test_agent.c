@@ -452,8 +452,9 @@ static void test_ahead_device_fails(void **state)
  * GPUEXT_AGENT_TIER=1) is compiled in the background after the first
  * launch, which runs the called form compiled ahead; the launches after
  * that compile run the pasted form, and the agent says from which launch
- * on.  The background compile failing (the fifth cuLibraryLoadData: three
- * compiled ahead, the application's own, then vec_add's pasted form)
+ * on.  The background compile failing (the sixth cuLibraryLoadData: three
+ * compiled ahead, the application's own, the thread's trivial one that
+ * loads the compiler (agent_ahead.c), then vec_add's pasted form)
  * leaves vec_add on the called form, reduce_atomic swapped; by default
  * only what is predicted slow is tiered; GPUEXT_AGENT_TIER=0 pastes from
  * the first launch on, as before.
@@ -468,7 +469,7 @@ static void test_tier_swap(void **state)
 		/* the default: vec_add's 3 x 13 KiB pasted is predicted slow,
 		 * reduce_atomic's 2 x 13 KiB not */
 		{"GPUEXT_AGENT_TIER=", "cpppp", 1, 0, 0},
-		{"GPUEXT_AGENT_TIER=1 FAKECUDA_FAIL=cuLibraryLoadData:5", "ccccc", 0, 1, 1},
+		{"GPUEXT_AGENT_TIER=1 FAKECUDA_FAIL=cuLibraryLoadData:6", "ccccc", 0, 1, 1},
 		{"GPUEXT_AGENT_TIER=0", "ppppp", 0, 0, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
