@@ -28,6 +28,9 @@
 #include "ptx_buf.h"
 #include "ptx_params.h"
 
+/* Accesses one region of inline mem probes takes at most (ptx_inject_mem_region). */
+#define PTX_INJECT_MEM_RUN 8
+
 struct ptx_inject {
 	const struct ptx_module *m;
 	const struct ptx_inject_opts *o;
@@ -38,6 +41,12 @@ struct ptx_inject {
 	size_t mem_probes, exit_probes;
 	struct ptx_block blk; /* the kernel's block probes */
 	int mem_inline; /* paste o->mem_code at each access, not a call */
+	/* inline: one copy of mem_code a region, in a loop (else one an
+	 * access); the run so far (its accesses' size | kind << 32) */
+	int mem_run_loop;
+	unsigned mem_run_len;
+	unsigned long long mem_run_sk[PTX_INJECT_MEM_RUN];
+	int mem_wait; /* a region's lanes wait for its runner (shfl.sync) */
 };
 
 /* A prefix that occurs nowhere in the module or in the extra code. */
@@ -244,67 +253,222 @@ static int ptx_inject_mem_site(struct ptx_inject *in, const struct ptx_stmt *s,
 	return 1;
 }
 
-/* The access's address into %PFX_a, each instruction with guard s's
- * (NULL: none). */
+/* The access's address into register reg, each instruction with guard
+ * s's (NULL: none). */
 static void ptx_inject_mem_addr(struct ptx_inject *in, const struct ptx_inject_site *site,
-				const struct ptx_stmt *s)
+				const struct ptx_stmt *s, const char *reg)
 {
 	const struct ptx_module *m = in->m;
-	const char *P = in->pfx;
 
 	ptx_buf_printf(&in->b, "\t");
 	if (s)
 		ptx_inject_guard(in, s);
-	ptx_buf_printf(&in->b, "mov.u64 %%%s_a, %.*s;\n", P, TOKF(m, site->base));
+	ptx_buf_printf(&in->b, "mov.u64 %s, %.*s;\n", reg, TOKF(m, site->base));
 	if (m->toks[site->base].kind == PTX_TOK_NAME && site->generic) {
 		ptx_buf_printf(&in->b, "\t");
 		if (s)
 			ptx_inject_guard(in, s);
-		ptx_buf_printf(&in->b, "cvta.global.u64 %%%s_a, %%%s_a;\n", P, P);
+		ptx_buf_printf(&in->b, "cvta.global.u64 %s, %s;\n", reg, reg);
 	}
 	if (site->off) {
 		ptx_buf_printf(&in->b, "\t");
 		if (s)
 			ptx_inject_guard(in, s);
-		ptx_buf_printf(&in->b, "%s.s64 %%%s_a, %%%s_a, %.*s;\n", site->neg ? "sub" : "add",
-			       P, P, TOKF(m, site->off));
+		ptx_buf_printf(&in->b, "%s.s64 %s, %s, %.*s;\n", site->neg ? "sub" : "add", reg, reg,
+			       TOKF(m, site->off));
 	}
 }
 
+void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, const char *pred,
+		      const char *label)
+{
+	/* the runner is the lane with no active lane below it */
+	ptx_buf_printf(b, "\tactivemask.b32 %s;\n\tmov.u32 %s, %%lanemask_lt;\n"
+			  "\tand.b32 %s, %s, %s;\n\tsetp.ne.u32 %s, %s, 0;\n\t@%s bra %s;\n",
+		       mask, tmp, tmp, tmp, mask, pred, tmp, pred, label);
+}
+
+void ptx_inject_wait(struct ptx_buf *b, const char *mask, const char *tmp)
+{
+	ptx_buf_printf(b, "\tshfl.sync.idx.b32 %s, %s, 0, 31, %s;\n", tmp, mask, mask);
+}
+
 /*
- * o->mem_code before access s: lanes whose guard is false, and lanes whose
- * generic address is not global, branch past it to a label of their own
- * (%PFX_mN); the others run it in a scope that holds the access in the
- * registers mem_code reads (size and kind immediates, for ptxas to fold).
- * mem_code's labels and registers are the scope's own (PTX scoping), so
- * every access can have a copy.
+ * Runs of accesses (the inline form).  The probe of an access is pasted
+ * after it, from a copy of its address taken just before it (the access
+ * may overwrite its own base register): the kernel's load is issued, not
+ * waited for, and the probe runs while it is in flight.  Consecutive
+ * unguarded .global accesses of one straight line of code -- no label,
+ * branch, call, return, barrier, fence or warp-synchronous instruction
+ * between them, so the same lanes make all of them -- share one region
+ * after the last: one election and one wait (the convergence point, which
+ * ptxas does not schedule across) for up to PTX_INJECT_MEM_RUN accesses,
+ * its runner running mem_code once per access in their order (up to 8:
+ * the loop form below shifts the addresses down each turn).  A guarded
+ * access and a generic one are a run of their own, skipped by the lanes
+ * that do not access global memory.
  */
-static void ptx_inject_mem_inline(struct ptx_inject *in, const struct ptx_stmt *s,
-				  const struct ptx_inject_site *site)
+enum ptx_inject_mem_class {
+	MEM_OTHER, /* neither ends a run nor is probed */
+	MEM_BREAK, /* a run's region must come before it */
+	MEM_JOIN,  /* a probed access that may be in a run with others */
+	MEM_ALONE, /* a probed access with a guard or a generic address */
+};
+
+/* What statement s is to runs of accesses (<0: an error, naming the line);
+ * *site too for an access. */
+static int ptx_inject_mem_class(struct ptx_inject *in, const struct ptx_stmt *s,
+				struct ptx_inject_site *site)
+{
+	static const char *const breaks[] = {"bra", "brx", "call", "ret", "exit", "trap",
+					     "brkpt", "bar", "barrier", "membar", "fence",
+					     "mbarrier"};
+	const struct ptx_module *m = in->m;
+
+	if (s->kind == PTX_STMT_DECL)
+		return MEM_OTHER;
+	if (s->kind != PTX_STMT_INSN)
+		return MEM_BREAK; /* a label, a scope's brace, the body's end */
+	int r = ptx_inject_mem_site(in, s, site);
+	if (r)
+		return r < 0 ? r : s->guard >= 0 || site->generic ? MEM_ALONE : MEM_JOIN;
+	const struct ptx_tok *k = &m->toks[s->opcode];
+	const char *op = m->text + k->off, *dot = memchr(op, '.', k->len);
+	size_t n = dot ? (size_t)(dot - op) : k->len;
+	for (size_t i = 0; i < sizeof(breaks) / sizeof(breaks[0]); i++)
+		if (strlen(breaks[i]) == n && !memcmp(op, breaks[i], n))
+			return MEM_BREAK;
+	return memmem(op, k->len, ".sync", 5) || memmem(op, k->len, ".aligned", 8) ? MEM_BREAK
+										  : MEM_OTHER;
+}
+
+/* Does the run that access i (its j-th) is in end with it? */
+static int ptx_inject_mem_run_ends(struct ptx_inject *in, size_t i, unsigned j, int alone)
+{
+	struct ptx_inject_site site;
+
+	if (alone || j + 1 >= PTX_INJECT_MEM_RUN)
+		return 1;
+	for (size_t t = i + 1; t <= in->f->end; t++) {
+		int c = ptx_inject_mem_class(in, &in->m->stmts[t], &site);
+		if (c != MEM_OTHER)
+			return c != MEM_JOIN; /* errors were reported by the first pass */
+	}
+	return 1;
+}
+
+/*
+ * Is code straight-line: no call, return, exit or branch, but a branch to
+ * the label right after it?  <0 when it does not lex.  The runner of such
+ * code cannot be held in it while the other lanes of its warp run ahead:
+ * ptxas predicates the region or reconverges its lanes right after it.
+ */
+static int ptx_inject_straight(const char *code, struct err *e)
+{
+	struct ptx_tok *t;
+	size_t n;
+	int err = ptx_lex(code, strlen(code), &t, &n, e), straight = 1;
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && straight; i++) {
+		const char *op = code + t[i].off, *dot = memchr(op, '.', t[i].len);
+		size_t len = dot ? (size_t)(dot - op) : t[i].len;
+		if (t[i].kind != PTX_TOK_NAME)
+			continue;
+		if ((len == 4 && !memcmp(op, "call", 4)) || (len == 3 && !memcmp(op, "brx", 3)) ||
+		    (len == 3 && !memcmp(op, "ret", 3)) || (len == 4 && !memcmp(op, "exit", 4)))
+			straight = 0;
+		else if (len == 3 && !memcmp(op, "bra", 3))
+			straight = i + 4 < n && t[i + 1].len == t[i + 3].len &&
+				   !memcmp(code + t[i + 1].off, code + t[i + 3].off, t[i + 1].len) &&
+				   code[t[i + 2].off] == ';' && code[t[i + 4].off] == ':';
+	}
+	free(t);
+	return straight;
+}
+
+/*
+ * The region of the run that access s (the j-th of its run, j + 1 = k
+ * accesses) ends: elected once, the runner runs o->mem_code for each
+ * access in turn, in a scope holding it in the registers mem_code reads
+ * (an immediate size and kind, for ptxas to fold), then the lanes wait
+ * for it.  mem_code's labels and registers are the scope's own (PTX
+ * scoping), so every region can have copies.  With mem_run_loop, a run
+ * of several accesses has one copy in a loop over them (the addresses
+ * shifted down each turn; size and kind an immediate where the run's
+ * accesses all have the same), a fraction of the code for ptxas to
+ * compile.
+ */
+static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *s,
+				  const struct ptx_inject_site *site, unsigned k)
 {
 	const struct ptx_module *m = in->m;
 	const char *P = in->pfx;
-	size_t n = in->mem_probes;
-	int skip = s->guard >= 0 || site->generic;
+	size_t n = in->mem_probes - 1;
+	int skip = s->guard >= 0 || site->generic, loop = k > 1 && in->mem_run_loop;
+	unsigned long long *sk = in->mem_run_sk;
+	int same = 1;
+	char mask_tmp[80], pred[80], done[80];
 
+	for (unsigned j = 1; j < k; j++)
+		same &= sk[j] == sk[0];
 	if (s->guard >= 0)
 		ptx_buf_printf(&in->b, "\t@%s%.*s bra %s_m%zu;\n", s->negate ? "" : "!",
 			       TOKF(m, (uint32_t)s->guard), P, n);
-	ptx_inject_mem_addr(in, site, NULL);
 	if (site->generic)
-		ptx_buf_printf(&in->b, "\tisspacep.global %%%s_g, %%%s_a;\n\t@!%%%s_g bra %s_m%zu;\n",
+		ptx_buf_printf(&in->b, "\tisspacep.global %%%s_g, %%%s_a0;\n\t@!%%%s_g bra %s_m%zu;\n",
 			       P, P, P, P, n);
-	ptx_buf_printf(&in->b, "\t{\n\t.reg .b64 %s, %s;\n\tmov.b64 %s, %%%s_a;\n"
-			       "\tmov.b64 %s, 0x%llx;\n%s\t}\n",
-		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG,
-		       (unsigned long long)site->size | (unsigned long long)site->kind << 32,
-		       in->o->mem_code);
+	snprintf(mask_tmp, sizeof(mask_tmp), "%%%s_t", P);
+	snprintf(pred, sizeof(pred), "%%%s_p", P);
+	snprintf(done, sizeof(done), "%s_d", P);
+	ptx_buf_printf(&in->b, "\t{ // mem probes of %u access%s, once per warp\n"
+			       "\t.reg .b32 %s, %s;\n\t.reg .pred %s;\n\t.reg .b64 %s, %s;\n",
+		       k, k > 1 ? "es" : "", PTX_MEM_MASK_REG, mask_tmp, pred, PTX_MEM_ADDR_REG,
+		       PTX_MEM_SK_REG);
+	ptx_inject_elect(&in->b, PTX_MEM_MASK_REG, mask_tmp, pred, done);
+	if (loop) {
+		if (!same) {
+			ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_s<%u>;\n", P, k);
+			for (unsigned j = 0; j < k; j++)
+				ptx_buf_printf(&in->b, "\tmov.b64 %%%s_s%u, 0x%llx;\n", P, j, sk[j]);
+		}
+		ptx_buf_printf(&in->b, "\t.reg .b32 %%%s_n;\n\tmov.u32 %%%s_n, %u;\n"
+				       "%s_l:\n\t.pragma \"nounroll\";\n\tmov.b64 %s, %%%s_a0;\n",
+			       P, P, k, P, PTX_MEM_ADDR_REG, P);
+		if (same)
+			ptx_buf_printf(&in->b, "\tmov.b64 %s, 0x%llx;\n", PTX_MEM_SK_REG, sk[0]);
+		else
+			ptx_buf_printf(&in->b, "\tmov.b64 %s, %%%s_s0;\n", PTX_MEM_SK_REG, P);
+		ptx_buf_printf(&in->b, "%s", in->o->mem_code);
+		for (unsigned j = 0; j + 1 < k; j++) {
+			ptx_buf_printf(&in->b, "\tmov.b64 %%%s_a%u, %%%s_a%u;\n", P, j, P, j + 1);
+			if (!same)
+				ptx_buf_printf(&in->b, "\tmov.b64 %%%s_s%u, %%%s_s%u;\n", P, j, P,
+					       j + 1);
+		}
+		ptx_buf_printf(&in->b, "\tsub.u32 %%%s_n, %%%s_n, 1;\n\tsetp.ne.u32 %s, %%%s_n, 0;\n"
+				       "\t@%s bra %s_l;\n",
+			       P, P, pred, P, pred, P);
+	} else {
+		for (unsigned j = 0; j < k; j++)
+			ptx_buf_printf(&in->b, "\tmov.b64 %s, %%%s_a%u;\n\tmov.b64 %s, 0x%llx;\n%s",
+				       PTX_MEM_ADDR_REG, P, j, PTX_MEM_SK_REG, sk[j],
+				       in->o->mem_code);
+	}
+	ptx_buf_printf(&in->b, "%s:\n", done);
+	if (in->mem_wait)
+		ptx_inject_wait(&in->b, PTX_MEM_MASK_REG, mask_tmp);
+	ptx_buf_printf(&in->b, "\t}\n");
 	if (skip)
 		ptx_buf_printf(&in->b, "%s_m%zu:\n", P, n);
 }
 
-/* The probe of memory instruction s, if it is a global or generic access:
- * o->mem_code inline, or `call SYM, (addr, size, kind);`. */
+/*
+ * Before memory instruction s, if it is a global or generic access: its
+ * address copied for its run's region (inline), or `call SYM, (addr,
+ * size, kind);`.
+ */
 static int ptx_inject_mem(struct ptx_inject *in, const struct ptx_stmt *s)
 {
 	struct ptx_inject_site site;
@@ -312,48 +476,89 @@ static int ptx_inject_mem(struct ptx_inject *in, const struct ptx_stmt *s)
 
 	if (r <= 0)
 		return r;
+	in->mem_probes++;
 	if (in->mem_inline) {
-		ptx_inject_mem_inline(in, s, &site);
-		in->mem_probes++;
+		unsigned j = in->mem_run_len++;
+		in->mem_run_sk[j] = (unsigned long long)site.size |
+				    (unsigned long long)site.kind << 32;
+		char reg[80];
+		snprintf(reg, sizeof(reg), "%%%s_a%u", in->pfx, j);
+		ptx_inject_mem_addr(in, &site, NULL, reg);
 		return 0;
 	}
 	const char *P = in->pfx;
+	char reg[80];
+	snprintf(reg, sizeof(reg), "%%%s_a", P);
 	ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_a;\n\t.param .b32 %s_s;\n"
 			       "\t.param .b32 %s_k;\n", P, P, P);
-	ptx_inject_mem_addr(in, &site, s);
+	ptx_inject_mem_addr(in, &site, s, reg);
 	ptx_buf_printf(&in->b, "\tst.param.b64 [%s_a], %%%s_a;\n\tst.param.b32 [%s_s], %u;\n"
 			       "\tst.param.b32 [%s_k], %d;\n\t", P, P, P, site.size, P,
 		       (int)site.kind);
 	ptx_inject_guard(in, s);
 	ptx_buf_printf(&in->b, "call %s, (%s_a, %s_s, %s_k);\n\t}\n", in->o->mem_sym, P, P, P);
-	in->mem_probes++;
+	return 0;
+}
+
+/* After statement s (inline form): its run's region, where s is the run's
+ * last access. */
+static int ptx_inject_mem_after(struct ptx_inject *in, const struct ptx_stmt *s)
+{
+	struct ptx_inject_site site;
+	size_t i = (size_t)(s - in->m->stmts);
+	int c = ptx_inject_mem_class(in, s, &site);
+
+	if (c < 0)
+		return c;
+	if (c != MEM_JOIN && c != MEM_ALONE)
+		return 0;
+	unsigned j = in->mem_run_len - 1;
+	if (!ptx_inject_mem_run_ends(in, i, j, c == MEM_ALONE))
+		return 0;
+	ptx_inject_mem_region(in, s, &site, j + 1);
+	in->mem_run_len = 0;
 	return 0;
 }
 
 /*
  * Which form the kernel's mem probes take (in->mem_inline): inline when
- * o->mem_code is given and its copies, one per access, come to at most
- * o->mem_inline_max bytes.
+ * o->mem_code is given and its copies, one per region (one per access
+ * without mem_run_loop), come to at most o->mem_inline_max bytes.
  */
 static int ptx_inject_mem_form(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	struct ptx_inject_site site;
-	size_t sites = 0;
+	size_t sites = 0, regions = 0, copies;
+	unsigned run = 0;
 
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
-		int r = ptx_inject_mem_site(in, &m->stmts[i], &site);
-		if (r < 0)
-			return r;
-		sites += (size_t)r;
+		int c = ptx_inject_mem_class(in, &m->stmts[i], &site);
+		if (c < 0)
+			return c;
+		if (c == MEM_BREAK || c == MEM_ALONE || (c == MEM_JOIN && run == PTX_INJECT_MEM_RUN))
+			run = 0;
+		if (c == MEM_JOIN || c == MEM_ALONE) {
+			sites++;
+			regions += !run;
+			run = c == MEM_JOIN ? run + 1 : 0;
+		}
 	}
 	if (in->o->mem_sites)
 		*in->o->mem_sites = sites;
-	if (!in->o->mem_code || !in->o->mem_sym) /* no call to make: inline */
-		in->mem_inline = in->o->mem_code != NULL;
-	else
-		in->mem_inline = in->o->mem_inline_max &&
-				 (!sites || strlen(in->o->mem_code) <= in->o->mem_inline_max / sites);
+	if (in->o->mem_regions)
+		*in->o->mem_regions = regions;
+	if (!in->o->mem_code)
+		return 0;
+	/* a copy an access where they fit, else a copy a region, else called */
+	size_t len = strlen(in->o->mem_code), max = in->o->mem_sym ? in->o->mem_inline_max : SIZE_MAX;
+	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
+	copies = in->mem_run_loop ? regions : sites;
+	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
+	int straight = ptx_inject_straight(in->o->mem_code, in->e);
+	if (straight < 0)
+		return straight;
+	in->mem_wait = !straight;
 	return 0;
 }
 
@@ -432,7 +637,9 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	int err = ptx_inject_head(in);
 	if (err)
 		return err;
-	if (o->mem_sym || o->mem_code)
+	if (in->mem_inline) /* the addresses of a run's accesses */
+		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a<%d>;\n", in->pfx, PTX_INJECT_MEM_RUN);
+	else if (o->mem_sym || o->mem_code)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
 	if (in->mem_inline)
 		ptx_buf_printf(&in->b, "\t.reg .pred %%%s_g;\n", in->pfx);
@@ -474,6 +681,8 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 				return err;
 		}
 		ptx_parse_print_stmt(m, s, &in->b);
+		if (s->kind == PTX_STMT_INSN && in->mem_inline && (err = ptx_inject_mem_after(in, s)))
+			return err;
 	}
 	return 0;
 }

@@ -138,10 +138,17 @@ struct ptx_wrap_ctx {
 };
 
 /*
- * The election and p's body as one block appended to site (callees to b):
- * r1 is the register or constant r1 (set in the runner only), which ctx
- * (when not NULL) chooses.  The lanes wait for the runner unless the probe
- * ends the thread (exit).
+ * p's body as one block appended to site (callees to b), for the lane the
+ * block's code elects: r1 is the register or constant r1 (set in the
+ * runner only), which ctx (when not NULL) chooses.  Entry and exit probes
+ * elect the warp's lowest active lane here, and the lanes of an entry
+ * probe wait for it (a lane running ahead would make the next probe elect
+ * a second runner with a partial mask); after the exit probe the threads
+ * end, nothing follows that could see a partial warp, so no wait there.
+ * A block probe runs in the one thread the injector's block code elects
+ * (its code around has the wait); a mem probe in the lane the injector's
+ * region elects once for a run of accesses (ptx_inject.c), with the
+ * warp's mask in PTX_MEM_MASK_REG.
  */
 static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
 				 const struct ptx_emit_opts *o, enum ptx_probe_kind kind,
@@ -149,7 +156,7 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 {
 	struct ptx_emit_opts io = *o;
 	struct ptx_buf body = {0};
-	int block = ptx_probe_is_block(kind);
+	int block = ptx_probe_is_block(kind), elect = !block && kind != PTX_PROBE_MEM;
 
 	io.inline_out = &body;
 	io.inline_r1 = "%gxp_x1";
@@ -171,37 +178,26 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 		r1 = ctx->mem ? ctx->r1_mem : ctx->r1_regs;
 	ptx_buf_printf(site, "\t{ // %s probe, inline, once per %s\n"
 			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
-			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n\tactivemask.b32 %%gxp_m;\n",
+			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n",
 		       ptx_probe_names[kind],
-		       block ? "block (the thread the block code elects)"
-			     : "warp (lowest active lane)");
-	/* The runner is the lane with no active lane below it. */
-	if (!block)
-		ptx_buf_printf(site, "\tmov.u32 %%gxp_lt, %%lanemask_lt;\n"
-				     "\tand.b32 %%gxp_lt, %%gxp_lt, %%gxp_m;\n"
-				     "\tsetp.ne.u32 %%gxp_skip, %%gxp_lt, 0;\n"
-				     "\t@%%gxp_skip bra GXP_DONE;\n");
+		       block			  ? "block (the thread the block code elects)"
+		       : kind == PTX_PROBE_MEM ? "warp (the lane its region elects)"
+					  : "warp (lowest active lane)");
+	if (elect)
+		ptx_inject_elect(site, "%gxp_m", "%gxp_lt", "%gxp_skip", "GXP_DONE");
+	else if (kind == PTX_PROBE_MEM)
+		ptx_buf_printf(site, "\tmov.b32 %%gxp_m, %s;\n", PTX_MEM_MASK_REG);
+	else
+		ptx_buf_printf(site, "\tactivemask.b32 %%gxp_m;\n");
 	ptx_buf_printf(site, "\tcvt.u64.u32 %%gxp_w, %%gxp_m;\n\tmov.b64 %%gxp_x1, %s;\n", r1);
 	if (body.len)
 		ptx_buf_append(site, body.text, body.len);
 	err = body.failed;
 	ptx_buf_free(&body);
-	/* The other lanes wait for the runner (see ptx_emit_probe: a lane
-	 * running ahead would make the next probe elect a second runner with a
-	 * partial mask).  After the exit probe the threads end: nothing follows
-	 * that could see a partial warp, so no wait there.  Block probes: the
-	 * injector's block code around them has the wait.  A mem probe waits
-	 * in a shfl.sync (its value unused: undefined where lane 0 is not in
-	 * the mask), which makes the mask's lanes wait for each other as
-	 * bar.warp.sync does, but without ordering memory: a bar.warp.sync
-	 * between two of the kernel's loads made the first complete before the
-	 * second issued (reduce's loop of loads: 3.5x with an empty probe,
-	 * 2.1x so; H200, bench/results/2026-11-22-h200-mem-inline-s4.md). */
-	ptx_buf_printf(site, "GXP_DONE:\n");
+	if (elect)
+		ptx_buf_printf(site, "GXP_DONE:\n");
 	if (kind == PTX_PROBE_ENTRY)
 		ptx_buf_printf(site, "\tbar.warp.sync %%gxp_m;\n");
-	else if (kind == PTX_PROBE_MEM)
-		ptx_buf_printf(site, "\tshfl.sync.idx.b32 %%gxp_lt, %%gxp_m, 0, 31, %%gxp_m;\n");
 	ptx_buf_printf(site, "\t}\n");
 	return err || site->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
 }
@@ -267,20 +263,24 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 		ptx_buf_free(&block);
 		return err_set(e, ENOMEM, "out of memory writing PTX");
 	}
-	/* Called: the same block behind the parameters.  Accesses through
-	 * generic addresses reach the function too: only global memory counts. */
+	/* Called: the same block behind the parameters and the election (the
+	 * lanes of a call wait for its runner).  Accesses through generic
+	 * addresses reach the function too: only global memory counts. */
 	ptx_buf_printf(func, "// mem probe of program '%s', its body inline\n"
 			     ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
-			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %%gxp_y, %%gxp_z;\n"
+			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %s, %%gxp_y, %%gxp_z;\n"
 			     "\t.reg .pred %%gxp_g;\n"
 			     "\tld.param.b64 %s, [addr];\n\tisspacep.global %%gxp_g, %s;\n"
 			     "\t@!%%gxp_g bra GXP_RET;\n"
 			     "\tld.param.b32 %%gxp_y, [size];\n\tld.param.b32 %%gxp_z, [kind];\n"
 			     "\tmov.b64 %s, {%%gxp_y, %%gxp_z};\n",
-		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_ADDR_REG,
+		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG, PTX_MEM_ADDR_REG,
 		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
+	ptx_inject_elect(func, PTX_MEM_MASK_REG, "%gxp_y", "%gxp_g", "GXP_DONE");
 	if (block.len)
 		ptx_buf_append(func, block.text, block.len);
+	ptx_buf_printf(func, "GXP_DONE:\n");
+	ptx_inject_wait(func, PTX_MEM_MASK_REG, "%gxp_y");
 	ptx_buf_printf(func, "GXP_RET:\n\tret;\n}\n\n");
 	if (site && block.len)
 		ptx_buf_append(site, block.text, block.len);
