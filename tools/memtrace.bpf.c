@@ -10,11 +10,12 @@
  *
  * Every warp of every kernel runs this, so nothing here may be a word that
  * all of them update: the counters are per-SM maps (each SM adds to its own
- * cache lines, spread over SPREAD_SLOTS copies: spread.h; the host sums
- * them), the adds are fire-and-forget
- * reductions, and a region's slot is its number modulo the slots, with bits
- * that say whose it is ORed in (memtrace.h): nothing is loaded, so the warp
- * never waits for the probe's memory before its own access.
+ * cache lines; the host sums them; one copy per SM, not spread by the
+ * warp's index: measured, below and memtrace.h), the adds are
+ * fire-and-forget reductions, and a region's slot is its number modulo the
+ * slots, with bits that say whose it is ORed in (memtrace.h): nothing is
+ * loaded, so the warp never waits for the probe's memory before its own
+ * access.  Three reductions a whole-warp access: traffic, count, bits.
  * The traffic of a whole warp is one add to a counter of its size class
  * (memtrace.h): bytes and thread accesses are multiples of it the host
  * works out, exactly.
@@ -33,8 +34,13 @@
 #ifndef MT_PARTS
 #define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
 #endif
+/* One copy of the traffic counters per SM (the copies 1.. of the map's
+ * SPREAD_SLOTS, which memtrace_block's layout shares, stay 0), as the heat
+ * map's (memtrace.h): on an H200 the traffic half alone ran 1.264x vecadd
+ * both ways, 1.576x -> 1.318x gemm, 4.342x -> 4.260x reduce without the
+ * spreading (bench/results/2026-11-22-h200-memtrace-s5.md). */
 #ifndef MT_TRAFFIC_COPIES
-#define MT_TRAFFIC_COPIES SPREAD_SLOTS
+#define MT_TRAFFIC_COPIES 1
 #endif
 
 /* Kind (GPUEXT_MEM_LOAD, _STORE, _ATOMIC; a fourth row unused: the key
