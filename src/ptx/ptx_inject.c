@@ -7,9 +7,10 @@
  * may be predicated), so `@%p ret;` gets `@%p call EXIT;` and a predicated
  * load is probed only by the lanes that load.  A mem probe sits in a
  * scope of its own (its .param variables, or the pasted probe's registers
- * and labels, live there) and computes the address into one .b64 register
- * declared at the top of the kernel, before the scope opens: the address
- * expression means what it means to the instruction.
+ * and labels, live there) and reads the address from a .b64 register
+ * declared at the top of the kernel, computed just before the access: the
+ * address expression means what it means to the instruction.  Called, the
+ * probe comes before its access; pasted, after a run of them (below).
  *
  * Left as they are: .param/.local/.shared/.const accesses (not global
  * memory), the asynchronous and bulk copies (cp.async, cp.async.bulk,
