@@ -57,6 +57,12 @@ int agent_mem_run_loop(void)
 	return v && !strcmp(v, "loop");
 }
 
+int agent_mem_wait(void)
+{
+	const char *v = getenv("GPUEXT_PTX_MEM_WAIT");
+	return v && !strcmp(v, "1") ? 1 : v && !strcmp(v, "0") ? -1 : 0;
+}
+
 /*
  * Pasted probe code, in all, from which the pasted form is predicted slow
  * to compile: memtrace's pasted forms on the H200 (s4, cold): vecadd 3 x

@@ -556,7 +556,8 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
 	copies = in->mem_run_loop ? regions : sites;
 	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
-	int straight = ptx_inject_straight(in->o->mem_code, in->e);
+	int straight = in->o->mem_wait ? in->o->mem_wait < 0
+				       : ptx_inject_straight(in->o->mem_code, in->e);
 	if (straight < 0)
 		return straight;
 	in->mem_wait = !straight;

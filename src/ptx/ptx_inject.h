@@ -143,6 +143,9 @@ struct ptx_inject_opts {
 	const char *mem_func;
 	size_t mem_inline_max;
 	int mem_run_loop; /* a copy a region even where a copy an access fits */
+	/* the wait after a region: 0 unless mem_code is straight-line code,
+	 * 1 always, -1 never (to compare them in one build) */
+	int mem_wait;
 	int *mem_inlined; /* set to 1 when mem_code was pasted, else 0 (may be NULL) */
 	size_t *mem_sites; /* set to the kernel's probed accesses (may be NULL) */
 	size_t *mem_regions; /* set to the regions mem_code was pasted in (may be NULL) */

@@ -402,7 +402,7 @@ static void test_runs(void **state)
 /*
  * Straight-line programs: memcost_none (no branch but to its end) needs no
  * wait after its regions (ptxas predicates them), the memtrace and
- * mem-signal programs do.
+ * mem-signal programs do; ptx_inject_opts.mem_wait overrides it both ways.
  */
 static void test_wait(void **state)
 {
@@ -415,14 +415,25 @@ static void test_wait(void **state)
 	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
 	for (size_t i = 0; i < 3; i++) {
 		struct mem_probe mp = {0};
-		int inlined = 0;
 		mem_probe_make(progs[i], &mp);
-		char *out = inject_mem(m, "k", &mp, SIZE_MAX, &inlined, NULL);
-		assert_true(inlined);
-		assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t"), i ? 6 : 0);
-		assert_int_equal(count_str(out, "\tactivemask.b32 %gxm_mask;\n"), 6);
-		ptxas_ok(out, "sm_90a", progs[i]);
-		free(out);
+		/* the program's choice, then always, then never (mem_wait) */
+		for (int w = 0; w < 3; w++) {
+			struct ptx_inject_opts o = {.kernel = "k", .mem_sym = mp.sym,
+						    .mem_code = mp.site, .mem_func = mp.func,
+						    .mem_inline_max = SIZE_MAX,
+						    .mem_wait = w == 2 ? -1 : w, .extra = mp.extra,
+						    .only_kernel = 1, .min_version_major = 7,
+						    .min_version_minor = 8};
+			char *out;
+			size_t len;
+			if (ptx_inject(m, &o, &out, &len, &e))
+				fail_msg("%s: %s", progs[i], e.msg);
+			size_t want = w == 1 || (w == 0 && i) ? 6 : 0;
+			assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t"), want);
+			assert_int_equal(count_str(out, "\tactivemask.b32 %gxm_mask;\n"), 6);
+			ptxas_ok(out, "sm_90a", progs[i]);
+			free(out);
+		}
 		mem_probe_free(&mp);
 	}
 	ptx_module_free(m);
