@@ -75,9 +75,9 @@ static struct {
 	pid_t pid;  /* the process the thread runs in (a forked child has none) */
 	int stop;
 	int left;   /* compiles ahead still allowed */
-	int device_wanted; /* make the device side ahead too (a kernel was compiled) */
-	int device_done;   /* made, failed, or made by a launch */
-	unsigned device_polls;
+	int joined; /* at exit */
+	pthread_t device_thread; /* makes the device side (agent_ahead_device_main) */
+	int device_started;
 } agent_ahead = {.left = AGENT_AHEAD_MAX};
 
 static void agent_ahead_free(struct agent_ahead_job *j)
@@ -155,38 +155,40 @@ static int agent_image_targeted(const void *image)
 }
 
 /*
- * With the queue empty, after a compile ahead: wait for the application's
- * context and make the device side there (agent_device_ahead), off the
- * first launch's path: its device maps and ring buffers (5-8 ms of pinned
- * memory for a ring-buffer tool on the H200).  The driver tells no one
- * when a primary context becomes active, so the thread asks every
- * AGENT_AHEAD_POLL_MS, then, after AGENT_AHEAD_POLLS of those, every
- * AGENT_AHEAD_POLL_SLOW_MS.  Called and returns with agent_ahead_lock
- * held; 1 when it waited (the caller looks at the queue again), 0 when
- * there is nothing to wait for.
+ * The device side made ahead too (agent_device_ahead), off the first
+ * launch's path: its device maps and ring buffers (5-8 ms of pinned memory
+ * for a ring-buffer tool on the H200), once the application has made its
+ * context, while it allocates and copies its input and while the compiles
+ * ahead still run.  The driver tells no one when a primary context becomes
+ * active, so a thread of its own, started with the first compile ahead,
+ * asks every AGENT_AHEAD_POLL_MS, then, after AGENT_AHEAD_POLLS of those,
+ * every AGENT_AHEAD_POLL_SLOW_MS, until it is made (or failed, or a launch
+ * made it).
  */
 enum { AGENT_AHEAD_POLL_MS = 1, AGENT_AHEAD_POLLS = 10000, AGENT_AHEAD_POLL_SLOW_MS = 50 };
 
-static int agent_ahead_device_wait(void)
+static void *agent_ahead_device_main(void *arg)
 {
-	if (!agent_ahead.device_wanted || agent_ahead.device_done)
-		return 0;
-	long ms = agent_ahead.device_polls++ < AGENT_AHEAD_POLLS ? AGENT_AHEAD_POLL_MS
-								 : AGENT_AHEAD_POLL_SLOW_MS;
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += ms * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
-	pthread_cond_timedwait(&agent_ahead_cond, &agent_ahead_lock, &until);
-	if (agent_ahead.head || agent_ahead.stop)
-		return 1;
-	pthread_mutex_unlock(&agent_ahead_lock);
-	int done = agent_device_ahead();
 	pthread_mutex_lock(&agent_ahead_lock);
-	agent_ahead.device_done = done;
-	return 1;
+	for (unsigned polls = 0; !agent_ahead.stop; polls++) {
+		pthread_mutex_unlock(&agent_ahead_lock);
+		int done = agent_device_ahead();
+		pthread_mutex_lock(&agent_ahead_lock);
+		if (done)
+			break;
+		long ms = polls < AGENT_AHEAD_POLLS ? AGENT_AHEAD_POLL_MS : AGENT_AHEAD_POLL_SLOW_MS;
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += ms * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&agent_ahead_cond, &agent_ahead_lock, &until);
+	}
+	pthread_mutex_unlock(&agent_ahead_lock);
+	return NULL;
 }
+
+static void agent_ahead_exit_again(void);
 
 static void *agent_ahead_main(void *arg)
 {
@@ -199,12 +201,10 @@ static void *agent_ahead_main(void *arg)
 		capture(&mode);
 	pthread_mutex_lock(&agent_ahead_lock);
 	for (;;) {
-		while (!agent_ahead.head && !agent_ahead.stop && !agent_ahead_device_wait())
+		while (!agent_ahead.head && !agent_ahead.stop)
 			pthread_cond_wait(&agent_ahead_cond, &agent_ahead_lock);
 		if (agent_ahead.stop)
 			break;
-		if (!agent_ahead.head)
-			continue;
 		struct agent_ahead_job *j = agent_ahead.head;
 		if (!(agent_ahead.head = j->next))
 			agent_ahead.tail = &agent_ahead.head;
@@ -213,15 +213,21 @@ static void *agent_ahead_main(void *arg)
 		/* from process start: only a fatbin with a targeted kernel
 		 * starts the driver (a program that targets nothing of this
 		 * binary's gets no context from the agent) */
-		if (j->call)
+		if (j->call) {
 			j->call(j->arg);
-		else if (budget > 0 && (j->ctx || agent_image_targeted(j->m.image)))
+		} else if (budget > 0 && (j->ctx || agent_image_targeted(j->m.image))) {
+			pthread_mutex_lock(&agent_ahead_lock);
+			if (!agent_ahead.device_started)
+				agent_ahead.device_started = !pthread_create(
+					&agent_ahead.device_thread, NULL, agent_ahead_device_main, NULL);
+			pthread_mutex_unlock(&agent_ahead_lock);
 			done = j->ctx ? agent_instrument_ahead(&j->m, j->ctx, budget)
 				      : agent_compile_ahead_noctx(&j->m, budget);
+		}
 		agent_ahead_free(j);
+		agent_ahead_exit_again();
 		pthread_mutex_lock(&agent_ahead_lock);
 		agent_ahead.left -= done;
-		agent_ahead.device_wanted |= done > 0;
 	}
 	pthread_mutex_unlock(&agent_ahead_lock);
 	return NULL;
@@ -236,13 +242,41 @@ static void *agent_ahead_main(void *arg)
 static void agent_ahead_atexit(void)
 {
 	pthread_mutex_lock(&agent_ahead_lock);
-	int mine = agent_ahead.pid == getpid();
+	int mine = agent_ahead.pid == getpid() && !agent_ahead.joined;
+	agent_ahead.joined |= mine; /* registered more than once (agent_ahead_exit_again) */
 	agent_ahead.stop = 1;
 	pthread_cond_broadcast(&agent_ahead_cond);
+	int device = mine && agent_ahead.device_started;
 	pthread_mutex_unlock(&agent_ahead_lock);
 	if (mine)
 		pthread_join(agent_ahead.thread, NULL);
+	if (device)
+		pthread_join(agent_ahead.device_thread, NULL);
 }
+
+/*
+ * Exit while the thread compiles: exit() runs the atexit handlers (and the
+ * libraries' C++ destructors, __cxa_atexit) newest first, and the driver's
+ * JIT compiler registers its own when the process's first JIT compile
+ * loads it.  Loaded after agent_ahead_atexit was registered, it is torn
+ * down before the join, under the compile in progress: measured on the
+ * H200 ("free(): invalid pointer", the application aborted) when an
+ * application exited while a tier's pasted form compiled in the
+ * background.  So the handler is registered again after every compile
+ * and job of the thread, and before a compile in the background (tiers)
+ * the thread has the compiler loaded (agent_ahead_jit_loaded: a trivial
+ * module compiled, AGENT_WARM_PTX, once): whatever those set up is torn
+ * down after the join.  The handler joins once.
+ */
+#define AGENT_WARM_PTX                                                                  \
+	".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry gx_ahead_warm()\n" \
+	"{\n\tret;\n}\n"
+
+static void agent_ahead_exit_again(void)
+{
+	atexit(agent_ahead_atexit);
+}
+
 
 /* GPUEXT_AGENT_AHEAD: 0 nothing ahead; unset, from process start only; 1
  * also at module load.  Module loads are not a source by default: cudart
@@ -288,6 +322,20 @@ typedef CUresult (*lib_module_fn)(CUmodule *, CUlibrary);
 static pthread_mutex_t agent_lib_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct agent_lib *agent_libs;
 
+void agent_ahead_jit_loaded(void)
+{
+	typedef CUresult (*lib_unload_fn)(CUlibrary);
+	static int done;
+	if (done++)
+		return;
+	lib_load_fn load = (lib_load_fn)agent_real_driver("cuLibraryLoadData");
+	lib_unload_fn unload = (lib_unload_fn)agent_real_driver("cuLibraryUnload");
+	CUlibrary lib;
+	if (load && unload && load(&lib, AGENT_WARM_PTX, NULL, NULL, 0, NULL, NULL, 0) == CUDA_SUCCESS)
+		unload(lib);
+	agent_ahead_exit_again();
+}
+
 int agent_ahead_lib_compile(const char *text, double *ms, struct err *e)
 {
 	lib_load_fn load = (lib_load_fn)agent_real_driver("cuLibraryLoadData");
@@ -300,6 +348,7 @@ int agent_ahead_lib_compile(const char *text, double *ms, struct err *e)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CUresult r = load(&l->lib, text, NULL, NULL, 0, NULL, NULL, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	agent_ahead_exit_again();
 	*ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	if (r != CUDA_SUCCESS) {
 		free(l->text);

@@ -188,11 +188,16 @@ static void agent_mark_mirrored(const struct prog *p)
 	}
 }
 
-int agent_gpu_init(struct err *e)
+/*
+ * Make the device side: GPU 0's primary context retained, the maps created
+ * there (into agent_gpu.maps and .refs, which nothing reads before
+ * agent_gpu.rt is published), the memory runtime's signal bound (*signal
+ * its map, or -1).  On failure everything is undone and noticed once.
+ * Runs without agent_gpu_lock when made ahead (agent_device_ahead): a
+ * compile ahead may hold it meanwhile.
+ */
+static int agent_gpu_make(struct ptx_rt **out, long *signal, struct err *e)
 {
-	if (agent_gpu.tried)
-		return agent_gpu.rt ? 0 : err_set(e, ENODEV, "GPU side unavailable (see above)");
-	__atomic_store_n(&agent_gpu.tried, 1, __ATOMIC_RELEASE);
 	agent_gpu.ctx_get_current = (agent_ctx_get_current_fn)agent_real_driver("cuCtxGetCurrent");
 	agent_gpu.capture_mode =
 		(agent_capture_mode_fn)agent_real_driver("cuThreadExchangeStreamCaptureMode");
@@ -227,9 +232,9 @@ int agent_gpu_init(struct err *e)
 		if (om->init) /* global data: the session's current value */
 			err = ptx_rt_map_array_set(agent_gpu.maps[i], 0, map_array_base(om->map), e);
 	}
-	long signal_map = -1;
+	*signal = -1;
 	if (!err) /* while the primary context is current */
-		signal_map = agent_mem_signal_bind(agent_gpu.maps);
+		*signal = agent_mem_signal_bind(agent_gpu.maps);
 	if (!app)
 		rt->cu->ctx_set_current(NULL);
 	if (err) {
@@ -239,10 +244,18 @@ int agent_gpu_init(struct err *e)
 		agent_notice("device probes disabled, kernels run unchanged: %s", e->msg);
 		return err;
 	}
+	*out = rt;
+	return 0;
+}
+
+/* The device side made by agent_gpu_make in use, agent_gpu_lock held: the
+ * mirror thread started. */
+static void agent_gpu_publish(struct ptx_rt *rt, long signal)
+{
 	for (size_t i = 0; i < agent_gpu_prog_cnt; i++)
 		agent_mark_mirrored(agent_gpu_progs[i]);
-	if (signal_map >= 0) /* the memory runtime reads its part itself */
-		agent_gpu.mirrored[signal_map] = 0;
+	if (signal >= 0) /* the memory runtime reads its part itself */
+		agent_gpu.mirrored[signal] = 0;
 	__atomic_store_n(&agent_gpu.rt, rt, __ATOMIC_RELEASE); /* read unlocked by agent_tier.c */
 	agent_gpu.mirror_pid = getpid();
 	agent_gpu.mirror_running = !pthread_create(&agent_gpu.mirror_thread, NULL,
@@ -254,7 +267,33 @@ int agent_gpu_init(struct err *e)
 	 * would otherwise shut the driver down before agent_gpu_fini. */
 	if (agent_gpu.mirror_running)
 		atexit(agent_gpu_atexit);
-	return 0;
+}
+
+/* Signalled when a device side made ahead is published (or failed). */
+static pthread_cond_t agent_gpu_made = PTHREAD_COND_INITIALIZER;
+
+/* Who makes the device side: the first to claim it (0 -> 1). */
+static int agent_gpu_claim(void)
+{
+	int unclaimed = 0;
+	return __atomic_compare_exchange_n(&agent_gpu.claimed, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
+int agent_gpu_init(struct err *e)
+{
+	if (!agent_gpu.tried && agent_gpu_claim()) {
+		struct ptx_rt *rt;
+		long signal;
+		int err = agent_gpu_make(&rt, &signal, e);
+		__atomic_store_n(&agent_gpu.tried, 1, __ATOMIC_RELEASE);
+		if (!err)
+			agent_gpu_publish(rt, signal);
+		return err;
+	}
+	while (!agent_gpu.tried) /* being made ahead, by agent_device_ahead */
+		pthread_cond_wait(&agent_gpu_made, &agent_gpu_lock);
+	return agent_gpu.rt ? 0 : err_set(e, ENODEV, "GPU side unavailable (see above)");
 }
 
 /* ---- the map table of instrumented modules ------------------------- */
@@ -320,17 +359,29 @@ int agent_device_ahead(void)
 	CUdevice dev;
 	struct err e = {{0}};
 	struct timespec t0;
-	if (__atomic_load_n(&agent_gpu.tried, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&agent_gpu.claimed, __ATOMIC_ACQUIRE))
 		return 1;
 	if (!agent_primary_active(&cu, &dev))
 		return 0;
+	if (!agent_gpu_claim())
+		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct ptx_rt *rt;
+	long signal;
+	/* without agent_gpu_lock, which a compile ahead may hold meanwhile:
+	 * published under it */
+	int err = agent_gpu_make(&rt, &signal, &e);
+	double ms = agent_ms_since(&t0);
 	pthread_mutex_lock(&agent_gpu_lock);
-	int mine = !agent_gpu.tried, err = mine ? agent_gpu_init(&e) : 0;
+	__atomic_store_n(&agent_gpu.tried, 1, __ATOMIC_RELEASE);
+	if (!err)
+		agent_gpu_publish(rt, signal);
+	pthread_cond_broadcast(&agent_gpu_made);
 	pthread_mutex_unlock(&agent_gpu_lock);
-	if (mine && !err && getenv("GPUEXT_AGENT_VERBOSE"))
-		agent_notice("device side made ahead of the first launch (%zu maps; %.1f ms)",
-			     agent_session->obj->map_cnt, agent_ms_since(&t0));
+	if (!err && getenv("GPUEXT_AGENT_VERBOSE"))
+		agent_notice("device side made ahead of the first launch (%zu maps; %.1f ms, "
+			     "in use %.1f ms later)", agent_session->obj->map_cnt, ms,
+			     agent_ms_since(&t0) - ms);
 	return 1;
 }
 

@@ -27,7 +27,8 @@ typedef CUresult (*agent_capture_mode_fn)(CUstreamCaptureMode *);
 extern pthread_mutex_t agent_gpu_lock;
 
 struct agent_gpu {
-	int tried;
+	int tried;                      /* made, or failed (agent_gpu.rt NULL) */
+	int claimed;                    /* being made: by a launch or ahead (agent_device_ahead) */
 	struct ptx_rt *rt;              /* NULL: GPU side unavailable */
 	struct ptx_rt_map *maps[AGENT_MAX_MAPS];
 	struct ptx_map_ref refs[AGENT_MAX_MAPS];
@@ -47,11 +48,14 @@ extern struct agent_gpu agent_gpu;
  * failure is noticed once and every later call fails the same way. */
 int agent_gpu_init(struct err *e);
 
-/* The device side made ahead of the first launch (agent_ahead.c's thread
- * asks, every few ms, after its compiles): once the application's GPU 0
- * primary context is active (the agent never makes it active itself),
- * agent_gpu_init there.  1 when there is nothing more to wait for (made,
- * failed, or made by a launch already), 0 while that context is not active. */
+/* The device side made ahead of the first launch (agent_ahead.c's poller
+ * asks every millisecond while the compiles ahead run): once the
+ * application's GPU 0 primary context is active (the agent never makes it
+ * active itself), made there without agent_gpu_lock, so that a compile in
+ * progress does not hold it up, and published under it (agent_gpu_init
+ * waits for that).  1 when there is nothing more to wait for (made,
+ * failed, or made by a launch already), 0 while that context is not
+ * active. */
 int agent_device_ahead(void);
 
 /* Is ctx GPU 0's primary context (the one the device maps live in)?  An

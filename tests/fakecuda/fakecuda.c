@@ -10,7 +10,8 @@
  * and PTX images are written to $FAKECUDA_DUMP/mod-MOD.ptx (a module loaded
  * from the JIT linker's output counts as the PTX that went into the link).
  * $FAKECUDA_FAIL="cuFoo:N,cuBar:M" makes the Nth call of cuFoo fail
- * (CUDA_ERROR_INVALID_PTX for loads, CUDA_ERROR_OUT_OF_MEMORY otherwise).
+ * (CUDA_ERROR_INVALID_PTX for loads, CUDA_ERROR_OUT_OF_MEMORY otherwise);
+ * $FAKECUDA_DELAY="cuFoo:MS" makes each load through cuFoo take MS ms more.
  * The device has $FAKECUDA_SMS multiprocessors (default 2; 132 makes the
  * per-SM code an H200's: bench/sass_size.sh).
  * Not part of gpuext: a test fixture (built by the Makefile as
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cuda.h>
 
@@ -75,6 +77,17 @@ static int fake_fail(const char *fn)
 	return 0;
 }
 
+/* FAKECUDA_DELAY="cuFoo:MS,...": every call of cuFoo that compiles takes MS
+ * ms more (a slow JIT compile). */
+static void fake_delay(const char *fn)
+{
+	const char *spec = getenv("FAKECUDA_DELAY");
+	size_t len = strlen(fn);
+	for (const char *p = spec; p && (p = strstr(p, fn)); p += len)
+		if ((p == spec || p[-1] == ',') && p[len] == ':')
+			usleep((useconds_t)atoi(p + len + 1) * 1000);
+}
+
 struct CUmod_st {
 	int id;
 	char *ptx; /* NULL for binary images */
@@ -125,6 +138,7 @@ static CUresult fake_load(CUmodule *m, const void *image, const char *api)
 {
 	if (fake_fail(api))
 		return CUDA_ERROR_INVALID_PTX;
+	fake_delay(api);
 	struct CUmod_st *mod = calloc(1, sizeof(*mod));
 	uint32_t magic;
 	memcpy(&magic, image, 4);
