@@ -366,8 +366,9 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 			access(a, src, in->off, size, 0, &u->space, &u->off);
 		if (record && size < 8)
 			read_frame(a, r, src, in->off, size);
-		/* a spilled ctx pointer comes back whole from its slot */
-		if (s >= 0 && size == 8 && r->slot[s].kind == V_CTX)
+		/* a spilled ctx pointer comes back whole from its slot (V_ANY
+		 * where paths spilled different things: it escapes when used) */
+		if (s >= 0 && size == 8 && r->slot[s].kind != V_SCALAR)
 			*dst = r->slot[s];
 		else
 			*dst = scalar_max(src.kind == V_FP

@@ -41,6 +41,7 @@ part() {
 	first-launch) echo "tests/gpu/first_launch.sh" ;;
 	first-launch-sm90) echo "env CASES='vecadd@sm90 -n 1048576;gemm@sm90 -n 512;reduce@sm90 -n 1048576;imbalance@sm90 -n 64' tests/gpu/first_launch.sh" ;;
 	launch-id) echo "tests/gpu/launch_id.sh" ;;
+	block-ctx) echo "tests/gpu/block_ctx.sh" ;;
 	memtrace-cost) echo "env ITERS=31 TOOLS='memtrace memtrace_block' VARIANTS='build/bpf/bench/progs/memcost_none.bpf.o' bench/memtrace_cost.sh" ;;
 	overhead) echo "env ITERS=31 bench/gpu_overhead.sh" ;;
 	tools-overhead) echo "env ITERS=31 bench/gpu_tools_overhead.sh" ;;

@@ -742,12 +742,13 @@ static void test_block_ctx_words(void **state)
 	}
 
 	/* hand-made block_exit programs: r0 = ctx->sm (word 3), with r1 spilled
-	 * and loaded back, compared, read narrow from its slot, left in a frame
-	 * that escapes */
+	 * and loaded back, compared, read narrow from its slot, spilled on one
+	 * path and a number stored there on the other, left in a frame that
+	 * escapes */
 #define X(c, d, s_, o_, i_) {ISA_OPC_##c, d, s_, o_, i_}
 	static const struct {
 		const char *name;
-		struct isa_insn insns[6];
+		struct isa_insn insns[7];
 		size_t n;
 		int mem;
 	} cases[] = {
@@ -758,6 +759,10 @@ static void test_block_ctx_words(void **state)
 			      X(LDX_W, 0, 1, 24, 0), X(JMP_EXIT, 0, 0, 0, 0)}, 4, 1},
 		{"narrow", {X(STX_DW, ISA_REG_FP, 1, -8, 0), X(LDX_W, 2, ISA_REG_FP, -8, 0),
 			    X(LDX_W, 0, 1, 24, 0), X(JMP_EXIT, 0, 0, 0, 0)}, 4, 1},
+		{"joined", {X(JMP_JEQ_K, 2, 0, 2, 0), X(STX_DW, ISA_REG_FP, 1, -8, 0),
+			    X(JMP_JA, 0, 0, 1, 0), X(ST_DW, ISA_REG_FP, 0, -8, 5),
+			    X(LDX_DW, 3, ISA_REG_FP, -8, 0), X(LDX_W, 0, 3, 24, 0),
+			    X(JMP_EXIT, 0, 0, 0, 0)}, 7, 1},
 		{"frame escapes", {X(STX_DW, ISA_REG_FP, 1, -8, 0), X(ALU64_MOV_K, 2, 0, 0, 1),
 				   X(ATOMIC_DW, ISA_REG_FP, 2, -16, ISA_ATOMIC_ADD),
 				   X(LDX_DW, 3, ISA_REG_FP, -8, 0), X(LDX_W, 0, 3, 24, 0),
