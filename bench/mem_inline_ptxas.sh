@@ -9,8 +9,9 @@
 # kernel (the examples' vecadd, gemm, reduce, and synthetic kernels of N
 # global loads in a row), the agent instruments the kernel through the fake
 # driver (tests/fakecuda): this build with GPUEXT_PTX_MEM_INLINE=0 (a call
-# per access) and =1 (pasted), and BASE's build (a build folder: its
-# gpuext and agent, e.g. main's) pasted; ptxas -O3 compiles each module for
+# per access), =1 (pasted: a copy of the program an access) and =loop (a
+# copy a region of accesses), and BASE's build (a build folder: its gpuext
+# and agent, e.g. main's) pasted; ptxas -O3 compiles each module for
 # sm_90: the module's PTX bytes, ptxas's wall time (the whole module: a
 # called probe is a function of its own), the kernel's SASS bytes (its
 # .text section) and registers.  Writes $OUT/mem_inline_ptxas.md.
@@ -48,8 +49,8 @@ for n in $SITES; do
 done
 
 md="$OUT/mem_inline_ptxas.md"
-cols="called (this build) inline"
-[ -n "$BASE" ] && cols="called (this build) base inline, inline (this build)"
+cols="called, inline (a copy an access), loop (a copy a region): this build"
+[ -n "$BASE" ] && cols="called (this build), base: inline (BASE), inline and loop (this build)"
 {
 	echo "# Mem probes called vs inline: ptxas on the instrumented module"
 	echo
@@ -60,7 +61,7 @@ cols="called (this build) inline"
 	echo
 	h="| program | kernel | accesses | regions | probe bytes |"
 	a="| --- | --- | ---: | ---: | ---: |"
-	for c in called ${BASE:+base} inline; do
+	for c in called ${BASE:+base} inline loop; do
 		h+=" $c: PTX bytes | ms | SASS bytes | regs |"
 		a+=" ---: | ---: | ---: | ---: |"
 	done
@@ -103,6 +104,7 @@ for prog in $PROGS; do
 		read -r sites bytes < <(sed -n 's/.*mem probes called at \([0-9]*\) accesses (\([0-9]*\) bytes).*/\1 \2/p' "$d/run.log" | head -1)
 		[ -n "$BASE" ] && run base "$BASE" 1
 		run inline build 1
+		run loop build loop
 		# "mem probes inline at N accesses in R regions (M bytes)"
 		regions=$(sed -n 's/.*mem probes inline at [0-9]* accesses in \([0-9]*\) regions.*/\1/p' "$d/run.log" | head -1)
 		echo "| $pname | $kernel | ${sites:--} | ${regions:--} | ${bytes:--} |$row" >> "$md"

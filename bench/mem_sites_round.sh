@@ -12,7 +12,8 @@
 # disassembled here (the triton wheel's cuobjdump).  Steps, each logged
 # and not fatal:
 #   0. build/gpu/inject_check under each ROWS setting (CHECK_ROWS: which)
-#   0b. tests/gpu/tools.sh for the tools with mem probes (CHECK_TOOLS)
+#   0b. tests/gpu/tools.sh for the tools with mem probes (CHECK_TOOLS, under
+#       CHECK_ENV)
 #   1. SASS of the staged cubins -> $OUT/sass.tgz
 #   2. bench/memtrace_cost.sh (tiers off): main vs branch, memtrace and
 #      memcost_none (the probe with no map update) on vecadd/gemm/reduce, and the ROWS
@@ -53,8 +54,9 @@ fi
 
 step "0b. tests/gpu/tools.sh (TOOLS=${CHECK_TOOLS-memtrace memtrace_block})"
 if [ -n "${CHECK_TOOLS-memtrace memtrace_block}" ] && [ -f tests/gpu/tools.sh ]; then
-	OUT=$OUT/tools TOOLS="${CHECK_TOOLS-memtrace memtrace_block}" timeout 60 bash tests/gpu/tools.sh \
-		> "$OUT/tools.log" 2>&1
+	# shellcheck disable=SC2086
+	env ${CHECK_ENV:-} OUT=$OUT/tools TOOLS="${CHECK_TOOLS-memtrace memtrace_block}" \
+		timeout 60 bash tests/gpu/tools.sh > "$OUT/tools.log" 2>&1
 	echo "tools.sh rc $?: $(tail -1 "$OUT/tools.log")"
 	grep -E '^(PASS|FAIL)' "$OUT/tools.log" | head -20
 	rm -rf "$OUT/tools/logs"

@@ -157,6 +157,8 @@ static int agent_inject(const struct ptx_module *pm, const char *kernel,
 				    .mem_code = bare ? NULL : pr->site[AGENT_MEM],
 				    .mem_func = bare ? NULL : pr->mem_func,
 				    .mem_inline_max = pr->mem_inline_max,
+				    .mem_run_loop = agent_mem_run_loop(),
+				    .mem_wait = agent_mem_wait(),
 				    .mem_inlined = inlined, .mem_sites = sites,
 				    .mem_regions = regions,
 				    .extra = bare ? NULL : pr->extra,
@@ -310,7 +312,8 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, pr.mem_func ? pr.mem_func : "-");
 	char max[32];
-	snprintf(max, sizeof(max), "%zu", pr.mem_inline_max);
+	snprintf(max, sizeof(max), "%zu%s wait %d", pr.mem_inline_max,
+		 agent_mem_run_loop() ? " loop" : "", agent_mem_wait());
 	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	hash = agent_hash(hash, agent_block_exit_counted() ? "exit-counted" : "-");

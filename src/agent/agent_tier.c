@@ -34,20 +34,33 @@
 /*
  * The limit: AGENT_MEM_INLINE_MAX, measured (docs/ptx-inject.md, "Mem
  * probes inline"); none for a program with local memory (ptxas gives each
- * copy a frame of its own).  GPUEXT_PTX_MEM_INLINE=1 pastes at every
- * access whatever the size, =0 calls everywhere, to compare both in one
- * build.
+ * copy a frame of its own).  GPUEXT_PTX_MEM_INLINE=1 pastes whatever the
+ * size (a copy of the program an access), =loop likewise with a copy a
+ * region of accesses (agent_mem_run_loop), =0 calls everywhere, to
+ * compare them in one build.
  */
 #define AGENT_MEM_INLINE_MAX (128u << 10)
 
 size_t agent_mem_inline_max(int local)
 {
 	const char *v = getenv("GPUEXT_PTX_MEM_INLINE");
-	if (v && !strcmp(v, "1"))
+	if (v && (!strcmp(v, "1") || !strcmp(v, "loop")))
 		return SIZE_MAX;
 	if (v && !strcmp(v, "0"))
 		return 0;
 	return local ? 0 : AGENT_MEM_INLINE_MAX;
+}
+
+int agent_mem_run_loop(void)
+{
+	const char *v = getenv("GPUEXT_PTX_MEM_INLINE");
+	return v && !strcmp(v, "loop");
+}
+
+int agent_mem_wait(void)
+{
+	const char *v = getenv("GPUEXT_PTX_MEM_WAIT");
+	return v && !strcmp(v, "1") ? 1 : v && !strcmp(v, "0") ? -1 : 0;
 }
 
 /*

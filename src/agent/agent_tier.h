@@ -18,6 +18,11 @@
  * access (ptx_inject_opts.mem_inline_max), before its accesses call the
  * probe instead (local: a mem program uses local memory). */
 size_t agent_mem_inline_max(int local);
+/* ptx_inject_opts.mem_run_loop: GPUEXT_PTX_MEM_INLINE=loop. */
+int agent_mem_run_loop(void);
+/* ptx_inject_opts.mem_wait: GPUEXT_PTX_MEM_WAIT=1 (always) or 0 (never);
+ * unset: the injector's choice (docs/ptx-inject.md). */
+int agent_mem_wait(void);
 
 /* Tiers on?  GPUEXT_AGENT_TIER unset or 1 (0: off); off too when a form
  * is forced with GPUEXT_PTX_MEM_INLINE. */

@@ -7,9 +7,10 @@
  * may be predicated), so `@%p ret;` gets `@%p call EXIT;` and a predicated
  * load is probed only by the lanes that load.  A mem probe sits in a
  * scope of its own (its .param variables, or the pasted probe's registers
- * and labels, live there) and computes the address into one .b64 register
- * declared at the top of the kernel, before the scope opens: the address
- * expression means what it means to the instruction.
+ * and labels, live there) and reads the address from a .b64 register
+ * declared at the top of the kernel, computed just before the access: the
+ * address expression means what it means to the instruction.  Called, the
+ * probe comes before its access; pasted, after a run of them (below).
  *
  * Left as they are: .param/.local/.shared/.const accesses (not global
  * memory), the asynchronous and bulk copies (cp.async, cp.async.bulk,
@@ -358,34 +359,46 @@ static int ptx_inject_mem_run_ends(struct ptx_inject *in, size_t i, unsigned j, 
 }
 
 /*
- * Is code straight-line: no call, return, exit or branch, but a branch to
- * the label right after it?  <0 when it does not lex.  The runner of such
- * code cannot be held in it while the other lanes of its warp run ahead:
- * ptxas predicates the region or reconverges its lanes right after it.
+ * Does code branch only forward: no call, return, exit or indirect branch,
+ * and every `bra` to a label later in its scope or one around it (no
+ * loop)?  <0 when it does not lex.  Such a program cannot hold its runner
+ * while the other lanes of its warp run ahead: ptxas predicates the region
+ * or reconverges its lanes at the region's end (a convergence barrier that
+ * every lane of the election's branch passes).
  */
-static int ptx_inject_straight(const char *code, struct err *e)
+static int ptx_inject_forward_only(const char *code, struct err *e)
 {
 	struct ptx_tok *t;
 	size_t n;
-	int err = ptx_lex(code, strlen(code), &t, &n, e), straight = 1;
+	int err = ptx_lex(code, strlen(code), &t, &n, e), forward = 1;
 
 	if (err)
 		return err;
-	for (size_t i = 0; i < n && straight; i++) {
+	for (size_t i = 0; i < n && forward; i++) {
 		const char *op = code + t[i].off, *dot = memchr(op, '.', t[i].len);
 		size_t len = dot ? (size_t)(dot - op) : t[i].len;
 		if (t[i].kind != PTX_TOK_NAME)
 			continue;
 		if ((len == 4 && !memcmp(op, "call", 4)) || (len == 3 && !memcmp(op, "brx", 3)) ||
-		    (len == 3 && !memcmp(op, "ret", 3)) || (len == 4 && !memcmp(op, "exit", 4)))
-			straight = 0;
-		else if (len == 3 && !memcmp(op, "bra", 3))
-			straight = i + 4 < n && t[i + 1].len == t[i + 3].len &&
-				   !memcmp(code + t[i + 1].off, code + t[i + 3].off, t[i + 1].len) &&
-				   code[t[i + 2].off] == ';' && code[t[i + 4].off] == ':';
+		    (len == 3 && !memcmp(op, "ret", 3)) || (len == 4 && !memcmp(op, "exit", 4))) {
+			forward = 0;
+		} else if (len == 3 && !memcmp(op, "bra", 3) && i + 1 < n) {
+			/* the label, later at this depth or at a shallower one */
+			int depth = 0, floor = 0;
+			forward = 0;
+			for (size_t j = i + 2; j + 1 < n && !forward; j++) {
+				char c = t[j].kind == PTX_TOK_PUNCT ? code[t[j].off] : 0;
+				depth += (c == '{') - (c == '}');
+				if (depth < floor)
+					floor = depth;
+				forward = depth == floor && t[j].len == t[i + 1].len &&
+					  !memcmp(code + t[j].off, code + t[i + 1].off, t[j].len) &&
+					  code[t[j + 1].off] == ':';
+			}
+		}
 	}
 	free(t);
-	return straight;
+	return forward;
 }
 
 /*
@@ -555,10 +568,11 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
 	copies = in->mem_run_loop ? regions : sites;
 	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
-	int straight = ptx_inject_straight(in->o->mem_code, in->e);
-	if (straight < 0)
-		return straight;
-	in->mem_wait = !straight;
+	int forward = in->o->mem_wait ? in->o->mem_wait < 0
+				       : ptx_inject_forward_only(in->o->mem_code, in->e);
+	if (forward < 0)
+		return forward;
+	in->mem_wait = !forward;
 	return 0;
 }
 

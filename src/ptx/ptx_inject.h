@@ -131,7 +131,7 @@ struct ptx_inject_opts {
 	 * elects the warp's lowest active lane (PTX_MEM_MASK_REG = the active
 	 * mask) and runs mem_code in it once per access, in order, with the
 	 * access in PTX_MEM_ADDR_REG and PTX_MEM_SK_REG, then (unless mem_code
-	 * is straight-line code) makes the lanes wait for it.  A copy of
+	 * branches only forward) makes the lanes wait for it.  A copy of
 	 * mem_code an access while mem_code's length times the accesses is at
 	 * most mem_inline_max (bytes of PTX pasted; 0: never, SIZE_MAX:
 	 * always), else one copy a region, a loop over its accesses, while
@@ -143,6 +143,9 @@ struct ptx_inject_opts {
 	const char *mem_func;
 	size_t mem_inline_max;
 	int mem_run_loop; /* a copy a region even where a copy an access fits */
+	/* the wait after a region: 0 unless mem_code branches only forward
+	 * (no loop, call or return), 1 always, -1 never (to compare them) */
+	int mem_wait;
 	int *mem_inlined; /* set to 1 when mem_code was pasted, else 0 (may be NULL) */
 	size_t *mem_sites; /* set to the kernel's probed accesses (may be NULL) */
 	size_t *mem_regions; /* set to the regions mem_code was pasted in (may be NULL) */

@@ -71,10 +71,12 @@ int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct 
  *   warp, r1 = struct gpuext_mem_ctx) appended to func (which may be b),
  *   for one call per access (ptx_inject_opts.mem_sym);
  * - inline (site not NULL): one PTX block appended to site, to be pasted
- *   before each access (ptx_inject_opts.mem_code), that reads the access
- *   from the registers PTX_MEM_ADDR_REG (a global address: the injector
- *   tests generic ones) and PTX_MEM_SK_REG (size | kind << 32, set from
- *   immediates) declared around it: the election and p's body, no call.
+ *   after accesses (ptx_inject_opts.mem_code), in the region whose runner
+ *   runs it once per access, reading the access from the registers
+ *   PTX_MEM_ADDR_REG (a global address: the injector tests generic ones)
+ *   and PTX_MEM_SK_REG (size | kind << 32, from immediates) and the
+ *   warp's lanes from PTX_MEM_MASK_REG, declared around it: p's body,
+ *   no election (the region's), no call.
  * *local (when not NULL) is set to 1 when the block declares local memory
  * (a frame ptx_stack.h could not keep in registers, or the ctx in memory):
  * ptxas gives every pasted copy a frame of its own, so such a program is

@@ -7,8 +7,8 @@
  * a run of accesses: one election, one wait, mem_code run for each); the
  * access's address copied before it, its size and kind as immediates,
  * predicated accesses skipped by a branch on the inverted guard, generic
- * ones by isspacep.global, each region closed by a shfl.sync (not
- * bar.warp.sync, which orders memory); where runs end (labels, branches,
+ * ones by isspacep.global, a region of a program with a loop or a call
+ * closed by a shfl.sync (not bar.warp.sync, which orders memory); where runs end (labels, branches,
  * barriers, warp-synchronous instructions, guarded and generic accesses,
  * 8 accesses) and the loop form of a run; the size rule (mem_inline_max)
  * and the call form it falls back to; programs with local memory say so.
@@ -283,10 +283,11 @@ static void test_sites(void **state)
 	assert_int_equal(sum, 4);
 	assert_int_equal(count_str(out, "\t{ // mem probe of program"), 4);
 	assert_int_equal(count_str(out, "gxi_m0:\n"), 1);
-	/* one election a region, whose lanes wait for its runner without
-	 * ordering memory; the program's block has none of its own */
+	/* one election a region; the program's block has none of its own;
+	 * mem-signal branches only forward: no wait (test_wait) */
 	assert_int_equal(count_str(out, "activemask.b32"), 4);
-	assert_int_equal(count_str(out, "shfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, %gxm_mask;"), 4);
+	assert_int_equal(count_str(out, "shfl.sync"), 0);
+	assert_int_equal(count_str(out, "gxi_d:\n\t}\n"), 4);
 	assert_null(strstr(mp.site, "activemask"));
 	assert_null(strstr(mp.site, "shfl.sync"));
 	assert_null(strstr(out, "bar.warp.sync"));
@@ -357,12 +358,10 @@ static void test_runs(void **state)
 					    "\tadd.s64 %gxi_a1, %gxi_a1, 4;\n\tld.global.u32 %r3, [%rd1+4];\n"
 					    "\tmov.u64 %gxi_a2, %rd1;\n\tadd.s64 %gxi_a2, %gxi_a2, 8;\n"
 					    "\tst.global.u32 [%rd1+8], %r2;\n\t{ // mem probes of 3 accesses"));
-		/* memtrace is not straight-line code: every region waits, and the
-		 * barrier comes after the first */
-		assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, "
-						"%gxm_mask;\n"), 6);
-		assert_non_null(strstr(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, %gxm_mask;\n"
-					    "\t}\n\tbar.sync 0;\n"));
+		/* memtrace branches only forward: no wait (test_wait); the barrier
+		 * comes after the first region */
+		assert_int_equal(count_str(out, "shfl.sync"), 0);
+		assert_non_null(strstr(out, "gxi_d:\n\t}\n\tbar.sync 0;\n"));
 		/* the run of 8: each address as the load found it */
 		assert_non_null(strstr(out, "$L__BB0_1:\n\tmov.u64 %gxi_a0, %rd4;\n"
 					    "\tld.global.u64 %rd4, [%rd4];\n\tmov.u64 %gxi_a1, %rd4;\n"));
@@ -400,29 +399,42 @@ static void test_runs(void **state)
 }
 
 /*
- * Straight-line programs: memcost_none (no branch but to its end) needs no
- * wait after its regions (ptxas predicates them), the memtrace and
- * mem-signal programs do.
+ * Programs that branch only forward (memcost_none: only to its end;
+ * memtrace: its tests) need no wait after their regions; one that calls
+ * (mem_local: a bpf-to-bpf callee) gets the shfl.sync after each;
+ * ptx_inject_opts.mem_wait overrides it both ways.
  */
 static void test_wait(void **state)
 {
 	const char *progs[] = {TEST_BPF_DIR "/bench/progs/memcost_none.bpf.o",
 			       TEST_BPF_DIR "/tools/memtrace.bpf.o",
-			       TEST_BPF_DIR "/policies/mem-signal.bpf.o"};
+			       TEST_BPF_DIR "/tests/progs/mem_local.bpf.o"};
 	struct ptx_module *m;
 	struct err e = {{0}};
 
 	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
 	for (size_t i = 0; i < 3; i++) {
 		struct mem_probe mp = {0};
-		int inlined = 0;
 		mem_probe_make(progs[i], &mp);
-		char *out = inject_mem(m, "k", &mp, SIZE_MAX, &inlined, NULL);
-		assert_true(inlined);
-		assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t"), i ? 6 : 0);
-		assert_int_equal(count_str(out, "\tactivemask.b32 %gxm_mask;\n"), 6);
-		ptxas_ok(out, "sm_90a", progs[i]);
-		free(out);
+		/* the program's choice, then always, then never (mem_wait) */
+		for (int w = 0; w < 3; w++) {
+			struct ptx_inject_opts o = {.kernel = "k", .mem_sym = mp.sym,
+						    .mem_code = mp.site, .mem_func = mp.func,
+						    .mem_inline_max = SIZE_MAX,
+						    .mem_wait = w == 2 ? -1 : w, .extra = mp.extra,
+						    .only_kernel = 1, .min_version_major = 7,
+						    .min_version_minor = 8};
+			char *out;
+			size_t len;
+			if (ptx_inject(m, &o, &out, &len, &e))
+				fail_msg("%s: %s", progs[i], e.msg);
+			size_t want = w == 1 || (w == 0 && i == 2) ? 6 : 0;
+			assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, "
+							"%gxm_mask;\n\t}\n"), want);
+			assert_int_equal(count_str(out, "\tactivemask.b32 %gxm_mask;\n"), 6);
+			ptxas_ok(out, "sm_90a", progs[i]);
+			free(out);
+		}
 		mem_probe_free(&mp);
 	}
 	ptx_module_free(m);
