@@ -106,7 +106,6 @@ static void agent_tier_compile(void *arg)
 	struct agent_tier *t = arg;
 	struct err e = {{0}};
 	double ms = 0;
-	agent_ahead_jit_loaded();
 	int err = agent_ahead_lib_compile(t->text, &ms, &e);
 	pthread_mutex_lock(&agent_tier_lock);
 	t->ms = ms;
