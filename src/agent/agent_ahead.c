@@ -34,7 +34,11 @@
  *
  * At most AGENT_AHEAD_MAX compiles per process are done ahead (a module of
  * many targeted kernels that are never launched costs no more); the thread
- * is stopped, after the compile in progress, at exit.
+ * is stopped, after the compile in progress, at exit.  The same thread
+ * runs other work in the background in order (agent_ahead_call: tiers'
+ * compiles, agent_tier.c), and a second one, started with the first
+ * compile ahead, makes the device side as soon as the application's
+ * context exists (agent_ahead_device_main).
  */
 #include <errno.h>
 #include <link.h>
