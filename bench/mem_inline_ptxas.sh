@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# mem_inline_ptxas.sh - what pasting a mem probe at every access costs the
-# compiler (the size rule of docs/ptx-inject.md, "Mem probes inline"), on
-# the build machine, no GPU:
+# mem_inline_ptxas.sh - what pasting a mem probe into kernels costs the
+# compiler and the code (the size rule of docs/ptx-inject.md, "Mem probes
+# inline"), on the build machine, no GPU:
 #
-#   [OUT=DIR] [PROGS="..."] [SITES="16 64 256 1024"] bench/mem_inline_ptxas.sh
+#   [OUT=DIR] [PROGS="..."] [SITES="16 64 256"] [BASE=DIR] bench/mem_inline_ptxas.sh
 #
 # For each mem program (default memtrace, mem-signal, memcost_none) and each
 # kernel (the examples' vecadd, gemm, reduce, and synthetic kernels of N
-# global loads), the agent instruments the kernel through the fake driver
-# (tests/fakecuda) twice, GPUEXT_PTX_MEM_INLINE=0 (a call per access) and =1
-# (the probe pasted at each access), and ptxas -O3 compiles each module for
-# sm_90: the module's bytes, ptxas's own compile time (-v, the kernel) and
-# its registers.  Writes $OUT/mem_inline_ptxas.md.
+# global loads in a row), the agent instruments the kernel through the fake
+# driver (tests/fakecuda): this build with GPUEXT_PTX_MEM_INLINE=0 (a call
+# per access) and =1 (pasted), and BASE's build (a build folder: its
+# gpuext and agent, e.g. main's) pasted; ptxas -O3 compiles each module for
+# sm_90: the module's PTX bytes, ptxas's wall time (the whole module: a
+# called probe is a function of its own), the kernel's SASS bytes (its
+# .text section) and registers.  Writes $OUT/mem_inline_ptxas.md.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-build/mem-inline-ptxas}
 PROGS=${PROGS:-"build/bpf/tools/memtrace.bpf.o build/bpf/policies/mem-signal.bpf.o build/bpf/bench/progs/memcost_none.bpf.o"}
-SITES=${SITES:-"16 64 256 1024"}
+SITES=${SITES:-"16 64 256"}
+BASE=${BASE:-}
 PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
 mkdir -p "$OUT"
 
@@ -45,45 +48,64 @@ for n in $SITES; do
 done
 
 md="$OUT/mem_inline_ptxas.md"
+cols="called (this build) inline"
+[ -n "$BASE" ] && cols="called (this build) base inline, inline (this build)"
 {
 	echo "# Mem probes called vs inline: ptxas on the instrumented module"
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), host $(hostname), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 	echo "- ptxas: $("$PTXAS" --version | tail -1)"
-	echo "- command: \`bench/mem_inline_ptxas.sh\` (ptxas -O3 -arch=sm_90 -v; compile time: ptxas's own, the kernel's)"
+	echo "- command: \`BASE=$BASE bench/mem_inline_ptxas.sh\` (ptxas -O3 -arch=sm_90 -v; ms: ptxas's wall time on the whole module; SASS: the kernel's .text bytes)"
+	echo "- columns: $cols; regions: where this build pasted the probe (one per run of accesses)"
 	echo
-	echo "| program | kernel | accesses | probe bytes | x accesses | called: module bytes | ptxas ms | regs | inline: module bytes | ptxas ms | regs |"
-	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	h="| program | kernel | accesses | regions | probe bytes |"
+	a="| --- | --- | ---: | ---: | ---: |"
+	for c in called ${BASE:+base} inline; do
+		h+=" $c: PTX bytes | ms | SASS bytes | regs |"
+		a+=" ---: | ---: | ---: | ---: |"
+	done
+	echo "$h"
+	echo "$a"
 } > "$md"
 
+# run NAME BUILD_DIR INLINE: instrument into $d, compile; appends to $row
 fail=0
+run() {
+	local name=$1 b=$2 mode=$3 mod t0 ms sass regs
+	d="$OUT/$pname.$kernel.$name"
+	rm -rf "$d" && mkdir -p "$d"
+	GPUEXT_AGENT_VERBOSE=1 GPUEXT_CACHE_DISABLE=1 GPUEXT_PTX_MEM_INLINE=$mode FAKECUDA_DUMP="$d" \
+		GPUEXT_AGENT="$b/libgpuext-agent.so" "$b/gpuext" run "$prog" -- \
+		build/fakecuda/app "$ptx" "$kernel" "$kernel" > "$d/run.log" 2>&1 || fail=1
+	mod=$(grep -l "$kernel" "$d"/mod-*.ptx 2>/dev/null | xargs -r grep -l 'mem probe of program' | head -1)
+	if [ -z "$mod" ]; then
+		row+=" - | - | - | - |"
+		fail=1
+		return
+	fi
+	t0=$(date +%s%N)
+	timeout "${PTXAS_TIMEOUT:-120}" "$PTXAS" -O3 -arch=sm_90 -v "$mod" -o "$d/x.cubin" > "$d/ptxas.log" 2>&1 || fail=1
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	sass=$(readelf -SW "$d/x.cubin" 2>/dev/null |
+		sed -n "s/.* \.text\.$kernel  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p")
+	[ -n "$sass" ] && sass=$((16#$sass))
+	regs=$(sed -n "/Function properties for $kernel\$/,\$ s/.*Used \([0-9]*\) registers.*/\1/p" "$d/ptxas.log" | head -1)
+	row+=" $(wc -c < "$mod") | $ms | ${sass:--} | ${regs:--} |"
+}
+
 for prog in $PROGS; do
 	pname=$(basename "$prog" .bpf.o)
 	for k in "${kernels[@]}"; do
 		read -r ptx kernel <<< "$k"
-		row="| $pname | $kernel |"
-		for mode in 0 1; do
-			d="$OUT/$pname.$kernel.$mode"
-			rm -rf "$d" && mkdir -p "$d"
-			GPUEXT_AGENT_VERBOSE=1 GPUEXT_PTX_MEM_INLINE=$mode FAKECUDA_DUMP="$d" \
-				GPUEXT_AGENT=build/libgpuext-agent.so build/gpuext run "$prog" -- \
-				build/fakecuda/app "$ptx" "$kernel" "$kernel" > "$d/run.log" 2>&1 || fail=1
-			mod=$(grep -l "$kernel" "$d"/mod-*.ptx 2>/dev/null | xargs -r grep -l 'mem probe of program' | head -1)
-			if [ -z "$mod" ]; then
-				row+=" - | - | - |"
-				fail=1
-				continue
-			fi
-			if [ $mode = 0 ]; then # "mem probes called at N accesses (M bytes)"
-				read -r sites bytes < <(sed -n 's/.*mem probes called at \([0-9]*\) accesses (\([0-9]*\) bytes).*/\1 \2/p' "$d/run.log" | head -1)
-				row+=" ${sites:--} | ${bytes:--} | $((${sites:-0} * ${bytes:-0})) |"
-			fi
-			timeout "${PTXAS_TIMEOUT:-120}" "$PTXAS" -O3 -arch=sm_90 -v "$mod" -o /dev/null > "$d/ptxas.log" 2>&1 || fail=1
-			ms=$(sed -n "/Compiling entry function '$kernel'/,\$ s/.*Compile time = \([0-9.]*\) ms.*/\1/p" "$d/ptxas.log" | head -1)
-			regs=$(sed -n "/Function properties for $kernel\$/,\$ s/.*Used \([0-9]*\) registers.*/\1/p" "$d/ptxas.log" | head -1)
-			row+=" $(wc -c < "$mod") | ${ms:--} | ${regs:--} |"
-		done
-		echo "$row" >> "$md"
+		row=""
+		run called build 0
+		# "mem probes called at N accesses (M bytes)"
+		read -r sites bytes < <(sed -n 's/.*mem probes called at \([0-9]*\) accesses (\([0-9]*\) bytes).*/\1 \2/p' "$d/run.log" | head -1)
+		[ -n "$BASE" ] && run base "$BASE" 1
+		run inline build 1
+		# "mem probes inline at N accesses in R regions (M bytes)"
+		regions=$(sed -n 's/.*mem probes inline at [0-9]* accesses in \([0-9]*\) regions.*/\1/p' "$d/run.log" | head -1)
+		echo "| $pname | $kernel | ${sites:--} | ${regions:--} | ${bytes:--} |$row" >> "$md"
 	done
 done
 cat "$md"

@@ -12,8 +12,9 @@
  * all of them update: the counters are per-SM maps (each SM adds to its own
  * cache lines, spread over SPREAD_SLOTS copies: spread.h; the host sums
  * them), the adds are fire-and-forget
- * reductions, and a region's slot is found by its address (an array index)
- * and a tag that is written once and then only read, from the SM's L1 cache.
+ * reductions, and a region's slot is its number modulo the slots, with bits
+ * that say whose it is ORed in (memtrace.h): nothing is loaded, so the warp
+ * never waits for the probe's memory before its own access.
  * The traffic of a whole warp is one add to a counter of its size class
  * (memtrace.h): bytes and thread accesses are multiples of it the host
  * works out, exactly.
@@ -25,60 +26,36 @@
 #include "memtrace.h"
 
 /* What to count: both, unless a measuring program (bench/progs/memcost_*)
- * includes this file to time one part alone; MT_HEAT_COPIES: the heat
- * counters' copies per SM (a measuring program tries more). */
+ * includes this file to time one part alone; MT_HEAT_COPIES (memtrace.h)
+ * and MT_TRAFFIC_COPIES: the counters' copies per SM (a measuring program
+ * tries others); MT_HEAT_NO_BITS: measuring only, the heat map's count
+ * without its bits. */
 #ifndef MT_PARTS
 #define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
 #endif
-#ifndef MT_HEAT_COPIES
-#define MT_HEAT_COPIES SPREAD_SLOTS
+#ifndef MT_TRAFFIC_COPIES
+#define MT_TRAFFIC_COPIES SPREAD_SLOTS
 #endif
 
+/* Kind (GPUEXT_MEM_LOAD, _STORE, _ATOMIC; a fourth row unused: the key
+ * kind & 3, which the translator proves in range, so the lookup has no
+ * bounds test) x SPREAD_SLOTS + spread copy -> traffic (memtrace.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 3 * SPREAD_SLOTS);
+	__uint(max_entries, 4 * SPREAD_SLOTS);
 	__type(key, __u32);
 	__type(value, struct mt_traffic);
 } traffic SEC(".maps");
 
-/* Region slot -> region number + 1 (0: free), claimed by compare-and-swap. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MT_MAX_REGIONS);
-	__type(key, __u32);
-	__type(value, __u64);
-} region_tag SEC(".maps");
-
-/* Region slot (+ spread copy x MT_COUNT_STRIDE) -> thread accesses; slot
- * MT_MAX_REGIONS: untracked regions. */
+/* Region slot (+ spread copy x MT_COUNT_STRIDE) -> thread accesses and the
+ * bits of the regions counted there (memtrace.h); slot MT_MAX_REGIONS:
+ * untracked regions. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, MT_HEAT_COPIES * MT_COUNT_STRIDE);
 	__type(key, __u32);
-	__type(value, __u64);
-} region_accesses SEC(".maps");
-
-/* The slot of region (claiming a free one), or MT_MAX_REGIONS. */
-static __always_inline __u32 mt_slot(__u64 region)
-{
-	__u64 tag = region + 1;
-	__u32 slot = region & (MT_MAX_REGIONS - 1);
-
-#pragma unroll
-	for (int i = 0; i < MT_PROBES; i++) {
-		__u64 *t = bpf_map_lookup_elem(&region_tag, &slot);
-		if (!t)
-			break;
-		__u64 cur = *t; /* a tag never changes once set: a cached copy is
-				 * either it or a stale 0, which the CAS corrects */
-		if (cur == 0)
-			cur = __sync_val_compare_and_swap(t, 0, tag) ?: tag;
-		if (cur == tag)
-			return slot;
-		slot = (slot + 1) & (MT_MAX_REGIONS - 1);
-	}
-	return MT_MAX_REGIONS;
-}
+	__type(value, struct mt_heat_slot);
+} region_heat SEC(".maps");
 
 /* The class of an access of size bytes (memtrace.h), -1 for other sizes. */
 static __always_inline int mt_size_class(__u32 size)
@@ -115,8 +92,18 @@ SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-	__u32 copy = bpf_gpu_warp_id() & (SPREAD_SLOTS - 1);
-	__u32 key = ctx->kind * SPREAD_SLOTS + copy;
+#if MT_TRAFFIC_COPIES > 1 || MT_HEAT_COPIES > 1 || defined(MT_HEAT_SAMPLE)
+	/* read once: a helper call is not merged by the compiler, and ptxas
+	 * does not merge the special-register reads across the branches
+	 * between two (bench/sass_size.sh: 7 instructions an access) */
+	__u32 warp = bpf_gpu_warp_id();
+#endif
+#if MT_TRAFFIC_COPIES > 1
+	__u32 copy = warp & (MT_TRAFFIC_COPIES - 1);
+#else
+	__u32 copy = 0;
+#endif
+	__u32 key = (ctx->kind & 3) * SPREAD_SLOTS + copy;
 
 	if (MT_PARTS & MT_PART_TRAFFIC) {
 		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
@@ -124,16 +111,26 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 			mt_count(t, ctx->size, lanes);
 	}
 #ifdef MT_HEAT_SAMPLE /* measuring only: bench/progs/memcost_heat_sampled */
-	if (((bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_SAMPLE - 1)) != 0)
+	if (((warp ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_SAMPLE - 1)) != 0)
 		return 0;
 #endif
 	if (MT_PARTS & MT_PART_HEAT) {
+		__u64 tag = (ctx->addr >> MT_REGION_SHIFT) + 1;
+		__u32 slot = (tag >> 32) ? MT_MAX_REGIONS : (tag - 1) & (MT_MAX_REGIONS - 1);
+#if MT_HEAT_COPIES > 1
 		/* (warp ^ block x 8) % copies: the warp's index for SPREAD_SLOTS */
-		__u32 hc = (bpf_gpu_warp_id() ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1);
-		__u32 slot = hc * MT_COUNT_STRIDE + mt_slot(ctx->addr >> MT_REGION_SHIFT);
-		__u64 *n = bpf_map_lookup_elem(&region_accesses, &slot);
-		if (n)
-			__sync_fetch_and_add(n, lanes);
+		slot += ((warp ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1)) *
+			MT_COUNT_STRIDE;
+#endif
+		struct mt_heat_slot *h = bpf_map_lookup_elem(&region_heat, &slot);
+		if (h) {
+			__sync_fetch_and_add(&h->accesses, lanes);
+#ifndef MT_HEAT_NO_BITS
+			/* t | ~t << 32 of the tag's 32 bits, made of 32-bit halves */
+			__u32 t = tag;
+			__sync_fetch_and_or(&h->bits, (__u64)(__u32)~t << 32 | t);
+#endif
+		}
 	}
 	return 0;
 }

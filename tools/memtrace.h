@@ -10,16 +10,38 @@
 /* Heat map granularity: accesses are counted per 2 MiB region. */
 #define MT_REGION_SHIFT 21
 /*
- * Region slots of the heat map, a power of two: region r lives in slot
- * r % MT_MAX_REGIONS or one of the MT_PROBES after it (so any 2 GiB of
- * contiguous address space fits without a collision); accesses to a region
- * that finds no slot are counted in slot MT_MAX_REGIONS (untracked).  The
- * accesses of slot s are counted per SM in SPREAD_SLOTS copies (spread.h),
- * at keys c x MT_COUNT_STRIDE + s: 8 KiB apart.
+ * Region slots of the heat map, a power of two: region r is counted in slot
+ * r % MT_MAX_REGIONS (so any 2 GiB of contiguous address space fits without
+ * a collision), found from the address alone: no load on the access's path
+ * (a slot claimed by a tag and a compare-and-swap cost a load round trip at
+ * every access, and ~160 instructions a warp pays for, unrolled).  A slot's
+ * value (struct mt_heat_slot, per SM, in MT_HEAT_COPIES copies at keys c x
+ * MT_COUNT_STRIDE + s) counts the thread accesses and records whose they are
+ * in bits the host reads the region from; regions that met in a slot are
+ * reported as untracked, as are regions r with r + 1 >= 2^32 (addresses
+ * past 8 PiB, which no GPU has), counted in slot MT_MAX_REGIONS.
  */
 #define MT_MAX_REGIONS 1024
-#define MT_PROBES 4
 #define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
+/* One copy per SM: spreading the heat counters over SPREAD_SLOTS copies by
+ * the warp's index cost more (its computation) than it saved (contention)
+ * on an H200: vecadd 1.539x -> 1.512x, gemm 1.690x -> 1.459x, reduce
+ * 3.224x -> 3.089x for the heat half alone
+ * (bench/results/2026-11-22-h200-memtrace-s5.md). */
+#ifndef MT_HEAT_COPIES
+#define MT_HEAT_COPIES 1
+#endif
+
+/*
+ * bits: the OR of t | ~t << 32 for the tag t = r + 1 of every region counted
+ * in the slot: one region gives low half = t, high half = ~t (32 bits); two
+ * regions set some bit in both halves (mt_region_of, the host's reading).
+ * Both fields are updated by fire-and-forget reductions.
+ */
+struct mt_heat_slot {
+	__u64 accesses;
+	__u64 bits;
+};
 
 /* The two halves of the probe (tools/memtrace.bpf.c's MT_PARTS). */
 #define MT_PART_TRAFFIC 1

@@ -137,10 +137,12 @@ static int agent_block_exit_counted(void)
 }
 
 /* Inject pr into kernel's module pm: *text (malloc'd), whether the mem
- * probes were pasted (*inlined) and at how many accesses (*sites). */
+ * probes were pasted (*inlined), at how many accesses (*sites) and in how
+ * many regions (*regions, when not NULL). */
 static int agent_inject(const struct ptx_module *pm, const char *kernel,
 			const struct agent_probes *pr, char **text, int *inlined, size_t *sites,
-			struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
+			size_t *regions, struct ptx_launch_param *lid, struct agent_timing *tm,
+			struct err *e)
 {
 	int bare = agent_no_probes();
 	struct ptx_inject_opts o = {.kernel = kernel,
@@ -156,6 +158,7 @@ static int agent_inject(const struct ptx_module *pm, const char *kernel,
 				    .mem_func = bare ? NULL : pr->mem_func,
 				    .mem_inline_max = pr->mem_inline_max,
 				    .mem_inlined = inlined, .mem_sites = sites,
+				    .mem_regions = regions,
 				    .extra = bare ? NULL : pr->extra,
 				    .min_version_major = 7, .min_version_minor = 8,
 				    /* each instrumented kernel gets a module of its own:
@@ -208,14 +211,18 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 {
 	char *text;
 	int inlined;
-	size_t sites;
-	int err = agent_inject(pm, kernel, pr, &text, &inlined, &sites, lid, tm, e);
+	size_t sites, regions = 0;
+	int err = agent_inject(pm, kernel, pr, &text, &inlined, &sites, &regions, lid, tm, e);
 	if (err)
 		return err;
-	if (pr->mem_sym[0] && !agent_no_probes())
-		snprintf(tm->mem, sizeof(tm->mem), ", mem probes %s at %zu accesses (%zu bytes)",
-			 inlined ? "inline" : "called", sites,
-			 strlen(pr->site[AGENT_MEM] ? pr->site[AGENT_MEM] : ""));
+	size_t bytes = strlen(pr->site[AGENT_MEM] ? pr->site[AGENT_MEM] : "");
+	if (pr->mem_sym[0] && !agent_no_probes() && inlined)
+		snprintf(tm->mem, sizeof(tm->mem),
+			 ", mem probes inline at %zu accesses in %zu regions (%zu bytes)", sites,
+			 regions, bytes);
+	else if (pr->mem_sym[0] && !agent_no_probes())
+		snprintf(tm->mem, sizeof(tm->mem), ", mem probes called at %zu accesses (%zu bytes)",
+			 sites, bytes);
 	err = agent_load(text, pr, pr->linked, mod, tm, e);
 	free(text);
 	return err;
@@ -257,7 +264,7 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 		p = &own;
 	}
 	size_t bytes = p->site[AGENT_MEM] ? strlen(p->site[AGENT_MEM]) : 0;
-	int err = agent_inject(pm, name, p, &text, &inlined, &sites, &lid2, tm, &e);
+	int err = agent_inject(pm, name, p, &text, &inlined, &sites, NULL, &lid2, tm, &e);
 	if (p == &own)
 		agent_probes_free(&own);
 	if (err || !inlined || !agent_tier_slow(sites, bytes)) {

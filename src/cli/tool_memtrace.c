@@ -25,46 +25,63 @@ struct mt_region {
 struct mt_heat {
 	struct mt_region r[MTB_MAX_REGIONS > MT_MAX_REGIONS ? MTB_MAX_REGIONS : MT_MAX_REGIONS];
 	size_t n;
-	struct map *accesses;
 	uint64_t untracked;
 };
 
-/* The accesses counted in a region slot: its SPREAD_SLOTS copies added. */
-static uint64_t mt_slot_accesses(struct map *accesses, uint32_t slot)
+/*
+ * The tag (region + 1) of heat map slot `slot` of `slots`, from the OR of
+ * the tags (ones) and of their complements (zeros) of every region counted
+ * there, `mask` the bits they have: one region leaves ones = its tag and
+ * zeros = ~ones; 0 when more than one region met there (some bit in both).
+ */
+static uint64_t mt_region_tag(uint64_t ones, uint64_t zeros, uint64_t mask, uint32_t slot,
+			      uint32_t slots)
 {
-	uint64_t sum = 0;
-	for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
-		uint32_t key = c * MT_COUNT_STRIDE + slot;
-		uint64_t n;
-		tool_map_sum(accesses, &key, &n, 1);
-		sum += n;
-	}
-	return sum;
-}
-
-/* A claimed region slot: its region and the accesses counted in it. */
-static int mt_one(void *arg, const void *key, const void *value)
-{
-	struct mt_heat *h = arg;
-	uint64_t tag;
-	memcpy(&tag, value, 8);
-	if (!tag || h->n >= MT_MAX_REGIONS)
+	if (!ones || (ones & zeros) || ((ones | zeros) & mask) != mask ||
+	    ((ones - 1) & (slots - 1)) != slot)
 		return 0;
-	uint32_t slot;
-	memcpy(&slot, key, 4);
-	h->r[h->n++] = (struct mt_region){(tag - 1) << MT_REGION_SHIFT,
-					  mt_slot_accesses(h->accesses, slot)};
-	return 0;
+	return ones;
 }
 
-/* memtrace's heat map: the tagged slots, and the untracked slot. */
-static int mt_heat_tagged(const struct object *obj, struct mt_heat *h)
+/* A slot's n accesses: to its region, or untracked when it has none. */
+static void mt_heat_add(struct mt_heat *h, uint64_t tag, uint64_t n)
 {
-	struct map *tags = tool_map(obj, "region_tag", 4, 8);
-	if (!tags || !(h->accesses = tool_map(obj, "region_accesses", 4, 8)))
+	if (tag)
+		h->r[h->n++] = (struct mt_region){(tag - 1) << MT_REGION_SHIFT, n};
+	else
+		h->untracked += n;
+}
+
+/* memtrace's heat map (memtrace.h): per slot, its MT_HEAT_COPIES copies on
+ * every SM, accesses added and bits ORed; slot MT_MAX_REGIONS untracked. */
+static int mt_heat_slots(const struct object *obj, struct mt_heat *h)
+{
+	struct map *heat = tool_map(obj, "region_heat", 4, sizeof(struct mt_heat_slot));
+	if (!heat)
 		return -1;
-	tool_map_each(tags, mt_one, h);
-	h->untracked = mt_slot_accesses(h->accesses, MT_MAX_REGIONS);
+	unsigned cpus = map_nr_cpus(heat);
+	struct mt_heat_slot *v = calloc(cpus, sizeof(*v));
+	if (!v)
+		return -1;
+	for (uint32_t slot = 0; slot <= MT_MAX_REGIONS; slot++) {
+		uint64_t n = 0, bits = 0;
+		for (uint32_t c = 0; c < MT_HEAT_COPIES; c++) {
+			uint32_t key = c * MT_COUNT_STRIDE + slot;
+			if (map_lookup_copy(heat, &key, v))
+				continue;
+			for (unsigned k = 0; k < cpus; k++) {
+				n += v[k].accesses;
+				bits |= v[k].bits;
+			}
+		}
+		if (n)
+			mt_heat_add(h, slot < MT_MAX_REGIONS ? mt_region_tag(bits & 0xffffffffu, bits >> 32,
+									      0xffffffffu, slot,
+									      MT_MAX_REGIONS)
+							     : 0,
+				    n);
+	}
+	free(v);
 	return 0;
 }
 
@@ -89,10 +106,7 @@ static int mt_heat_bits(const struct object *obj, struct mt_heat *h)
 			ones |= b[c].ones;
 			zeros |= b[c].zeros;
 		}
-		if ((ones & zeros) || ~(ones | zeros) || !ones)
-			h->untracked += n;
-		else
-			h->r[h->n++] = (struct mt_region){(ones - 1) << MT_REGION_SHIFT, n};
+		mt_heat_add(h, mt_region_tag(ones, zeros, ~0ull, slot, MTB_MAX_REGIONS), n);
 	}
 	free(b);
 	return 0;
@@ -205,7 +219,7 @@ static int mt_summary(FILE *out, const struct object *obj, int json,
 int tool_memtrace_summary(FILE *out, const struct object *obj, const struct session_status *st,
 			  int json)
 {
-	return mt_summary(out, obj, json, mt_heat_tagged);
+	return mt_summary(out, obj, json, mt_heat_slots);
 }
 
 int tool_memtrace_block_summary(FILE *out, const struct object *obj,

@@ -8,7 +8,7 @@
  * Array maps:  data -> max_entries values, value_stride bytes apart.
  * Per-SM array: data -> nr_sms copies of the array, sm_stride bytes apart (a
  *              multiple of 128: no two SMs share a cache line); a program
- *              on SM s sees copy s % nr_sms.
+ *              on SM s sees copy min(s, nr_sms - 1).
  * Hash:        data -> nr_slots slots (a power of two, at least twice
  *              max_entries), each {u32 state, u32 hash, key, value}:
  *              open addressing with linear probing, see docs/device-maps.md;

@@ -52,6 +52,9 @@ struct ptx_ctx {
 	 * constant reference r1 holds; -1 elsewhere and when r1 may hold
 	 * anything else (ptx_find_const_maps) */
 	int *call_map;
+	/* per instruction: a jump target or a function's start (another path
+	 * may reach it); set by ptx_find_const_maps */
+	unsigned char *target;
 	/* per function: which frame slots are registers (ptx_stack.h) */
 	struct ptx_stack *stk;
 	struct ptx_stack_use *use; /* per instruction, shared by c->stk */
@@ -59,6 +62,10 @@ struct ptx_ctx {
 	/* no frame of the program is in local memory, nor its ctx: atomics
 	 * need no test for a local address */
 	int no_local;
+	/* the function being written has inline per-SM array accesses, all
+	 * with this many copies: %sm holds the SM's copy, computed once at
+	 * the function's start (0: computed at each access) */
+	uint32_t sm_copies;
 };
 
 void ptx_block_array_sym(size_t k, char *out, size_t len)
@@ -195,14 +202,12 @@ static int ptx_insn_writes(const struct isa_insn *in, unsigned r)
 static int ptx_find_const_maps(struct ptx_ctx *c, struct err *e)
 {
 	const struct prog *p = c->p;
-	unsigned char *target = calloc(p->insn_cnt + 1, 1);
+	unsigned char *target = c->target = calloc(p->insn_cnt + 1, 1);
 	int known[ISA_NR_REGS];
 
 	c->call_map = malloc(p->insn_cnt * sizeof(*c->call_map));
-	if (!target || !c->call_map) {
-		free(target);
+	if (!target || !c->call_map)
 		return err_set(e, ENOMEM, "out of memory");
-	}
 	for (size_t f = 0; f < c->fn_cnt; f++)
 		target[c->fns[f].start] = 1;
 	for (size_t i = 0; i < p->insn_cnt; i++) {
@@ -241,7 +246,6 @@ static int ptx_find_const_maps(struct ptx_ctx *c, struct err *e)
 		if (in->code == ISA_OPC_ALU64_MOV_X && in->dst < ISA_NR_REGS)
 			known[in->dst] = copied;
 	}
-	free(target);
 	return 0;
 }
 
@@ -486,6 +490,31 @@ static int ptx_check_target(struct ptx_ctx *c, size_t i, int64_t t, struct err *
 	return 0;
 }
 
+static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_t i,
+						  const struct isa_insn *in);
+
+/*
+ * Is jump i the NULL test of the inline array lookup just before it (`if
+ * (!v)` or `if (v)` on r0, reached only from the lookup)?  The lookup set
+ * r0 to the element's address when its bounds test %p0 held and to 0 when
+ * not, and an element's address is never 0 (a device allocation; a
+ * block-local array's generic address), so the jump can test %p0 instead
+ * of r0: a 64-bit compare less.  Not where the maps' addresses are unknown
+ * (checking with no map table: a value address may be given as 0).
+ */
+static int ptx_lookup_null_test(const struct ptx_ctx *c, size_t i, const struct isa_insn *in)
+{
+	const struct isa_insn *call = i ? &c->p->insns[i - 1] : NULL;
+	const struct ptx_map_ref *r;
+
+	if ((in->code != ISA_OPC_JMP_JEQ_K && in->code != ISA_OPC_JMP_JNE_K) || in->dst != 0 ||
+	    in->imm != 0 || !call || c->target[i] || call->code != ISA_OPC_JMP_CALL ||
+	    call->src != ISA_CALL_HELPER || call->imm != HELPER_MAP_LOOKUP_ELEM ||
+	    !(r = ptx_inline_array(c, i - 1, call)))
+		return 0;
+	return r->type == MAP_TYPE_GPU_BLOCK_ARRAY || c->o->map_table || r->value;
+}
+
 static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 			     struct err *e)
 {
@@ -500,6 +529,16 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 	int err = ptx_check_target(c, i, t, e);
 	if (err)
 		return err;
+	if (ptx_lookup_null_test(c, i, in)) {
+		/* r0 is NULL exactly when the lookup's bounds test %p0 failed;
+		 * never, where the key was proven in range */
+		if (!c->use[i - 1].key_in_range)
+			ptx_buf_printf(b, "\t@%s%%p0 bra L%lld;\n",
+				       in->code == ISA_OPC_JMP_JEQ_K ? "!" : "", (long long)t);
+		else if (in->code == ISA_OPC_JMP_JNE_K)
+			ptx_buf_printf(b, "\tbra L%lld;\n", (long long)t);
+		return 0;
+	}
 	switch (ISA_OP(in->code)) {
 	case ISA_JMP_JEQ: cmp = "eq"; break;
 	case ISA_JMP_JNE: cmp = "ne"; break;
@@ -625,22 +664,66 @@ static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 	} else {
 		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, 0x%llx;\n", (unsigned long long)r->value);
 	}
-	if (r->type == MAP_TYPE_PERCPU_ARRAY) /* this SM's copy */
-		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %%smid;\n\trem.u32 %%h1, %%h1, %u;\n"
-				     "\tcvt.u64.u32 %%t1, %%h1;\n"
-				     "\tmad.lo.u64 %%t0, %%t1, %llu, %%t0;\n",
-			       r->nr_sms, (unsigned long long)r->sm_stride);
+	if (r->type != MAP_TYPE_PERCPU_ARRAY)
+		return;
+	/* this SM's copy: the copy's offset a 32 x 32 -> 64-bit product where
+	 * the stride fits 32 bits (a wide multiply-add, not a 64-bit one) */
+	const char *sm = "%sm";
+	if (c->sm_copies != r->nr_sms) {
+		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %%smid;\n\tmin.u32 %%h1, %%h1, %u;\n",
+			       r->nr_sms - 1);
+		sm = "%h1";
+	}
+	if (r->sm_stride <= UINT32_MAX)
+		ptx_buf_printf(c->b, "\tmul.wide.u32 %%t1, %s, %llu;\n", sm,
+			       (unsigned long long)r->sm_stride);
+	else
+		ptx_buf_printf(c->b, "\tcvt.u64.u32 %%t1, %s;\n\tmul.lo.u64 %%t1, %%t1, %llu;\n", sm,
+			       (unsigned long long)r->sm_stride);
+	ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, %%t1;\n");
 }
 
-/* bpf_map_lookup_elem on an array: the element, NULL past max_entries. */
+/*
+ * The number of copies every inline per-SM array access of function fn
+ * has, when they agree: 0 when there are none or they differ.  The copy,
+ * min(%smid, copies - 1) as the runtime's rt_sm_copy, is then read once at
+ * the function's start: a warp that moved to another SM meanwhile
+ * (preemption) counts in the copy it started on, which the host adds like
+ * any other.
+ */
+static uint32_t ptx_fn_sm_copies(const struct ptx_ctx *c, const struct ptx_fn *fn)
+{
+	uint32_t n = 0;
+
+	for (size_t i = fn->start; i < fn->end; i++) {
+		const struct isa_insn *in = &c->p->insns[i];
+		const struct ptx_map_ref *r;
+		if (in->code != ISA_OPC_JMP_CALL || in->src != ISA_CALL_HELPER ||
+		    !(r = ptx_inline_array(c, i, in)) || r->type != MAP_TYPE_PERCPU_ARRAY)
+			continue;
+		if (n && n != r->nr_sms)
+			return 0;
+		n = r->nr_sms;
+	}
+	return n;
+}
+
+/* bpf_map_lookup_elem on an array: the element, NULL past max_entries (no
+ * test where ptx_stack proved the key below it). */
 static void ptx_emit_array_lookup(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
 {
-	ptx_buf_printf(c->b, "\t// map_lookup_elem, inline: array of %u x %u bytes\n",
-		       r->max_entries, r->value_stride);
+	int in_range = c->use[i].key_in_range;
+
+	ptx_buf_printf(c->b, "\t// map_lookup_elem, inline: array of %u x %u bytes%s\n",
+		       r->max_entries, r->value_stride, in_range ? ", key in range" : "");
 	ptx_emit_key(c, i);
-	ptx_buf_printf(c->b, "\tsetp.lt.u32 %%p0, %%h0, %u;\n", r->max_entries);
+	if (!in_range)
+		ptx_buf_printf(c->b, "\tsetp.lt.u32 %%p0, %%h0, %u;\n", r->max_entries);
 	ptx_emit_array_elem(c, r);
-	ptx_buf_printf(c->b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
+	if (in_range)
+		ptx_buf_printf(c->b, "\tmov.b64 %%r0, %%t0;\n");
+	else
+		ptx_buf_printf(c->b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
 }
 
 /* n (< 8) bytes at byte `at` of the value into the element at %t0 + at,
@@ -679,7 +762,8 @@ static void ptx_emit_array_update(struct ptx_ctx *c, size_t i, const struct ptx_
 	ptx_buf_printf(b, "\tmov.b64 %%r0, %d;\n\tsetp.gt.u64 %%p1, %%r4, %d;\n\t@%%p1 bra Lm%zu;\n"
 			  "\tmov.b64 %%r0, %d;\n\tsetp.ge.u32 %%p1, %%h0, %u;\n\t@%%p1 bra Lm%zu;\n"
 			  "\tmov.b64 %%r0, %d;\n\tsetp.eq.u64 %%p1, %%r4, %d;\n\t@%%p1 bra Lm%zu;\n",
-		       -EINVAL, MAP_EXIST, i, -E2BIG, r->max_entries, i, -EEXIST, MAP_NOEXIST, i);
+		       -EINVAL, MAP_EXIST, i, -E2BIG, c->use[i].key_in_range ? UINT32_MAX : r->max_entries,
+		       i, -EEXIST, MAP_NOEXIST, i);
 	ptx_emit_array_elem(c, r);
 	if (u->value_space == PTX_SPACE_STACK) {
 		unsigned s = ptx_stack_slot(u->value_off);
@@ -887,12 +971,13 @@ static const char *ptx_mem_type(uint8_t code, int sign)
  * Loads and stores.  eBPF allows any alignment (x86 does), a GPU faults on a
  * misaligned access and loses its context.  Stack accesses at offsets that
  * are multiples of the size are aligned by construction (the frame is
- * 8-aligned); every other multi-byte access tests the address and takes a
- * byte-by-byte path when it is misaligned.
+ * 8-aligned), and so are accesses into a device map's value where ptx_stack
+ * knows the address mod 8; every other multi-byte access tests the address
+ * and takes a byte-by-byte path when it is misaligned.
  */
 /*
  * An access that ptx_stack proved is to a frame slot kept in a register
- * (%fpN) or to a field of the mem probe's ctx (o->inline_ctx): a move, or a
+ * (%fpN) or to a field of the probe's ctx (o->inline_ctx): a move, or a
  * bit-field extract or insert at the access' byte in the 8-byte word.
  */
 static void ptx_emit_mem_reg(struct ptx_ctx *c, const struct isa_insn *in,
@@ -911,7 +996,18 @@ static void ptx_emit_mem_reg(struct ptx_ctx *c, const struct isa_insn *in,
 	}
 	if (load && size == 8)
 		ptx_buf_printf(c->b, "\tmov.b64 %%r%u, %s;\n", in->dst, reg);
-	else if (load)
+	else if (load && size == 4) { /* conversions, which ptxas folds where
+				       * the word is a constant (a mem probe's
+				       * size and kind); a bfe (or a shift by
+				       * 0) it does not */
+		char sx = ISA_MODE(in->code) == ISA_MEMSX ? 's' : 'u';
+		if (pos)
+			ptx_buf_printf(c->b, "\tshr.b64 %%t0, %s, %u;\n\tcvt.u32.u64 %%h0, %%t0;\n",
+				       reg, pos);
+		else
+			ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h0, %s;\n", reg);
+		ptx_buf_printf(c->b, "\tcvt.%c64.%c32 %%r%u, %%h0;\n", sx, sx, in->dst);
+	} else if (load)
 		ptx_buf_printf(c->b, "\tbfe.%c64 %%r%u, %s, %u, %u;\n",
 			       ISA_MODE(in->code) == ISA_MEMSX ? 's' : 'u', in->dst, reg, pos, 8 * size);
 	else if (size == 8)
@@ -929,9 +1025,13 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 	unsigned size = isa_size_bytes(in->code), base = load ? in->src : in->dst;
 	const char *type = ptx_mem_type(in->code, sign);
 	/* a block-local array: .shared instructions on the address in the
-	 * shared window (%t4), the same code otherwise */
-	int shared = u->space == PTX_SPACE_SHARED;
-	const char *sp = shared ? ".shared" : "";
+	 * shared window (%t4); a device map's value: .global ones on the
+	 * generic address (global memory's window is the identity); the same
+	 * code otherwise */
+	int shared = u->space == PTX_SPACE_SHARED, global = u->space == PTX_SPACE_GLOBAL;
+	const char *sp = shared ? ".shared" : global ? ".global" : "";
+	int aligned = size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0) ||
+		      (global && u->off >= 0 && u->off % (int)size == 0); /* off: the address mod 8 */
 	char val[8], breg[8];
 
 	if (ISA_CLASS(in->code) == ISA_ST) {
@@ -940,7 +1040,7 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 	} else {
 		sprintf(val, "%%r%u", in->src);
 	}
-	if (u->space != PTX_SPACE_OTHER && !shared) {
+	if (u->space == PTX_SPACE_STACK || u->space == PTX_SPACE_CTX) {
 		ptx_emit_mem_reg(c, in, u, val);
 		return;
 	}
@@ -949,7 +1049,7 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 		ptx_buf_printf(b, "\tcvta.to.shared.u64 %%t4, %%r%u;\n", base);
 		strcpy(breg, "%t4");
 	}
-	if (size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0)) {
+	if (aligned) {
 		if (load)
 			ptx_buf_printf(b, "\tld%s.%s %%r%u, [%s+%d];\n", sp, type, in->dst, breg,
 				       in->off);
@@ -1003,9 +1103,11 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 	}
 	if (!lop && !(in->imm & ISA_FETCH))
 		return err_set(e, EINVAL, "insn %zu: atomic %s needs the fetch flag", i, op);
-	/* a block-local array (ptx_stack): a shared atomic, never the stack */
+	/* a block-local array (ptx_stack): a shared atomic; a device map's
+	 * value: a global one; never the stack */
 	int shared = c->use[i].space == PTX_SPACE_SHARED;
-	const char *sp = shared ? ".shared" : "";
+	int global = c->use[i].space == PTX_SPACE_GLOBAL;
+	const char *sp = shared ? ".shared" : global ? ".global" : "";
 	ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n", in->dst, in->off);
 	if (shared)
 		ptx_buf_printf(b, "\tcvta.to.shared.u64 %%t1, %%t1;\n");
@@ -1020,7 +1122,7 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 			ptx_buf_printf(b, "\tcvt.u32.u64 %%h0, %%r0;\n");
 	}
 	const char *cmpv = w == 64 ? "%t3" : "%h0";
-	int local = !c->no_local && !shared;
+	int local = !c->no_local && !shared && !global;
 	if (local)
 		ptx_buf_printf(b, "\tisspacep.local %%p0, %%t1;\n\t@%%p0 bra La%zu;\n", i);
 	/* global or shared: a real atomic on the generic address; without
@@ -1147,20 +1249,27 @@ static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
 			k->nargs = in->imm == HELPER_MAP_LOOKUP_ELEM ? 2 : 4;
 			k->inline_map = 1;
 			k->value_bytes = in->imm == HELPER_MAP_LOOKUP_ELEM ? 0 : arr->value_size;
+			k->max_entries = arr->max_entries;
 			/* GPUEXT_PTX_BLOCK_GENERIC=1: accesses to block-local arrays by
 			 * generic address, to compare with .shared ones in one build */
 			k->block_array = arr->type == MAP_TYPE_GPU_BLOCK_ARRAY &&
 					 in->imm == HELPER_MAP_LOOKUP_ELEM &&
 					 !getenv("GPUEXT_PTX_BLOCK_GENERIC");
+			/* GPUEXT_PTX_MAP_GENERIC=1: accesses to values of arrays in
+			 * device memory by generic address with the alignment test,
+			 * as before they were followed, to compare in one build */
+			k->global_value = arr->type != MAP_TYPE_GPU_BLOCK_ARRAY &&
+					  in->imm == HELPER_MAP_LOOKUP_ELEM &&
+					  !getenv("GPUEXT_PTX_MAP_GENERIC");
 		} else if (in->imm >= 0 && (h = ptx_helper_find((uint32_t)in->imm)))
 			k->nargs = (uint8_t)h->nargs;
 	}
 	c->no_local = 1;
 	for (size_t f = 0; f < c->fn_cnt; f++) {
-		int ctx = f == 0 && o->inline_out && o->inline_ctx;
+		int ctx = f == 0 && o->inline_out && o->inline_ctx && o->inline_ctx_bytes;
 		c->stk[f].use = c->use;
-		int err = ptx_stack_analyze(p, c->fns[f].start, c->fns[f].end, c->calls, ctx,
-					    &c->stk[f], e);
+		int err = ptx_stack_analyze(p, c->fns[f].start, c->fns[f].end, c->calls,
+					    ctx ? o->inline_ctx_bytes : 0, &c->stk[f], e);
 		if (err)
 			return err;
 		/* GPUEXT_PTX_STACK_FRAME=1: every frame in local memory, as
@@ -1200,6 +1309,9 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 			  "\t.reg .pred %%p<2>;\n\t.reg .b64 %%warp;\n");
 	if (frame)
 		ptx_buf_printf(b, "\t.local .align 8 .b8 stack[%u];\n", frame);
+	if ((c->sm_copies = ptx_fn_sm_copies(c, fn)))
+		ptx_buf_printf(b, "\t.reg .b32 %%sm;\n\tmov.u32 %%sm, %%smid;\n"
+				  "\tmin.u32 %%sm, %%sm, %u;\n", c->sm_copies - 1);
 	if (st->slots) { /* the frame's slots in registers, zeroed as memory would not be:
 			  * a narrow store inserts into the slot's old bits */
 		ptx_buf_printf(b, "\t.reg .b64 %%fp<%u>;\n", PTX_STACK_SLOTS);
@@ -1307,6 +1419,7 @@ out:
 	}
 	free(c.fns);
 	free(c.call_map);
+	free(c.target);
 	free(c.stk);
 	free(c.use);
 	free(c.calls);

@@ -119,14 +119,17 @@ struct ptx_emit_opts {
 	struct ptx_buf *inline_out;
 	const char *inline_r1, *inline_warp;
 	/*
-	 * Inline mem probe: the ctx (struct gpuext_mem_ctx) is also in two
-	 * 64-bit registers named inline_ctx "0" (addr) and "1" (size | kind <<
-	 * 32); loads of its fields at constant offsets read them.  When the
+	 * Inline probe with a ctx of inline_ctx_bytes (a multiple of 8): the
+	 * ctx is also in 64-bit registers, its 8-byte word N in the register
+	 * named inline_ctx "N" (a mem probe's struct gpuext_mem_ctx: "0" addr,
+	 * "1" size | kind << 32; a block probe's struct gpuext_block_ctx: six
+	 * words); loads of its fields at constant offsets read them.  When the
 	 * program does anything else with its ctx pointer, the loads go to
 	 * memory and *inline_ctx_mem is set to 1 (else 0): the block then needs
 	 * the ctx in memory behind inline_r1.
 	 */
 	const char *inline_ctx;
+	unsigned inline_ctx_bytes;
 	int *inline_ctx_mem;
 	/* Set (when not NULL) to 1 when the inline block declares a .local
 	 * frame (the stack not in registers: ptx_stack.h), else 0. */

@@ -24,8 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx_block.h"
 #include "ptx_buf.h"
 #include "ptx_params.h"
+
+/* Accesses one region of inline mem probes takes at most (ptx_inject_mem_region). */
+#define PTX_INJECT_MEM_RUN 8
 
 struct ptx_inject {
 	const struct ptx_module *m;
@@ -35,8 +39,14 @@ struct ptx_inject {
 	struct ptx_buf b;
 	struct err *e;
 	size_t mem_probes, exit_probes;
-	int exit_by_barrier; /* block_exit: the last exit found by a barrier */
+	struct ptx_block blk; /* the kernel's block probes */
 	int mem_inline; /* paste o->mem_code at each access, not a call */
+	/* inline: one copy of mem_code a region, in a loop (else one an
+	 * access); the run so far (its accesses' size | kind << 32) */
+	int mem_run_loop;
+	unsigned mem_run_len;
+	unsigned long long mem_run_sk[PTX_INJECT_MEM_RUN];
+	int mem_wait; /* a region's lanes wait for its runner (shfl.sync) */
 };
 
 /* A prefix that occurs nowhere in the module or in the extra code. */
@@ -243,67 +253,222 @@ static int ptx_inject_mem_site(struct ptx_inject *in, const struct ptx_stmt *s,
 	return 1;
 }
 
-/* The access's address into %PFX_a, each instruction with guard s's
- * (NULL: none). */
+/* The access's address into register reg, each instruction with guard
+ * s's (NULL: none). */
 static void ptx_inject_mem_addr(struct ptx_inject *in, const struct ptx_inject_site *site,
-				const struct ptx_stmt *s)
+				const struct ptx_stmt *s, const char *reg)
 {
 	const struct ptx_module *m = in->m;
-	const char *P = in->pfx;
 
 	ptx_buf_printf(&in->b, "\t");
 	if (s)
 		ptx_inject_guard(in, s);
-	ptx_buf_printf(&in->b, "mov.u64 %%%s_a, %.*s;\n", P, TOKF(m, site->base));
+	ptx_buf_printf(&in->b, "mov.u64 %s, %.*s;\n", reg, TOKF(m, site->base));
 	if (m->toks[site->base].kind == PTX_TOK_NAME && site->generic) {
 		ptx_buf_printf(&in->b, "\t");
 		if (s)
 			ptx_inject_guard(in, s);
-		ptx_buf_printf(&in->b, "cvta.global.u64 %%%s_a, %%%s_a;\n", P, P);
+		ptx_buf_printf(&in->b, "cvta.global.u64 %s, %s;\n", reg, reg);
 	}
 	if (site->off) {
 		ptx_buf_printf(&in->b, "\t");
 		if (s)
 			ptx_inject_guard(in, s);
-		ptx_buf_printf(&in->b, "%s.s64 %%%s_a, %%%s_a, %.*s;\n", site->neg ? "sub" : "add",
-			       P, P, TOKF(m, site->off));
+		ptx_buf_printf(&in->b, "%s.s64 %s, %s, %.*s;\n", site->neg ? "sub" : "add", reg, reg,
+			       TOKF(m, site->off));
 	}
 }
 
+void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, const char *pred,
+		      const char *label)
+{
+	/* the runner is the lane with no active lane below it */
+	ptx_buf_printf(b, "\tactivemask.b32 %s;\n\tmov.u32 %s, %%lanemask_lt;\n"
+			  "\tand.b32 %s, %s, %s;\n\tsetp.ne.u32 %s, %s, 0;\n\t@%s bra %s;\n",
+		       mask, tmp, tmp, tmp, mask, pred, tmp, pred, label);
+}
+
+void ptx_inject_wait(struct ptx_buf *b, const char *mask, const char *tmp)
+{
+	ptx_buf_printf(b, "\tshfl.sync.idx.b32 %s, %s, 0, 31, %s;\n", tmp, mask, mask);
+}
+
 /*
- * o->mem_code before access s: lanes whose guard is false, and lanes whose
- * generic address is not global, branch past it to a label of their own
- * (%PFX_mN); the others run it in a scope that holds the access in the
- * registers mem_code reads (size and kind immediates, for ptxas to fold).
- * mem_code's labels and registers are the scope's own (PTX scoping), so
- * every access can have a copy.
+ * Runs of accesses (the inline form).  The probe of an access is pasted
+ * after it, from a copy of its address taken just before it (the access
+ * may overwrite its own base register): the kernel's load is issued, not
+ * waited for, and the probe runs while it is in flight.  Consecutive
+ * unguarded .global accesses of one straight line of code -- no label,
+ * branch, call, return, barrier, fence or warp-synchronous instruction
+ * between them, so the same lanes make all of them -- share one region
+ * after the last: one election and one wait (the convergence point, which
+ * ptxas does not schedule across) for up to PTX_INJECT_MEM_RUN accesses,
+ * its runner running mem_code once per access in their order (up to 8:
+ * the loop form below shifts the addresses down each turn).  A guarded
+ * access and a generic one are a run of their own, skipped by the lanes
+ * that do not access global memory.
  */
-static void ptx_inject_mem_inline(struct ptx_inject *in, const struct ptx_stmt *s,
-				  const struct ptx_inject_site *site)
+enum ptx_inject_mem_class {
+	MEM_OTHER, /* neither ends a run nor is probed */
+	MEM_BREAK, /* a run's region must come before it */
+	MEM_JOIN,  /* a probed access that may be in a run with others */
+	MEM_ALONE, /* a probed access with a guard or a generic address */
+};
+
+/* What statement s is to runs of accesses (<0: an error, naming the line);
+ * *site too for an access. */
+static int ptx_inject_mem_class(struct ptx_inject *in, const struct ptx_stmt *s,
+				struct ptx_inject_site *site)
+{
+	static const char *const breaks[] = {"bra", "brx", "call", "ret", "exit", "trap",
+					     "brkpt", "bar", "barrier", "membar", "fence",
+					     "mbarrier"};
+	const struct ptx_module *m = in->m;
+
+	if (s->kind == PTX_STMT_DECL)
+		return MEM_OTHER;
+	if (s->kind != PTX_STMT_INSN)
+		return MEM_BREAK; /* a label, a scope's brace, the body's end */
+	int r = ptx_inject_mem_site(in, s, site);
+	if (r)
+		return r < 0 ? r : s->guard >= 0 || site->generic ? MEM_ALONE : MEM_JOIN;
+	const struct ptx_tok *k = &m->toks[s->opcode];
+	const char *op = m->text + k->off, *dot = memchr(op, '.', k->len);
+	size_t n = dot ? (size_t)(dot - op) : k->len;
+	for (size_t i = 0; i < sizeof(breaks) / sizeof(breaks[0]); i++)
+		if (strlen(breaks[i]) == n && !memcmp(op, breaks[i], n))
+			return MEM_BREAK;
+	return memmem(op, k->len, ".sync", 5) || memmem(op, k->len, ".aligned", 8) ? MEM_BREAK
+										  : MEM_OTHER;
+}
+
+/* Does the run that access i (its j-th) is in end with it? */
+static int ptx_inject_mem_run_ends(struct ptx_inject *in, size_t i, unsigned j, int alone)
+{
+	struct ptx_inject_site site;
+
+	if (alone || j + 1 >= PTX_INJECT_MEM_RUN)
+		return 1;
+	for (size_t t = i + 1; t <= in->f->end; t++) {
+		int c = ptx_inject_mem_class(in, &in->m->stmts[t], &site);
+		if (c != MEM_OTHER)
+			return c != MEM_JOIN; /* errors were reported by the first pass */
+	}
+	return 1;
+}
+
+/*
+ * Is code straight-line: no call, return, exit or branch, but a branch to
+ * the label right after it?  <0 when it does not lex.  The runner of such
+ * code cannot be held in it while the other lanes of its warp run ahead:
+ * ptxas predicates the region or reconverges its lanes right after it.
+ */
+static int ptx_inject_straight(const char *code, struct err *e)
+{
+	struct ptx_tok *t;
+	size_t n;
+	int err = ptx_lex(code, strlen(code), &t, &n, e), straight = 1;
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && straight; i++) {
+		const char *op = code + t[i].off, *dot = memchr(op, '.', t[i].len);
+		size_t len = dot ? (size_t)(dot - op) : t[i].len;
+		if (t[i].kind != PTX_TOK_NAME)
+			continue;
+		if ((len == 4 && !memcmp(op, "call", 4)) || (len == 3 && !memcmp(op, "brx", 3)) ||
+		    (len == 3 && !memcmp(op, "ret", 3)) || (len == 4 && !memcmp(op, "exit", 4)))
+			straight = 0;
+		else if (len == 3 && !memcmp(op, "bra", 3))
+			straight = i + 4 < n && t[i + 1].len == t[i + 3].len &&
+				   !memcmp(code + t[i + 1].off, code + t[i + 3].off, t[i + 1].len) &&
+				   code[t[i + 2].off] == ';' && code[t[i + 4].off] == ':';
+	}
+	free(t);
+	return straight;
+}
+
+/*
+ * The region of the run that access s (the j-th of its run, j + 1 = k
+ * accesses) ends: elected once, the runner runs o->mem_code for each
+ * access in turn, in a scope holding it in the registers mem_code reads
+ * (an immediate size and kind, for ptxas to fold), then the lanes wait
+ * for it.  mem_code's labels and registers are the scope's own (PTX
+ * scoping), so every region can have copies.  With mem_run_loop, a run
+ * of several accesses has one copy in a loop over them (the addresses
+ * shifted down each turn; size and kind an immediate where the run's
+ * accesses all have the same), a fraction of the code for ptxas to
+ * compile.
+ */
+static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *s,
+				  const struct ptx_inject_site *site, unsigned k)
 {
 	const struct ptx_module *m = in->m;
 	const char *P = in->pfx;
-	size_t n = in->mem_probes;
-	int skip = s->guard >= 0 || site->generic;
+	size_t n = in->mem_probes - 1;
+	int skip = s->guard >= 0 || site->generic, loop = k > 1 && in->mem_run_loop;
+	unsigned long long *sk = in->mem_run_sk;
+	int same = 1;
+	char mask_tmp[80], pred[80], done[80];
 
+	for (unsigned j = 1; j < k; j++)
+		same &= sk[j] == sk[0];
 	if (s->guard >= 0)
 		ptx_buf_printf(&in->b, "\t@%s%.*s bra %s_m%zu;\n", s->negate ? "" : "!",
 			       TOKF(m, (uint32_t)s->guard), P, n);
-	ptx_inject_mem_addr(in, site, NULL);
 	if (site->generic)
-		ptx_buf_printf(&in->b, "\tisspacep.global %%%s_g, %%%s_a;\n\t@!%%%s_g bra %s_m%zu;\n",
+		ptx_buf_printf(&in->b, "\tisspacep.global %%%s_g, %%%s_a0;\n\t@!%%%s_g bra %s_m%zu;\n",
 			       P, P, P, P, n);
-	ptx_buf_printf(&in->b, "\t{\n\t.reg .b64 %s, %s;\n\tmov.b64 %s, %%%s_a;\n"
-			       "\tmov.b64 %s, 0x%llx;\n%s\t}\n",
-		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG,
-		       (unsigned long long)site->size | (unsigned long long)site->kind << 32,
-		       in->o->mem_code);
+	snprintf(mask_tmp, sizeof(mask_tmp), "%%%s_t", P);
+	snprintf(pred, sizeof(pred), "%%%s_p", P);
+	snprintf(done, sizeof(done), "%s_d", P);
+	ptx_buf_printf(&in->b, "\t{ // mem probes of %u access%s, once per warp\n"
+			       "\t.reg .b32 %s, %s;\n\t.reg .pred %s;\n\t.reg .b64 %s, %s;\n",
+		       k, k > 1 ? "es" : "", PTX_MEM_MASK_REG, mask_tmp, pred, PTX_MEM_ADDR_REG,
+		       PTX_MEM_SK_REG);
+	ptx_inject_elect(&in->b, PTX_MEM_MASK_REG, mask_tmp, pred, done);
+	if (loop) {
+		if (!same) {
+			ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_s<%u>;\n", P, k);
+			for (unsigned j = 0; j < k; j++)
+				ptx_buf_printf(&in->b, "\tmov.b64 %%%s_s%u, 0x%llx;\n", P, j, sk[j]);
+		}
+		ptx_buf_printf(&in->b, "\t.reg .b32 %%%s_n;\n\tmov.u32 %%%s_n, %u;\n"
+				       "%s_l:\n\t.pragma \"nounroll\";\n\tmov.b64 %s, %%%s_a0;\n",
+			       P, P, k, P, PTX_MEM_ADDR_REG, P);
+		if (same)
+			ptx_buf_printf(&in->b, "\tmov.b64 %s, 0x%llx;\n", PTX_MEM_SK_REG, sk[0]);
+		else
+			ptx_buf_printf(&in->b, "\tmov.b64 %s, %%%s_s0;\n", PTX_MEM_SK_REG, P);
+		ptx_buf_printf(&in->b, "%s", in->o->mem_code);
+		for (unsigned j = 0; j + 1 < k; j++) {
+			ptx_buf_printf(&in->b, "\tmov.b64 %%%s_a%u, %%%s_a%u;\n", P, j, P, j + 1);
+			if (!same)
+				ptx_buf_printf(&in->b, "\tmov.b64 %%%s_s%u, %%%s_s%u;\n", P, j, P,
+					       j + 1);
+		}
+		ptx_buf_printf(&in->b, "\tsub.u32 %%%s_n, %%%s_n, 1;\n\tsetp.ne.u32 %s, %%%s_n, 0;\n"
+				       "\t@%s bra %s_l;\n",
+			       P, P, pred, P, pred, P);
+	} else {
+		for (unsigned j = 0; j < k; j++)
+			ptx_buf_printf(&in->b, "\tmov.b64 %s, %%%s_a%u;\n\tmov.b64 %s, 0x%llx;\n%s",
+				       PTX_MEM_ADDR_REG, P, j, PTX_MEM_SK_REG, sk[j],
+				       in->o->mem_code);
+	}
+	ptx_buf_printf(&in->b, "%s:\n", done);
+	if (in->mem_wait)
+		ptx_inject_wait(&in->b, PTX_MEM_MASK_REG, mask_tmp);
+	ptx_buf_printf(&in->b, "\t}\n");
 	if (skip)
 		ptx_buf_printf(&in->b, "%s_m%zu:\n", P, n);
 }
 
-/* The probe of memory instruction s, if it is a global or generic access:
- * o->mem_code inline, or `call SYM, (addr, size, kind);`. */
+/*
+ * Before memory instruction s, if it is a global or generic access: its
+ * address copied for its run's region (inline), or `call SYM, (addr,
+ * size, kind);`.
+ */
 static int ptx_inject_mem(struct ptx_inject *in, const struct ptx_stmt *s)
 {
 	struct ptx_inject_site site;
@@ -311,48 +476,89 @@ static int ptx_inject_mem(struct ptx_inject *in, const struct ptx_stmt *s)
 
 	if (r <= 0)
 		return r;
+	in->mem_probes++;
 	if (in->mem_inline) {
-		ptx_inject_mem_inline(in, s, &site);
-		in->mem_probes++;
+		unsigned j = in->mem_run_len++;
+		in->mem_run_sk[j] = (unsigned long long)site.size |
+				    (unsigned long long)site.kind << 32;
+		char reg[80];
+		snprintf(reg, sizeof(reg), "%%%s_a%u", in->pfx, j);
+		ptx_inject_mem_addr(in, &site, NULL, reg);
 		return 0;
 	}
 	const char *P = in->pfx;
+	char reg[80];
+	snprintf(reg, sizeof(reg), "%%%s_a", P);
 	ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_a;\n\t.param .b32 %s_s;\n"
 			       "\t.param .b32 %s_k;\n", P, P, P);
-	ptx_inject_mem_addr(in, &site, s);
+	ptx_inject_mem_addr(in, &site, s, reg);
 	ptx_buf_printf(&in->b, "\tst.param.b64 [%s_a], %%%s_a;\n\tst.param.b32 [%s_s], %u;\n"
 			       "\tst.param.b32 [%s_k], %d;\n\t", P, P, P, site.size, P,
 		       (int)site.kind);
 	ptx_inject_guard(in, s);
 	ptx_buf_printf(&in->b, "call %s, (%s_a, %s_s, %s_k);\n\t}\n", in->o->mem_sym, P, P, P);
-	in->mem_probes++;
+	return 0;
+}
+
+/* After statement s (inline form): its run's region, where s is the run's
+ * last access. */
+static int ptx_inject_mem_after(struct ptx_inject *in, const struct ptx_stmt *s)
+{
+	struct ptx_inject_site site;
+	size_t i = (size_t)(s - in->m->stmts);
+	int c = ptx_inject_mem_class(in, s, &site);
+
+	if (c < 0)
+		return c;
+	if (c != MEM_JOIN && c != MEM_ALONE)
+		return 0;
+	unsigned j = in->mem_run_len - 1;
+	if (!ptx_inject_mem_run_ends(in, i, j, c == MEM_ALONE))
+		return 0;
+	ptx_inject_mem_region(in, s, &site, j + 1);
+	in->mem_run_len = 0;
 	return 0;
 }
 
 /*
  * Which form the kernel's mem probes take (in->mem_inline): inline when
- * o->mem_code is given and its copies, one per access, come to at most
- * o->mem_inline_max bytes.
+ * o->mem_code is given and its copies, one per region (one per access
+ * without mem_run_loop), come to at most o->mem_inline_max bytes.
  */
 static int ptx_inject_mem_form(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	struct ptx_inject_site site;
-	size_t sites = 0;
+	size_t sites = 0, regions = 0, copies;
+	unsigned run = 0;
 
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
-		int r = ptx_inject_mem_site(in, &m->stmts[i], &site);
-		if (r < 0)
-			return r;
-		sites += (size_t)r;
+		int c = ptx_inject_mem_class(in, &m->stmts[i], &site);
+		if (c < 0)
+			return c;
+		if (c == MEM_BREAK || c == MEM_ALONE || (c == MEM_JOIN && run == PTX_INJECT_MEM_RUN))
+			run = 0;
+		if (c == MEM_JOIN || c == MEM_ALONE) {
+			sites++;
+			regions += !run;
+			run = c == MEM_JOIN ? run + 1 : 0;
+		}
 	}
 	if (in->o->mem_sites)
 		*in->o->mem_sites = sites;
-	if (!in->o->mem_code || !in->o->mem_sym) /* no call to make: inline */
-		in->mem_inline = in->o->mem_code != NULL;
-	else
-		in->mem_inline = in->o->mem_inline_max &&
-				 (!sites || strlen(in->o->mem_code) <= in->o->mem_inline_max / sites);
+	if (in->o->mem_regions)
+		*in->o->mem_regions = regions;
+	if (!in->o->mem_code)
+		return 0;
+	/* a copy an access where they fit, else a copy a region, else called */
+	size_t len = strlen(in->o->mem_code), max = in->o->mem_sym ? in->o->mem_inline_max : SIZE_MAX;
+	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
+	copies = in->mem_run_loop ? regions : sites;
+	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
+	int straight = ptx_inject_straight(in->o->mem_code, in->e);
+	if (straight < 0)
+		return straight;
+	in->mem_wait = !straight;
 	return 0;
 }
 
@@ -365,349 +571,6 @@ static int ptx_inject_is_exit(const struct ptx_module *m, const struct ptx_stmt 
 	if (dot)
 		n = (size_t)(dot - op);
 	return (n == 3 && !memcmp(op, "ret", 3)) || (n == 4 && !memcmp(op, "exit", 4));
-}
-
-/*
- * Block probes.  The record (struct gpuext_block_ctx, offsets below) is a
- * .shared variable PFX_blk of the module: static shared memory, which
- * ptxas places before the kernel's dynamic (.extern .shared) array, whose
- * users address it by name.  Thread (0,0,0) writes it and runs both
- * programs, so its own program order makes what it wrote visible to them;
- * the only global traffic is what the programs do, once per block.
- *
- * The block's last exit: where ptx_inject_exit_by_barrier() proves that
- * every thread reaches the exit block and none waits for another, warps
- * 1.. arrive at barrier 0 (`barrier.arrive`, which does not wait) and warp
- * 0 waits there (`barrier.sync`) for all of them: no counter, so nothing
- * to zero at entry and no barrier there.  Otherwise each warp adds its
- * lanes to a counter in the record with a shared atomic, whose result
- * tells the last; the counter is zeroed before a `bar.sync 0` at entry
- * (all threads of the block, each exactly once, before any of the
- * kernel's instructions: the kernel's own barriers, named or not, come
- * after it completes).  Registers and labels live in scopes of their own
- * (shadowing the kernel's names).
- */
-enum {
-	BLK_START = 0, BLK_END = 8, BLK_INDEX = 16, BLK_SM = 24, BLK_THREADS = 28,
-	BLK_WARPS = 32,
-	/* the exit counter (the record's `pad`): lanes in bits 0..15, warp exits
-	 * in 16..31 (a block has at most 1024 threads).  32 bits, because a
-	 * 64-bit shared atomic add is a compare-and-swap loop: with a block's
-	 * warps leaving together it cost vecadd -n 16M 30% (H200). */
-	BLK_COUNT = 36,
-	BLK_EXIT_THREADS = 40, BLK_EXIT_WARPS = 44, BLK_SIZE = PTX_BLOCK_RECORD_BYTES,
-};
-
-/* The NN of the module's `.target sm_NN[a]`; 0 for anything else. */
-static unsigned ptx_inject_target_sm(const struct ptx_module *m)
-{
-	const char *t = ptx_module_target(m);
-	return !strncmp(t, "sm_", 3) ? (unsigned)strtoul(t + 3, NULL, 10) : 0;
-}
-
-/* Does s wait for other threads (a CTA or cluster barrier, a
- * warp-synchronous instruction: shfl.sync, vote.sync, bar.warp.sync, ...)? */
-static int ptx_inject_waits(const struct ptx_module *m, const struct ptx_stmt *s)
-{
-	const struct ptx_tok *k = &m->toks[s->opcode];
-	const char *op = m->text + k->off;
-	return (k->len >= 3 && !memcmp(op, "bar", 3)) || memmem(op, k->len, ".sync", 5) ||
-	       memmem(op, k->len, ".aligned", 8);
-}
-
-/* Does call s go to a function the module does not define (or through a
- * register)?  vprintf, malloc and free (the driver's) return. */
-static int ptx_inject_calls_out(const struct ptx_module *m, const struct ptx_stmt *s)
-{
-	static const char *const known[] = {"vprintf", "malloc", "free"};
-	if (!ptx_parse_tok_is(m, s->opcode, "call") && !ptx_parse_tok_is(m, s->opcode, "call.uni"))
-		return 0;
-	for (uint32_t i = 0; i < s->nopnd; i++) {
-		const struct ptx_opnd *o = &m->opnds[s->opnd + i];
-		if (o->kind == PTX_OPND_LIST)
-			continue; /* the return values */
-		const struct ptx_tok *t = &m->toks[o->tok];
-		if (t->kind != PTX_TOK_NAME)
-			return 1;
-		for (size_t f = 0; f < m->nfunc; f++)
-			if (ptx_inject_tok_eq(m, m->funcs[f].name, m->text + t->off, t->len))
-				return 0;
-		for (size_t j = 0; j < sizeof(known) / sizeof(known[0]); j++)
-			if (ptx_inject_tok_eq(m, o->tok, known[j], strlen(known[j])))
-				return 0;
-		return 1;
-	}
-	return 1;
-}
-
-/*
- * Can the block's last exit be found with the barrier?  Only if every
- * thread leaves through the exit block (the kernel's ret/exit all branch
- * there; an `exit` in a function would leave warp 0 waiting forever) and
- * no thread waits for another: a kernel whose threads meet at a barrier,
- * or whose lanes sync as a warp, after some of them returned early relies
- * on the hardware counting those as arrived, and with warp 0 held at the
- * exit block they would not be.  Checked over the kernel and every
- * function of the module (an indirect call could reach any of them); a
- * call out of the module is not provable.  barrier.sync/arrive without
- * .aligned (lanes of a warp may reach the exit block apart) need sm_70
- * and PTX 6.0.
- */
-static int ptx_inject_exit_by_barrier(const struct ptx_inject *in)
-{
-	const struct ptx_module *m = in->m;
-
-	unsigned major = m->ver_major, minor = m->ver_minor;
-	if (in->o->min_version_major > major ||
-	    (in->o->min_version_major == major && in->o->min_version_minor > minor))
-		major = in->o->min_version_major, minor = in->o->min_version_minor;
-	if (in->o->block_exit_counted || ptx_inject_target_sm(m) < 70 || major < 6)
-		return 0;
-	for (size_t f = 0; f < m->nfunc; f++) {
-		const struct ptx_func *fn = &m->funcs[f];
-		if (fn->entry && fn != in->f)
-			continue;
-		for (size_t i = fn->head + 1; i < fn->end; i++) {
-			const struct ptx_stmt *s = &m->stmts[i];
-			if (s->kind == PTX_STMT_INSN &&
-			    (ptx_inject_waits(m, s) || ptx_inject_calls_out(m, s) ||
-			     (!fn->entry && ptx_parse_tok_is(m, s->opcode, "exit"))))
-				return 0;
-		}
-	}
-	return 1;
-}
-
-/* %gxb_b = the block's threads, blockDim.x * y * z (%gxb_t scratch). */
-static void ptx_inject_block_threads(struct ptx_inject *in)
-{
-	ptx_buf_printf(&in->b, "\tmov.u32 %%gxb_b, %%ntid.x;\n\tmov.u32 %%gxb_t, %%ntid.y;\n"
-			       "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n"
-			       "\tmov.u32 %%gxb_t, %%ntid.z;\n"
-			       "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n");
-}
-
-/* %gxb_ctx = the record's generic address, for the block programs. */
-static void ptx_inject_block_ctx(struct ptx_inject *in)
-{
-	ptx_buf_printf(&in->b, "\tmov.u64 %%gxb_ctx, %s_blk;\n"
-			       "\tcvta.shared.u64 %%gxb_ctx, %%gxb_ctx;\n", in->pfx);
-}
-
-/* The registers of a block probe scope. */
-static void ptx_inject_block_regs(struct ptx_inject *in)
-{
-	ptx_buf_printf(&in->b, "\t.reg .pred %%gxb_p;\n"
-			       "\t.reg .b32 %%gxb_m, %%gxb_a, %%gxb_b, %%gxb_t, %%gxb_o;\n"
-			       "\t.reg .b64 %%gxb_ctx, %%gxb_v, %%gxb_u;\n\tactivemask.b32 %%gxb_m;\n");
-}
-
-/* Thread (0,0,0) writes the record's block index, SM, threads and warps
- * (%gxb_b = threads after it). */
-static void ptx_inject_block_record(struct ptx_inject *in)
-{
-	const char *P = in->pfx;
-
-	/* linear block index: x + nctaid.x * (y + nctaid.y * z), in 64 bits */
-	ptx_buf_printf(&in->b, "\tmov.u32 %%gxb_a, %%ctaid.z;\n\tmov.u32 %%gxb_b, %%nctaid.y;\n"
-			       "\tmul.wide.u32 %%gxb_v, %%gxb_a, %%gxb_b;\n"
-			       "\tmov.u32 %%gxb_a, %%ctaid.y;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-			       "\tadd.s64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
-			       "\tmov.u32 %%gxb_a, %%nctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-			       "\tmul.lo.u64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
-			       "\tmov.u32 %%gxb_a, %%ctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-			       "\tadd.s64 %%gxb_v, %%gxb_v, %%gxb_u;\n"
-			       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n"
-			       "\tmov.u32 %%gxb_a, %%smid;\n\tst.shared.u32 [%s_blk+%d], %%gxb_a;\n",
-		       P, BLK_INDEX, P, BLK_SM);
-	ptx_inject_block_threads(in);
-	ptx_buf_printf(&in->b, "\tst.shared.u32 [%s_blk+%d], %%gxb_b;\n"
-			       "\tadd.u32 %%gxb_t, %%gxb_b, 31;\n\tshr.u32 %%gxb_t, %%gxb_t, 5;\n"
-			       "\tst.shared.u32 [%s_blk+%d], %%gxb_t;\n",
-		       P, BLK_THREADS, P, BLK_WARPS);
-}
-
-/* At entry: thread (0,0,0) stamps the start and, where anything reads
- * them before the exit, the rest of the record; the counted exit's zeroed
- * counter and barrier; the block_entry program. */
-static void ptx_inject_block_entry(struct ptx_inject *in)
-{
-	const char *P = in->pfx;
-	int counted = in->o->block_exit_code && !in->exit_by_barrier;
-	/* the barrier: for the counter, and for the block-local arrays, which
-	 * every thread zeroed just before (ptx_inject_block_arrays_zero) */
-	int meet = counted || in->o->n_block_arrays;
-
-	ptx_buf_printf(&in->b, "\t{ // block probes: thread (0,0,0) starts the block's record\n");
-	ptx_inject_block_regs(in);
-	ptx_buf_printf(&in->b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tmov.u32 %%gxb_b, %%tid.y;\n"
-			       "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
-			       "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n"
-			       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
-			       "\t@%%gxb_p bra GXB_MEET;\n"
-			       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
-			       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n", P, BLK_START);
-	if (in->o->block_entry_code || counted)
-		ptx_inject_block_record(in);
-	if (in->o->block_entry_code) /* what the exit writes reads as 0 until then */
-		ptx_buf_printf(&in->b, "\tst.shared.u64 [%s_blk+%d], 0;\n"
-				       "\tst.shared.u64 [%s_blk+%d], 0;\n", P, BLK_END, P,
-			       BLK_EXIT_THREADS);
-	if (counted)
-		ptx_buf_printf(&in->b, "\tst.shared.u32 [%s_blk+%d], 0;\n", P, BLK_COUNT);
-	if (in->o->block_entry_code && !meet) {
-		ptx_inject_block_ctx(in);
-		ptx_buf_printf(&in->b, "%s", in->o->block_entry_code);
-	}
-	ptx_buf_printf(&in->b, "GXB_MEET:\n");
-	if (meet) /* the program after the barrier: the others need not wait for it */
-		ptx_buf_printf(&in->b, "\tbar.sync 0;\n");
-	if (in->o->block_entry_code && meet) {
-		ptx_buf_printf(&in->b, "\t@%%gxb_p bra GXB_DONE;\n");
-		ptx_inject_block_ctx(in);
-		ptx_buf_printf(&in->b, "%s", in->o->block_entry_code);
-	}
-	ptx_buf_printf(&in->b, "GXB_DONE:\n");
-	/* warp 0's other lanes wait for thread (0,0,0) only where a warp probe
-	 * follows, which must see the whole warp; otherwise they go on into the
-	 * kernel */
-	if (in->o->entry_code || in->o->entry_sym)
-		ptx_buf_printf(&in->b, "\tbar.warp.sync %%gxb_m;\n");
-	ptx_buf_printf(&in->b, "\t}\n");
-}
-
-/* In the exit block: the block's last exit, by the barrier (warp 0 waits
- * for the others' arrival) or by the counter (the warp whose add completes
- * the block's threads); thread (0,0,0), or the counter's last lane, stamps
- * the end and runs the block_exit program. */
-static void ptx_inject_block_exit(struct ptx_inject *in)
-{
-	const char *P = in->pfx;
-
-	ptx_buf_printf(&in->b, "\t{ // block probes: the block's last exit runs the program\n");
-	ptx_inject_block_regs(in);
-	if (in->exit_by_barrier) {
-		/* %gxb_a: the linear thread index; %gxb_o: the block's warps x 32,
-		 * the barrier's count (it counts a warp's arrival as 32) */
-		ptx_buf_printf(&in->b, "\tmov.u32 %%gxb_a, %%tid.z;\n\tmov.u32 %%gxb_t, %%ntid.y;\n"
-				       "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				       "\tmov.u32 %%gxb_t, %%tid.y;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				       "\tmov.u32 %%gxb_t, %%ntid.x;\n"
-				       "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				       "\tmov.u32 %%gxb_t, %%tid.x;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n");
-		ptx_inject_block_threads(in);
-		ptx_buf_printf(&in->b, "\tadd.u32 %%gxb_o, %%gxb_b, 31;\n"
-				       "\tand.b32 %%gxb_o, %%gxb_o, 0xffffffe0;\n"
-				       "\tsetp.lt.u32 %%gxb_p, %%gxb_a, 32;\n\t@%%gxb_p bra GXB_WAIT;\n"
-				       "\tbarrier.arrive 0, %%gxb_o;\n\tbra GXB_DONE;\n"
-				       "GXB_WAIT:\n"
-				       /* thread (0,0,0) fills in what does not depend
-					* on the others before it waits: hidden unless
-					* warp 0 arrives last; only the end stamp and
-					* the program remain after the barrier */
-				       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_WAIT0;\n");
-		if (!in->o->block_entry_code) /* not written at entry */
-			ptx_inject_block_record(in);
-		ptx_buf_printf(&in->b, "\tst.shared.u32 [%s_blk+%d], %%gxb_b;\n"
-				       "\tshr.u32 %%gxb_t, %%gxb_o, 5;\n"
-				       "\tst.shared.u32 [%s_blk+%d], %%gxb_t;\n"
-				       "GXB_WAIT0:\n\tbarrier.sync 0, %%gxb_o;\n"
-				       "\t@%%gxb_p bra GXB_DONE;\n"
-				       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
-				       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n",
-			       P, BLK_EXIT_THREADS, P, BLK_EXIT_WARPS, P, BLK_END);
-	} else {
-		ptx_buf_printf(&in->b, "\tmov.u32 %%gxb_a, %%lanemask_lt;\n"
-				       "\tand.b32 %%gxb_a, %%gxb_a, %%gxb_m;\n"
-				       "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n\t@%%gxb_p bra GXB_DONE;\n"
-				       /* lanes in the low half, one warp exit in the high one */
-				       "\tpopc.b32 %%gxb_a, %%gxb_m;\n\tor.b32 %%gxb_a, %%gxb_a, 0x10000;\n"
-				       "\tatom.shared.add.u32 %%gxb_o, [%s_blk+%d], %%gxb_a;\n"
-				       /* %gxb_a: the block's threads that have left, this
-					* warp included */
-				       "\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_o;\n"
-				       "\tand.b32 %%gxb_o, %%gxb_a, 0xffff;\n", P, BLK_COUNT);
-		ptx_inject_block_threads(in);
-		ptx_buf_printf(&in->b, "\tsetp.ne.u32 %%gxb_p, %%gxb_o, %%gxb_b;\n"
-				       "\t@%%gxb_p bra GXB_DONE;\n"
-				       "\tmov.u64 %%gxb_v, %%globaltimer;\n"
-				       "\tst.shared.u64 [%s_blk+%d], %%gxb_v;\n"
-				       "\tst.shared.u32 [%s_blk+%d], %%gxb_o;\n"
-				       "\tshr.u32 %%gxb_a, %%gxb_a, 16;\n"
-				       "\tst.shared.u32 [%s_blk+%d], %%gxb_a;\n",
-			       P, BLK_END, P, BLK_EXIT_THREADS, P, BLK_EXIT_WARPS);
-	}
-	if (in->o->n_block_arrays && !in->exit_by_barrier)
-		/* the other warps' updates (their release fences); barrier.sync
-		 * acquires by itself */
-		ptx_buf_printf(&in->b, "\tfence.acq_rel.cta;\n");
-	ptx_inject_block_ctx(in);
-	ptx_buf_printf(&in->b, "%s", in->o->block_exit_code);
-	ptx_buf_printf(&in->b, "GXB_DONE:\n");
-	/* the lanes wait for the runner where a warp exit probe follows, which
-	 * must see the whole warp */
-	if (in->o->exit_code || in->o->exit_sym)
-		ptx_buf_printf(&in->b, "\tbar.warp.sync %%gxb_m;\n");
-	ptx_buf_printf(&in->b, "\t}\n");
-}
-
-/*
- * Block-local arrays: every thread zeroes the 8-byte words linear-thread-
- * index, + the block's threads, ... of each array, before the entry
- * barrier, which then makes the zeroes visible to the whole block (shared
- * memory starts undefined in every block).  Own scope and labels.
- */
-static void ptx_inject_block_arrays_zero(struct ptx_inject *in)
-{
-	if (!in->o->n_block_arrays)
-		return;
-	ptx_buf_printf(&in->b, "\t{ // block-local arrays: zeroed by all threads\n"
-			       "\t.reg .pred %%gxz_p;\n\t.reg .b32 %%gxz_i, %%gxz_n, %%gxz_t;\n"
-			       "\t.reg .b64 %%gxz_a, %%gxz_o;\n"
-			       /* i = x + ntid.x * (y + ntid.y * z), n = the block's threads */
-			       "\tmov.u32 %%gxz_i, %%tid.z;\n\tmov.u32 %%gxz_n, %%ntid.y;\n"
-			       "\tmov.u32 %%gxz_t, %%tid.y;\n"
-			       "\tmad.lo.u32 %%gxz_i, %%gxz_i, %%gxz_n, %%gxz_t;\n"
-			       "\tmov.u32 %%gxz_n, %%ntid.x;\n\tmov.u32 %%gxz_t, %%tid.x;\n"
-			       "\tmad.lo.u32 %%gxz_i, %%gxz_i, %%gxz_n, %%gxz_t;\n"
-			       "\tmov.u32 %%gxz_t, %%ntid.y;\n\tmul.lo.u32 %%gxz_n, %%gxz_n, %%gxz_t;\n"
-			       "\tmov.u32 %%gxz_t, %%ntid.z;\n\tmul.lo.u32 %%gxz_n, %%gxz_n, %%gxz_t;\n"
-			       "\tshl.b32 %%gxz_i, %%gxz_i, 3;\n\tshl.b32 %%gxz_n, %%gxz_n, 3;\n");
-	for (size_t k = 0; k < in->o->n_block_arrays; k++) {
-		const struct ptx_block_array *a = &in->o->block_arrays[k];
-		ptx_buf_printf(&in->b, "\tmov.u32 %%gxz_t, %%gxz_i;\n"
-				       "GXZ_%zu:\n\tsetp.ge.u32 %%gxz_p, %%gxz_t, %u;\n"
-				       "\t@%%gxz_p bra GXZ_%zu_done;\n"
-				       "\tmov.u64 %%gxz_a, %s;\n\tcvt.u64.u32 %%gxz_o, %%gxz_t;\n"
-				       "\tadd.s64 %%gxz_a, %%gxz_a, %%gxz_o;\n"
-				       "\tst.shared.u64 [%%gxz_a], 0;\n"
-				       "\tadd.u32 %%gxz_t, %%gxz_t, %%gxz_n;\n\tbra GXZ_%zu;\n"
-				       "GXZ_%zu_done:\n",
-			       k, a->bytes, k, a->sym, k, k);
-	}
-	ptx_buf_printf(&in->b, "\t}\n");
-}
-
-/* The block-local arrays' declarations: before the extra code, whose
- * programs name them. */
-static void ptx_inject_block_arrays_decl(struct ptx_buf *b, const struct ptx_inject_opts *o)
-{
-	for (size_t k = 0; k < o->n_block_arrays; k++)
-		ptx_buf_printf(b, "// a block-local array (MAP_TYPE_GPU_BLOCK_ARRAY)\n"
-				  ".shared .align 8 .b8 %s[%u];\n",
-			       o->block_arrays[k].sym, o->block_arrays[k].bytes);
-}
-
-/* Block-local arrays with a block_exit program and the counted exit: each
- * thread's updates of them come before its warp's exit count, which the
- * last exit's reader then sees (with its own fence, ptx_inject_block_exit).
- * The barrier exit needs none: barrier.arrive releases, barrier.sync
- * acquires. */
-static void ptx_inject_block_arrays_release(struct ptx_inject *in)
-{
-	if (in->o->n_block_arrays && in->o->block_exit_code && !in->exit_by_barrier)
-		ptx_buf_printf(&in->b, "\tfence.acq_rel.cta; // block-local arrays: updates "
-				       "before the exit count\n");
 }
 
 /*
@@ -766,29 +629,24 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	const struct ptx_inject_opts *o = in->o;
-	int block = o->block_entry_code || o->block_exit_code || o->n_block_arrays;
-	int entry_done = !o->entry_sym && !o->entry_code && !block;
+	ptx_block_init(&in->blk, m, in->f, o, in->pfx);
+	int entry_done = !o->entry_sym && !o->entry_code && !in->blk.on;
 	/* one exit block at the end, every ret/exit a branch to it */
 	int exit_block = o->exit_code || o->block_exit_code;
-
-	in->exit_by_barrier = o->block_exit_code && ptx_inject_exit_by_barrier(in);
-	if (block)
-		ptx_buf_printf(&in->b, "// the record of block probes (struct gpuext_block_ctx)\n"
-				       ".shared .align 8 .b8 %s_blk[%d];\n", in->pfx, BLK_SIZE);
+	ptx_block_record_decl(&in->blk, &in->b);
 	int err = ptx_inject_head(in);
 	if (err)
 		return err;
-	if (o->mem_sym || o->mem_code)
+	if (in->mem_inline) /* the addresses of a run's accesses */
+		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a<%d>;\n", in->pfx, PTX_INJECT_MEM_RUN);
+	else if (o->mem_sym || o->mem_code)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
 	if (in->mem_inline)
 		ptx_buf_printf(&in->b, "\t.reg .pred %%%s_g;\n", in->pfx);
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {
-			if (block) {
-				ptx_inject_block_arrays_zero(in);
-				ptx_inject_block_entry(in);
-			}
+			ptx_block_entry(&in->blk, &in->b);
 			if (o->entry_code)
 				ptx_buf_printf(&in->b, "%s", o->entry_code);
 			else if (o->entry_sym)
@@ -797,10 +655,7 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		}
 		if (i == in->f->end && exit_block) { /* the one exit, at the end */
 			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
-			if (o->block_exit_code) {
-				ptx_inject_block_arrays_release(in);
-				ptx_inject_block_exit(in);
-			}
+			ptx_block_exit(&in->blk, &in->b);
 			if (o->exit_code)
 				ptx_buf_printf(&in->b, "%s", o->exit_code);
 			else if (o->exit_sym)
@@ -826,6 +681,8 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 				return err;
 		}
 		ptx_parse_print_stmt(m, s, &in->b);
+		if (s->kind == PTX_STMT_INSN && in->mem_inline && (err = ptx_inject_mem_after(in, s)))
+			return err;
 	}
 	return 0;
 }
@@ -969,7 +826,7 @@ static int ptx_inject_is_header(const struct ptx_module *m, const struct ptx_stm
  * calls it. */
 static void ptx_inject_extra(struct ptx_inject *in)
 {
-	ptx_inject_block_arrays_decl(&in->b, in->o);
+	ptx_block_arrays_decl(in->o, &in->b);
 	if (in->o->extra)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->extra);
 	if (in->o->mem_func && !in->mem_inline)

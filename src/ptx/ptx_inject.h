@@ -12,7 +12,7 @@
  *          atomic and reduction (ld/st/atom/red in .global, and generic
  *          ones, whose probe checks isspacep.global), with the address
  *          computed into a fresh register; or the probe's code pasted
- *          there (mem_code, below)
+ *          after runs of them (mem_code, below)
  * and with `extra` (the translated programs, the device runtime and the probe
  * functions of ptx_wrap.h, without .version/.target) appended after the
  * module's own directives.  Every register or name it adds uses a prefix
@@ -58,12 +58,39 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 /* Bytes of the block probes' record (struct gpuext_block_ctx) in shared memory. */
 #define PTX_BLOCK_RECORD_BYTES 48
 
-/* The register holding r1 (the record's generic address) of block probes. */
+/*
+ * How a block program's code (block_entry_code, block_exit_code) reads its
+ * record: the record's 8-byte word N (start_ns, end_ns, block, sm |
+ * threads << 32, warps | reserved << 32, exit_threads | exit_warps << 32)
+ * from the register PTX_BLOCK_CTX_WORD "N", and the record's generic
+ * address from PTX_BLOCK_CTX_REG.  The injector declares both around the
+ * code and computes only what the code names: a word register where the
+ * code names it, the record in shared memory where the code names
+ * PTX_BLOCK_CTX_REG (a program that passes or stores its ctx pointer).
+ * In the registers, `reserved` reads 0.
+ */
 #define PTX_BLOCK_CTX_REG "%gxb_ctx"
+#define PTX_BLOCK_CTX_WORD "%gxb_c"
+#define PTX_BLOCK_CTX_WORDS (PTX_BLOCK_RECORD_BYTES / 8)
 /* The registers an inline mem probe (mem_code) reads the access from: its
- * address (global) and size | kind << 32 (enum ptx_mem_kind). */
+ * address (global) and size | kind << 32 (enum ptx_mem_kind); and (.b32)
+ * the lanes of the warp that made the access, the election's active mask. */
 #define PTX_MEM_ADDR_REG "%gxm_addr"
 #define PTX_MEM_SK_REG "%gxm_sk"
+#define PTX_MEM_MASK_REG "%gxm_mask"
+
+/*
+ * The election of a warp's lowest active lane, for the probe code pasted
+ * into kernels: the active mask into the .b32 register mask, and every
+ * other lane branches to label (tmp .b32 and pred .pred are scratch).
+ * ptx_inject_wait: where those lanes wait for the runner, after label:
+ * a shfl.sync over the mask (value unused), which makes them wait as
+ * bar.warp.sync does without ordering memory (docs/ptx-inject.md).
+ */
+struct ptx_buf;
+void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, const char *pred,
+		      const char *label);
+void ptx_inject_wait(struct ptx_buf *b, const char *mask, const char *tmp);
 
 /*
  * The register holding the launch's id (bpf_gpu_launch_id) in the kernel,
@@ -96,19 +123,29 @@ struct ptx_inject_opts {
 	const char *mem_sym;
 	/*
 	 * Inline mem probes (ptx_emit_mem_probe's site block): with mem_code,
-	 * the kernel's global and generic accesses get mem_code pasted before
-	 * them, in a scope that sets PTX_MEM_ADDR_REG and PTX_MEM_SK_REG
-	 * (generic accesses only when isspacep.global), instead of a call of
-	 * mem_sym -- when mem_code's length times the kernel's accesses is at
+	 * the kernel's global and generic accesses get mem_code pasted after
+	 * them, instead of a call of mem_sym before them: one region after
+	 * each run of consecutive unguarded .global accesses of a straight
+	 * line of code (up to 8; a guarded or generic access is a run of its
+	 * own, run only by the lanes that accessed global memory), which
+	 * elects the warp's lowest active lane (PTX_MEM_MASK_REG = the active
+	 * mask) and runs mem_code in it once per access, in order, with the
+	 * access in PTX_MEM_ADDR_REG and PTX_MEM_SK_REG, then (unless mem_code
+	 * is straight-line code) makes the lanes wait for it.  A copy of
+	 * mem_code an access while mem_code's length times the accesses is at
 	 * most mem_inline_max (bytes of PTX pasted; 0: never, SIZE_MAX:
-	 * always).  mem_func (the text defining mem_sym) is appended to extra
-	 * only when the call form is used.  Without mem_sym, always inline.
+	 * always), else one copy a region, a loop over its accesses, while
+	 * that fits, else the call.  mem_func (the text defining mem_sym) is
+	 * appended to extra only when the call form is used.  Without
+	 * mem_sym, always inline.
 	 */
 	const char *mem_code;
 	const char *mem_func;
 	size_t mem_inline_max;
+	int mem_run_loop; /* a copy a region even where a copy an access fits */
 	int *mem_inlined; /* set to 1 when mem_code was pasted, else 0 (may be NULL) */
 	size_t *mem_sites; /* set to the kernel's probed accesses (may be NULL) */
+	size_t *mem_regions; /* set to the regions mem_code was pasted in (may be NULL) */
 	/*
 	 * Inline probes (ptx_emit_probe_inline), instead of entry_sym/exit_sym:
 	 * entry_code is pasted where `call entry_sym` would go; with exit_code,
@@ -119,10 +156,10 @@ struct ptx_inject_opts {
 	const char *entry_code;
 	const char *exit_code;
 	/*
-	 * Block probes (ptx_emit_probe_inline with PTX_PROBE_BLOCK_*): either
-	 * one makes the kernel keep a struct gpuext_block_ctx in a .shared
-	 * variable of its own, written by thread (0,0,0), which runs both
-	 * programs.  block_entry_code runs at its entry, before entry_code,
+	 * Block probes (ptx_emit_probe_inline with PTX_PROBE_BLOCK_*): run by
+	 * thread (0,0,0), with their struct gpuext_block_ctx in registers or
+	 * in a .shared variable of the kernel's own (PTX_BLOCK_CTX_WORD,
+	 * above).  block_entry_code runs at its entry, before entry_code,
 	 * with no barrier.  block_exit_code runs at the exit block (exit_code's,
 	 * made when only block probes are given) once every thread of the
 	 * block has reached it: where every thread can only leave through that
@@ -133,8 +170,7 @@ struct ptx_inject_opts {
 	 * adds its lanes to a counter in the record with one shared atomic
 	 * (zeroed before an entry `bar.sync 0` that every thread passes before
 	 * the kernel's first instruction) and the warp completing the count
-	 * runs it.  Both read the record's generic address from the register
-	 * PTX_BLOCK_CTX_REG, which the injector declares around them.
+	 * runs it.
 	 */
 	const char *block_entry_code;
 	const char *block_exit_code;
@@ -143,11 +179,10 @@ struct ptx_inject_opts {
 	int block_exit_counted;
 	/*
 	 * Block-local arrays (MAP_TYPE_GPU_BLOCK_ARRAY) the programs name:
-	 * each a module-scope `.shared .align 8 .b8 SYM[bytes]` declared next
-	 * to the block record and zeroed by the block's threads (each an 8-byte
-	 * word in turn) before the entry barrier, so every probe of the block
-	 * sees it zeroed.  They make the kernel keep the record and barrier as
-	 * block probes do; with a block_exit program, the exit block fences
+	 * each a module-scope `.shared .align 8 .b8 SYM[bytes]` declared
+	 * before the extra code and zeroed by the block's threads (each an
+	 * 8-byte word in turn) before an entry barrier, so every probe of the
+	 * block sees it zeroed; with a block_exit program, the exit block fences
 	 * (fence.acq_rel.cta) so that the program sees every warp's updates.
 	 * bytes: a multiple of 8.
 	 */

@@ -198,6 +198,10 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 		free(m);
 		return cu_err(cu, e, r, "allocating a device map");
 	}
+	/* values 8-aligned (cuMemAlloc's memory is 256-aligned, strides are
+	 * multiples of 8): the translator drops the alignment test of
+	 * accesses into them (ptx_stack.h, PTX_SPACE_GLOBAL) */
+	_Static_assert(sizeof(*h) % 8 == 0, "device map data 8-aligned");
 	h->data = m->dev + sizeof(*h);
 	if (def->type == MAP_TYPE_RINGBUF) {
 		CUdeviceptr d;

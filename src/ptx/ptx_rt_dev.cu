@@ -235,6 +235,16 @@ static __device__ unsigned char *rt_hash_home(struct ptx_devmap *m, const void *
 	return s;
 }
 
+/* The per-SM copy (of nr) a program on this SM sees: min(%smid, nr - 1),
+ * one instruction where a remainder by the SM count is a dozen; %smid
+ * counts a GPU's SMs from 0, so this is the SM's own copy (as the inline
+ * lookups of ptx_emit.c compute it). */
+static __device__ __forceinline__ u32 rt_sm_copy(u32 nr)
+{
+	u32 s = rt_smid();
+	return s < nr - 1 ? s : nr - 1;
+}
+
 static __device__ void *rt_array_elem(struct ptx_devmap *m, const void *key)
 {
 	u32 k = *(const u32 *)key;
@@ -242,7 +252,7 @@ static __device__ void *rt_array_elem(struct ptx_devmap *m, const void *key)
 		return 0;
 	u64 off = (u64)k * m->value_stride;
 	if (m->type == T_PERCPU_ARRAY) /* this SM's copy, on lines of its own */
-		off += (u64)(rt_smid() % m->nr_sms) * m->sm_stride;
+		off += (u64)rt_sm_copy(m->nr_sms) * m->sm_stride;
 	return (unsigned char *)m->data + off;
 }
 
@@ -252,7 +262,7 @@ static __device__ unsigned char *rt_slot_value(struct ptx_devmap *m, unsigned ch
 {
 	unsigned char *v = s + 8 + m->key_stride;
 	if (m->type == T_PERCPU_HASH)
-		v += (u64)(rt_smid() % m->nr_sms) * m->value_stride;
+		v += (u64)rt_sm_copy(m->nr_sms) * m->value_stride;
 	return v;
 }
 
@@ -399,7 +409,7 @@ RT u64 gx_rt_map_delete(u64 map, u64 key)
  * from every warp of a grid that outruns the host). */
 static __device__ void rt_rb_drop(struct ptx_devmap *m)
 {
-	atomicAdd((u64 *)(m->data + (u64)(rt_smid() % m->nr_sms) * PTX_RB_DROP_STRIDE), 1ull);
+	atomicAdd((u64 *)(m->data + (u64)rt_sm_copy(m->nr_sms) * PTX_RB_DROP_STRIDE), 1ull);
 }
 
 /*

@@ -8,8 +8,8 @@
  * probe (map keys are built there).  ptx_stack_analyze proves, for one eBPF
  * function, that its frame is only ever touched at constant offsets from
  * r10 that it can see: it follows, by a forward data-flow fixpoint over the
- * function's control flow, which registers hold r10 + a constant (and, for a
- * mem probe's function 0, r1 = ctx + a constant).  Every other thing done
+ * function's control flow, which registers hold r10 + a constant (and, for an
+ * inline probe's function 0, r1 = ctx + a constant).  Every other thing done
  * with such a pointer -- stored to memory, passed to a helper or a callee
  * other than as the key/value of an inline array lookup or update, used in
  * arithmetic other than +/- a constant, compared, an atomic on it, a
@@ -17,7 +17,14 @@
  * escape: the function keeps today's memory frame.  Along the way it follows
  * the pointers an inline lookup in a block-local array returns (and what is
  * derived from them by adding offsets): loads, stores and atomics through
- * them are marked PTX_SPACE_SHARED, for .shared-space instructions.  The
+ * them are marked PTX_SPACE_SHARED, for .shared-space instructions; likewise
+ * the pointers an inline lookup in an array in device memory returns:
+ * PTX_SPACE_GLOBAL, for .global-space instructions, with the address mod 8
+ * where only constants were added (the value is 8-aligned), so that an
+ * access proven aligned needs no run-time alignment test.  It also bounds
+ * scalars and what the frame's 4-byte units hold (constants, masks, shifts,
+ * sums, products), so that an inline lookup whose key is proven below
+ * max_entries needs no bounds test (key_in_range).  The
  * analysis is its own
  * proof (it does not trust the verifier's), so it holds for unverified
  * programs (the conformance cases) too.
@@ -39,14 +46,18 @@
 enum ptx_stack_space {
 	PTX_SPACE_OTHER = 0, /* not provably the frame or the ctx */
 	PTX_SPACE_STACK,     /* the function's frame, at off from r10 */
-	PTX_SPACE_CTX,       /* the mem probe's ctx, at byte off */
+	PTX_SPACE_CTX,       /* the probe's ctx (only read), at byte off */
 	PTX_SPACE_SHARED,    /* a block-local array: the block's shared memory */
+	PTX_SPACE_GLOBAL,    /* a device map's value: global memory; off is the
+			      * address mod 8, or -1 when not known */
 };
 
 /* Per instruction: a load/store's operand; at an inline map call, the key
  * (r2); value (r3) is the update's value. */
 struct ptx_stack_use {
 	uint8_t space, value_space;
+	uint8_t key_in_range; /* an inline map call: the key is proven below
+			       * max_entries (in a promoted frame) */
 	int32_t off, value_off;
 };
 
@@ -57,8 +68,12 @@ struct ptx_stack_call {
 	uint8_t inline_map;  /* the call is an inline array lookup/update: r2 is
 			      * read as a 4-byte key, r3 as value_bytes */
 	uint32_t value_bytes;
+	uint32_t max_entries; /* an inline map call's array */
 	uint8_t block_array; /* an inline lookup in a block-local array: r0 is
 			      * NULL or a generic pointer into shared memory */
+	uint8_t global_value; /* an inline lookup in an array in device memory:
+			       * r0 is NULL or an 8-aligned pointer to global
+			       * memory (ptx_devmap.h: values 8-aligned) */
 };
 
 struct ptx_stack {
@@ -72,12 +87,13 @@ enum { PTX_STACK_SLOTS = 64 }; /* 512 bytes */
 
 /*
  * Analyse function [start, end) of p.  calls[i] describes the call at
- * instruction i (ignored elsewhere).  ctx: r1 holds the mem probe's ctx at
- * the function's start (16 bytes, ctx_in_regs says whether it escaped).
+ * instruction i (ignored elsewhere).  ctx_bytes: r1 holds the probe's ctx of
+ * that size at the function's start (ctx_in_regs says whether it escaped;
+ * a load of it inside one 8-byte word stays PTX_SPACE_CTX); 0: no ctx.
  * st->use must hold p->insn_cnt entries; those of [start, end) are set.
  */
 int ptx_stack_analyze(const struct prog *p, size_t start, size_t end,
-		      const struct ptx_stack_call *calls, int ctx, struct ptx_stack *st,
+		      const struct ptx_stack_call *calls, unsigned ctx_bytes, struct ptx_stack *st,
 		      struct err *e);
 
 /* Slot register of byte offset off (from r10) and the byte within it. */

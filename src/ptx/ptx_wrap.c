@@ -2,6 +2,7 @@
 #include "ptx_wrap.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "ptx_inject.h"
 
@@ -125,66 +126,80 @@ void ptx_emit_run_kernel(struct ptx_buf *b, const char *sym)
 			  "\tst.global.u64 [%%x1], %%x0;\n\tret;\n}\n\n", sym);
 }
 
+/* The ctx of an inline probe: its words in registers REGS"N" where the
+ * program only reads its fields (ptx_emit_opts.inline_ctx), else in memory
+ * behind r1. */
+struct ptx_wrap_ctx {
+	const char *regs;
+	unsigned bytes;
+	const char *r1_mem;  /* r1 when the ctx is in memory */
+	const char *r1_regs; /* r1 when it is in registers */
+	int mem;             /* set: the program needs the ctx in memory */
+};
+
 /*
- * The election and p's body as one block appended to site (callees to b):
- * r1 is the register or constant r1 (set in the runner only).  The lanes
- * wait for the runner unless the probe ends the thread (exit).
+ * p's body as one block appended to site (callees to b), for the lane the
+ * block's code elects: r1 is the register or constant r1 (set in the
+ * runner only), which ctx (when not NULL) chooses.  Entry and exit probes
+ * elect the warp's lowest active lane here, and the lanes of an entry
+ * probe wait for it (a lane running ahead would make the next probe elect
+ * a second runner with a partial mask); after the exit probe the threads
+ * end, nothing follows that could see a partial warp, so no wait there.
+ * A block probe runs in the one thread the injector's block code elects
+ * (its code around has the wait); a mem probe in the lane the injector's
+ * region elects once for a run of accesses (ptx_inject.c), with the
+ * warp's mask in PTX_MEM_MASK_REG.
  */
 static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
 				 const struct ptx_emit_opts *o, enum ptx_probe_kind kind,
-				 const char *r1, int *ctx_mem, char *sym, struct err *e)
+				 const char *r1, struct ptx_wrap_ctx *ctx, char *sym, struct err *e)
 {
 	struct ptx_emit_opts io = *o;
-	size_t start = site->len;
-	int block = ptx_probe_is_block(kind);
+	struct ptx_buf body = {0};
+	int block = ptx_probe_is_block(kind), elect = !block && kind != PTX_PROBE_MEM;
 
-	io.inline_out = site;
+	io.inline_out = &body;
 	io.inline_r1 = "%gxp_x1";
 	io.inline_warp = "%gxp_w";
-	if (ctx_mem) {
-		io.inline_ctx = "%gxp_c";
-		io.inline_ctx_mem = ctx_mem;
+	if (ctx) {
+		io.inline_ctx = ctx->regs;
+		io.inline_ctx_bytes = ctx->bytes;
+		io.inline_ctx_mem = &ctx->mem;
 	}
 	if (kind == PTX_PROBE_MEM && o->launch_id) /* also called: no kernel registers there */
 		io.launch_id = PTX_LAUNCH_ID_UNREACHABLE;
-	ptx_buf_printf(site, "\t{ // %s probe, inline, once per %s\n"
-			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
-			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n\tactivemask.b32 %%gxp_m;\n",
-		       ptx_probe_names[kind],
-		       block ? "block (the thread the block code elects)"
-			     : "warp (lowest active lane)");
-	/* The runner is the lane with no active lane below it. */
-	if (!block)
-		ptx_buf_printf(site, "\tmov.u32 %%gxp_lt, %%lanemask_lt;\n"
-				     "\tand.b32 %%gxp_lt, %%gxp_lt, %%gxp_m;\n"
-				     "\tsetp.ne.u32 %%gxp_skip, %%gxp_lt, 0;\n"
-				     "\t@%%gxp_skip bra GXP_DONE;\n");
-	ptx_buf_printf(site, "\tcvt.u64.u32 %%gxp_w, %%gxp_m;\n\tmov.b64 %%gxp_x1, %s;\n", r1);
+	/* the body first: whether the ctx must be in memory decides r1 */
 	int err = ptx_emit_prog(b, p, &io, sym, e);
 	if (err) {
-		site->len = start;
-		if (site->text)
-			site->text[start] = '\0';
+		ptx_buf_free(&body);
 		return err;
 	}
-	/* The other lanes wait for the runner (see ptx_emit_probe: a lane
-	 * running ahead would make the next probe elect a second runner with a
-	 * partial mask).  After the exit probe the threads end: nothing follows
-	 * that could see a partial warp, so no wait there.  Block probes: the
-	 * injector's block code around them has the wait.  A mem probe waits
-	 * in a shfl.sync (its value unused: undefined where lane 0 is not in
-	 * the mask), which makes the mask's lanes wait for each other as
-	 * bar.warp.sync does, but without ordering memory: a bar.warp.sync
-	 * between two of the kernel's loads made the first complete before the
-	 * second issued (reduce's loop of loads: 3.5x with an empty probe,
-	 * 2.1x so; H200, bench/results/2026-11-22-h200-mem-inline-s4.md). */
-	ptx_buf_printf(site, "GXP_DONE:\n");
+	if (ctx)
+		r1 = ctx->mem ? ctx->r1_mem : ctx->r1_regs;
+	ptx_buf_printf(site, "\t{ // %s probe, inline, once per %s\n"
+			     "\t.reg .b32 %%gxp_m, %%gxp_lt;\n\t.reg .pred %%gxp_skip;\n"
+			     "\t.reg .b64 %%gxp_w, %%gxp_x1;\n",
+		       ptx_probe_names[kind],
+		       block			  ? "block (the thread the block code elects)"
+		       : kind == PTX_PROBE_MEM ? "warp (the lane its region elects)"
+					  : "warp (lowest active lane)");
+	if (elect)
+		ptx_inject_elect(site, "%gxp_m", "%gxp_lt", "%gxp_skip", "GXP_DONE");
+	else if (kind == PTX_PROBE_MEM)
+		ptx_buf_printf(site, "\tmov.b32 %%gxp_m, %s;\n", PTX_MEM_MASK_REG);
+	else
+		ptx_buf_printf(site, "\tactivemask.b32 %%gxp_m;\n");
+	ptx_buf_printf(site, "\tcvt.u64.u32 %%gxp_w, %%gxp_m;\n\tmov.b64 %%gxp_x1, %s;\n", r1);
+	if (body.len)
+		ptx_buf_append(site, body.text, body.len);
+	err = body.failed;
+	ptx_buf_free(&body);
+	if (elect)
+		ptx_buf_printf(site, "GXP_DONE:\n");
 	if (kind == PTX_PROBE_ENTRY)
 		ptx_buf_printf(site, "\tbar.warp.sync %%gxp_m;\n");
-	else if (kind == PTX_PROBE_MEM)
-		ptx_buf_printf(site, "\tshfl.sync.idx.b32 %%gxp_lt, %%gxp_m, 0, 31, %%gxp_m;\n");
 	ptx_buf_printf(site, "\t}\n");
-	return site->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
+	return err || site->failed ? err_set(e, ENOMEM, "out of memory writing PTX") : 0;
 }
 
 int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct prog *p,
@@ -192,8 +207,17 @@ int ptx_emit_probe_inline(struct ptx_buf *b, struct ptx_buf *site, const struct 
 {
 	if (kind == PTX_PROBE_MEM)
 		return err_set(e, EINVAL, "mem probes are functions (ptx_emit_mem_probe)");
-	return ptx_wrap_inline_block(b, site, p, o, kind,
-				     ptx_probe_is_block(kind) ? PTX_BLOCK_CTX_REG : "0", NULL, NULL, e);
+	if (!ptx_probe_is_block(kind))
+		return ptx_wrap_inline_block(b, site, p, o, kind, "0", NULL, NULL, e);
+	/* the record's words in the registers the injector computes, or the
+	 * record in shared memory (ptx_inject.h, PTX_BLOCK_CTX_WORD);
+	 * GPUEXT_PTX_BLOCK_RECORD=1: always in memory, as before the words were
+	 * kept in registers, to compare the two in one build */
+	struct ptx_wrap_ctx ctx = {.regs = PTX_BLOCK_CTX_WORD, .bytes = PTX_BLOCK_RECORD_BYTES,
+				   .r1_mem = PTX_BLOCK_CTX_REG, .r1_regs = "0", .mem = 1};
+	if (getenv("GPUEXT_PTX_BLOCK_RECORD"))
+		return ptx_wrap_inline_block(b, site, p, o, kind, PTX_BLOCK_CTX_REG, NULL, NULL, e);
+	return ptx_wrap_inline_block(b, site, p, o, kind, NULL, &ctx, NULL, e);
 }
 
 int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *site,
@@ -202,11 +226,13 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 {
 	struct ptx_buf body = {0}, block = {0};
 	struct ptx_emit_opts io = *o;
-	int ctx_mem = 1, frame = 0, err;
+	struct ptx_wrap_ctx ctx = {.regs = "%gxp_c", .bytes = 16, .r1_mem = "%gxp_ctx",
+				   .r1_regs = "%gxp_ctx", .mem = 1};
+	int frame = 0, err;
 	const char *name = p->name ? p->name : "?";
 
 	io.inline_frame = &frame;
-	err = ptx_wrap_inline_block(b, &body, p, &io, PTX_PROBE_MEM, "%gxp_ctx", &ctx_mem, sym, e);
+	err = ptx_wrap_inline_block(b, &body, p, &io, PTX_PROBE_MEM, NULL, &ctx, sym, e);
 	if (err) {
 		ptx_buf_free(&body);
 		return err;
@@ -221,7 +247,7 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 			       "\t.reg .b64 %%gxp_ctx, %%gxp_c<2>;\n"
 			       "\tmov.b64 %%gxp_c0, %s;\n\tmov.b64 %%gxp_c1, %s;\n",
 		       name, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
-	if (ctx_mem)
+	if (ctx.mem)
 		ptx_buf_printf(&block, "\t.local .align 8 .b8 gxp_c[16];\n"
 				       "\tmov.u64 %%gxp_ctx, gxp_c;\n"
 				       "\tcvta.local.u64 %%gxp_ctx, %%gxp_ctx;\n"
@@ -237,26 +263,30 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 		ptx_buf_free(&block);
 		return err_set(e, ENOMEM, "out of memory writing PTX");
 	}
-	/* Called: the same block behind the parameters.  Accesses through
-	 * generic addresses reach the function too: only global memory counts. */
+	/* Called: the same block behind the parameters and the election (the
+	 * lanes of a call wait for its runner).  Accesses through generic
+	 * addresses reach the function too: only global memory counts. */
 	ptx_buf_printf(func, "// mem probe of program '%s', its body inline\n"
 			     ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
-			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %%gxp_y, %%gxp_z;\n"
+			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %s, %%gxp_y, %%gxp_z;\n"
 			     "\t.reg .pred %%gxp_g;\n"
 			     "\tld.param.b64 %s, [addr];\n\tisspacep.global %%gxp_g, %s;\n"
 			     "\t@!%%gxp_g bra GXP_RET;\n"
 			     "\tld.param.b32 %%gxp_y, [size];\n\tld.param.b32 %%gxp_z, [kind];\n"
 			     "\tmov.b64 %s, {%%gxp_y, %%gxp_z};\n",
-		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_ADDR_REG,
+		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG, PTX_MEM_ADDR_REG,
 		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
+	ptx_inject_elect(func, PTX_MEM_MASK_REG, "%gxp_y", "%gxp_g", "GXP_DONE");
 	if (block.len)
 		ptx_buf_append(func, block.text, block.len);
+	ptx_buf_printf(func, "GXP_DONE:\n");
+	ptx_inject_wait(func, PTX_MEM_MASK_REG, "%gxp_y");
 	ptx_buf_printf(func, "GXP_RET:\n\tret;\n}\n\n");
 	if (site && block.len)
 		ptx_buf_append(site, block.text, block.len);
 	ptx_buf_free(&block);
 	if (local)
-		*local = ctx_mem || frame;
+		*local = ctx.mem || frame;
 	return b->failed || func->failed || (site && site->failed)
 		       ? err_set(e, ENOMEM, "out of memory writing PTX")
 		       : 0;

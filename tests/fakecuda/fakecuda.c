@@ -13,6 +13,8 @@
  * (CUDA_ERROR_INVALID_PTX for loads, CUDA_ERROR_OUT_OF_MEMORY otherwise);
  * $FAKECUDA_DELAY="cuFoo:MS" makes each compile through cuFoo take MS ms more;
  * a compile that outlives the JIT compiler's exit handler aborts.
+ * The device has $FAKECUDA_SMS multiprocessors (default 2; 132 makes the
+ * per-SM code an H200's: bench/sass_size.sh).
  * Not part of gpuext: a test fixture (built by the Makefile as
  * build/fakecuda/libcuda.so.1).
  */
@@ -202,9 +204,10 @@ FAKE_API CUresult cuDeviceGet(CUdevice *d, int ord) { *d = ord; return ord ? CUD
 FAKE_API CUresult cuDeviceGetName(char *name, int len, CUdevice d) { snprintf(name, (size_t)len, "fakecuda"); return CUDA_SUCCESS; }
 FAKE_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 {
+	const char *sms = getenv("FAKECUDA_SMS");
 	*v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9
 	     : a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? 0
-	     : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT    ? 2 : 1;
+	     : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT    ? (sms ? atoi(sms) : 2) : 1;
 	return CUDA_SUCCESS;
 }
 static int fake_primary_refs; /* retains not released: the primary context is active */

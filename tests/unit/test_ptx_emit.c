@@ -284,10 +284,16 @@ static void test_array_lookup_inline(void **state)
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 16;"));
 		assert_non_null(strstr(prog.text, "add.s64 %t0, %t0, 0x7000000080;"));
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 4;"));
-		assert_non_null(strstr(prog.text, "rem.u32 %h1, %h1, 132;"));
-		assert_non_null(strstr(prog.text, "mad.lo.u64 %t0, %t1, 128, %t0;"));
-		assert_int_equal(count_of(prog.text, "red.add.u64 [%t1], %t0;"), 1);
-		assert_int_equal(count_of(prog.text, "atom.add.u64 %t2, [%t1], %t0;"), 1);
+		/* the NULL tests right after the two inline lookups test their
+		 * bounds predicate, not r0 */
+		assert_int_equal(count_of(prog.text, "@!%p0 bra L"), 2);
+		assert_int_equal(count_of(prog.text, "setp.eq.u64 %p0, %r0,"), 0);
+		/* the SM's copy: read once at the start, min(%smid, copies - 1) */
+		assert_int_equal(count_of(prog.text, "min.u32 %sm, %sm, 131;"), 1);
+		assert_non_null(strstr(prog.text, "mul.wide.u32 %t1, %sm, 128;"));
+		/* the values of arrays in device memory: global atomics */
+		assert_int_equal(count_of(prog.text, "red.global.add.u64 [%t1], %t0;"), 1);
+		assert_int_equal(count_of(prog.text, "atom.global.add.u64 %t2, [%t1], %t0;"), 1);
 		int st = run_ptxas(text, len, targets[k], &log);
 		if (st)
 			fail_msg("ptxas -arch=%s:\n%.3000s", targets[k], log ? log : "");
@@ -295,6 +301,104 @@ static void test_array_lookup_inline(void **state)
 		free(text);
 		ptx_buf_free(&prog);
 	}
+}
+
+/*
+ * Loads and stores through an inline array lookup's result are .global, and
+ * need no alignment test where the address is known mod 8 (the value is
+ * 8-aligned, constants added): the byte-by-byte fallback (label Lu<insn>)
+ * is written only for the access at a misaligned constant offset and the
+ * one after a variable offset.
+ */
+static void test_map_value_access(void **state)
+{
+	struct isa_insn insns[32];
+	size_t n = 0;
+	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
+	struct ptx_emit_opts o = {.maps = &ref};
+	struct map *maps[1] = {NULL};
+	struct ptx_buf prog = {0};
+	struct err e = {{0}};
+
+#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
+	I(ISA_OPC_ST_W, ISA_REG_FP, 0, -4, 3);
+	I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0);
+	I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, -4);
+	I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0);
+	I(0, 0, 0, 0, 0);
+	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM);
+	I(ISA_OPC_JMP_JEQ_K, 0, 0, 8, 0);
+	I(ISA_OPC_LDX_DW, 1, 0, 8, 0);         /* 7: aligned */
+	I(ISA_OPC_STX_W, 0, 1, 4, 0);          /* 8: aligned */
+	I(ISA_OPC_ALU64_MOV_X, 6, 0, 0, 0);
+	I(ISA_OPC_ALU64_ADD_K, 6, 0, 0, 2);
+	I(ISA_OPC_LDX_H, 3, 6, 2, 0);          /* 11: r0 + 4, aligned */
+	I(ISA_OPC_LDX_DW, 3, 0, 4, 0);         /* 12: r0 + 4, 8 bytes: tested */
+	I(ISA_OPC_ALU64_ADD_X, 6, 1, 0, 0);
+	I(ISA_OPC_LDX_W, 4, 6, 0, 0);          /* 14: variable offset: tested */
+	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+#undef I
+	struct prog p = test_prog("values", insns, n);
+	p.maps = maps;
+	p.map_cnt = 1;
+	if (ptx_emit_prog(&prog, &p, &o, NULL, &e))
+		fail_msg("%s", e.msg);
+	assert_non_null(strstr(prog.text, "L7:\n\tld.global.u64 %r1, [%r0+8];\nL8:\n"));
+	assert_non_null(strstr(prog.text, "L8:\n\tst.global.u32 [%r0+4], %r1;\nL9:\n"));
+	assert_non_null(strstr(prog.text, "L11:\n\tld.global.u16 %r3, [%r6+2];\nL12:\n"));
+	assert_int_equal(count_of(prog.text, "misaligned"), 2);
+	assert_non_null(strstr(prog.text, "Lu12: // misaligned"));
+	assert_non_null(strstr(prog.text, "Lu14: // misaligned"));
+	assert_int_equal(count_of(prog.text, "\tld.u"), 0); /* every access .global */
+	ptx_buf_free(&prog);
+}
+
+/*
+ * An inline lookup whose key ptx_stack proves below max_entries (a masked
+ * value stored to the frame) has no bounds test and no NULL test after
+ * it; a key masked to more than the array holds keeps both, and so does a
+ * loop counter (its bound is dropped after a few turns: the analysis ends).
+ */
+static void test_lookup_key_range(void **state)
+{
+	struct isa_insn insns[48];
+	size_t n = 0;
+	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
+	struct ptx_emit_opts o = {.maps = &ref};
+	struct map *maps[1] = {NULL};
+	struct ptx_buf prog = {0};
+	struct err e = {{0}};
+
+#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
+#define LOOKUP(reg, at)                                                                  \
+	I(ISA_OPC_STX_W, ISA_REG_FP, reg, at, 0), I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0), \
+		I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, at), I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0), \
+		I(0, 0, 0, 0, 0), I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM), \
+		I(ISA_OPC_JMP_JEQ_K, 0, 0, 0, 0)
+	I(ISA_OPC_LDX_W, 6, 1, 0, 0);       /* anything of 32 bits */
+	I(ISA_OPC_ALU64_MOV_X, 7, 6, 0, 0);
+	I(ISA_OPC_ALU64_AND_K, 6, 0, 0, 15); /* 0..15: in range */
+	LOOKUP(6, -4);
+	I(ISA_OPC_ALU64_AND_K, 7, 0, 0, 31); /* 0..31: not */
+	LOOKUP(7, -8);
+	I(ISA_OPC_ALU64_MOV_K, 8, 0, 0, 0);
+	I(ISA_OPC_ALU64_ADD_K, 8, 0, 0, 1);  /* a loop: 1, 2, ... */
+	I(ISA_OPC_JMP_JLT_K, 8, 0, -2, 10);
+	LOOKUP(8, -12);
+	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+#undef LOOKUP
+#undef I
+	struct prog p = test_prog("ranges", insns, n);
+	p.maps = maps;
+	p.map_cnt = 1;
+	if (ptx_emit_prog(&prog, &p, &o, NULL, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(count_of(prog.text, "array of 16 x 16 bytes, key in range"), 1);
+	assert_int_equal(count_of(prog.text, "setp.lt.u32 %p0, %h0, 16;"), 2);
+	assert_int_equal(count_of(prog.text, "@!%p0 bra L"), 2);
+	ptx_buf_free(&prog);
 }
 
 static void expect_error(struct isa_insn *insns, size_t n, const char *msg)
@@ -440,6 +544,8 @@ int main(void)
 		cmocka_unit_test(test_conformance_sm90),
 		cmocka_unit_test(test_helpers_and_probes_assemble),
 		cmocka_unit_test(test_array_lookup_inline),
+		cmocka_unit_test(test_map_value_access),
+		cmocka_unit_test(test_lookup_key_range),
 		cmocka_unit_test(test_errors_name_the_instruction),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_every_target_assembles),

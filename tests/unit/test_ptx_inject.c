@@ -22,6 +22,7 @@
 #include "ptx/ptx_wrap.h"
 #include "ptx/ptx_inject.h"
 #include "ptx_corpus.h"
+#include "ptx_refs.h"
 
 #define ENT "gx_ent_probe"
 #define EXT "gx_ext_probe"
@@ -605,6 +606,180 @@ static void block_sites(const char *const *objs, size_t nobj, struct ptx_buf *co
 	}
 }
 
+/* A kernel with no barrier (its block's last exit found by the barrier
+ * exit, or by the counter when forced). */
+static const char blk_plain[] =
+	".version 7.8\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 k_p0)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tsetp.gt.u32 %p1, %r1, 63;\n\t@%p1 ret;\n"
+	"\tld.param.u64 %rd1, [k_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
+	"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+
+/* blk_plain with entry and exit (either may be NULL) as its block programs,
+ * through ptxas for sm_90. */
+static char *inject_block(const char *entry, const char *exit, const char *extra, int counted)
+{
+	struct ptx_module *m;
+	struct err e = {{0}};
+	char *out;
+	size_t len;
+	if (ptx_parse(blk_plain, strlen(blk_plain), &m, &e))
+		fail_msg("%s", e.msg);
+	struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = entry,
+				    .block_exit_code = exit, .block_exit_counted = counted,
+				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
+	if (ptx_inject(m, &o, &out, &len, &e))
+		fail_msg("%s", e.msg);
+	ptx_module_free(m);
+	ptxas_ok(out, len, "sm_90", "block ctx");
+	return out;
+}
+
+/* The block program p as the agent builds it: its inline block (site),
+ * its callees and the runtime functions it names (*extra). */
+static char *block_site(const struct prog *p, enum ptx_probe_kind kind, char **extra)
+{
+	struct ptx_buf code = {0}, site = {0}, rt = {0};
+	struct ptx_map_ref refs[8] = {{0}};
+	struct ptx_emit_opts o = {.maps = refs};
+	struct err e = {{0}};
+	assert_true(p->map_cnt <= 8);
+	ptx_refs_of(p, refs, 8);
+	if (ptx_emit_probe_inline(&code, &site, p, &o, kind, &e))
+		fail_msg("%s: %s", p->name, e.msg);
+	const char *texts[2] = {code.text, site.text};
+	ptx_emit_runtime_used(&rt, texts, 2);
+	ptx_buf_append(&rt, code.text, code.len);
+	*extra = ptx_buf_take(&rt, NULL);
+	ptx_buf_free(&code);
+	return ptx_buf_take(&site, NULL);
+}
+
+/* Which of the record's word registers text names: bit n for %gxb_cn. */
+static unsigned words_named(const char *text)
+{
+	unsigned w = 0;
+	for (unsigned n = 0; n < PTX_BLOCK_CTX_WORDS; n++) {
+		char reg[16];
+		snprintf(reg, sizeof(reg), "%s%u", PTX_BLOCK_CTX_WORD, n);
+		w |= strstr(text, reg) ? 1u << n : 0;
+	}
+	return w;
+}
+
+/*
+ * The block record in registers: a block program that only reads fields of
+ * its ctx names just the words it reads (threadhist: block, sm | threads,
+ * warps; kernelretsnoop: the times too; gpu_block_fields: all six), with r1 = 0
+ * and no record address; in the kernel, no %globaltimer unless a time is
+ * read (kernelretsnoop: one at entry, kept in thread (0,0,0)'s register for
+ * the barrier exit, and one at the exit), and no record in shared memory
+ * unless the counted exit needs one (then the start goes through it).  A
+ * ctx pointer spilled to the stack and loaded back whole is still followed;
+ * one compared, read narrow from its slot or left in a frame that escapes
+ * (an atomic on it) makes the program read the record in memory, which the
+ * kernel then writes; GPUEXT_PTX_BLOCK_RECORD=1 (at translation) does
+ * that for every program.  ptxas accepts every kernel.
+ */
+static void test_block_ctx_words(void **state)
+{
+	static const struct {
+		const char *obj, *prog;
+		enum ptx_probe_kind kind;
+		unsigned words;
+	} progs[] = {
+		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x1c},
+		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block", PTX_PROBE_BLOCK_EXIT, 0x1f},
+		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", PTX_PROBE_BLOCK_ENTRY, 0x3f},
+		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_exit", PTX_PROBE_BLOCK_EXIT, 0x3f},
+	};
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct object *ob;
+		struct err e = {{0}};
+		if (object_open(progs[i].obj, &ob, &e) || object_create_maps(ob, &e))
+			fail_msg("%s", e.msg);
+		struct prog *p = object_find_prog(ob, progs[i].prog);
+		assert_non_null(p);
+		if (verifier_check(p, NULL, NULL, &e))
+			fail_msg("%s: %s", progs[i].prog, e.msg);
+		char *extra, *site = block_site(p, progs[i].kind, &extra);
+		if (words_named(site) != progs[i].words || strstr(site, PTX_BLOCK_CTX_REG))
+			fail_msg("%s: words %#x, want %#x:\n%s", progs[i].prog, words_named(site),
+				 progs[i].words, site);
+		int entry = progs[i].kind == PTX_PROBE_BLOCK_ENTRY;
+		for (int counted = 0; counted <= 1; counted++) {
+			char *out = inject_block(entry ? site : NULL, entry ? NULL : site, extra,
+						 counted);
+			int times = progs[i].words & 3, record = counted && !entry;
+			int start = progs[i].words & 1;
+			/* the block code's own (the program may read it too) */
+			assert_int_equal(count_str(out, "%globaltimer") - count_str(site, "%globaltimer") -
+						 count_str(extra, "%globaltimer"),
+					 !times ? 0 : entry ? 1 : 2);
+			assert_int_equal(count_str(out, "_blk[48];"), record);
+			assert_int_equal(count_str(out, "_start;"), !entry && !counted && start ? 2 : 0);
+			assert_int_equal(count_str(out, "ld.shared.u64 %gxb_c0"), record && start);
+			free(out);
+		}
+		free(site);
+		free(extra);
+		setenv("GPUEXT_PTX_BLOCK_RECORD", "1", 1);
+		site = block_site(p, progs[i].kind, &extra);
+		unsetenv("GPUEXT_PTX_BLOCK_RECORD");
+		assert_int_equal(words_named(site), 0);
+		assert_non_null(strstr(site, PTX_BLOCK_CTX_REG));
+		char *out = inject_block(entry ? site : NULL, entry ? NULL : site, extra, 0);
+		/* the record written (all of it at entry, or the start there and
+		 * the rest at the exit) for the program's loads */
+		assert_int_equal(count_str(out, "_blk[48];"), 1);
+		assert_int_equal(count_str(out, "cvta.shared.u64 %gxb_ctx"), 1);
+		assert_int_equal(count_str(out, "st.shared.u64"), PTX_BLOCK_CTX_WORDS);
+		free(out);
+		free(site);
+		free(extra);
+		object_free(ob);
+	}
+
+	/* hand-made block_exit programs: r0 = ctx->sm (word 3), with r1 spilled
+	 * and loaded back, compared, read narrow from its slot, left in a frame
+	 * that escapes */
+#define X(c, d, s_, o_, i_) {ISA_OPC_##c, d, s_, o_, i_}
+	static const struct {
+		const char *name;
+		struct isa_insn insns[6];
+		size_t n;
+		int mem;
+	} cases[] = {
+		{"spill", {X(STX_DW, ISA_REG_FP, 1, -8, 0), X(ALU64_MOV_K, 1, 0, 0, 0),
+			   X(LDX_DW, 2, ISA_REG_FP, -8, 0), X(LDX_W, 0, 2, 24, 0),
+			   X(JMP_EXIT, 0, 0, 0, 0)}, 5, 0},
+		{"compared", {X(ALU64_MOV_K, 0, 0, 0, 0), X(JMP_JEQ_K, 1, 0, 1, 0),
+			      X(LDX_W, 0, 1, 24, 0), X(JMP_EXIT, 0, 0, 0, 0)}, 4, 1},
+		{"narrow", {X(STX_DW, ISA_REG_FP, 1, -8, 0), X(LDX_W, 2, ISA_REG_FP, -8, 0),
+			    X(LDX_W, 0, 1, 24, 0), X(JMP_EXIT, 0, 0, 0, 0)}, 4, 1},
+		{"frame escapes", {X(STX_DW, ISA_REG_FP, 1, -8, 0), X(ALU64_MOV_K, 2, 0, 0, 1),
+				   X(ATOMIC_DW, ISA_REG_FP, 2, -16, ISA_ATOMIC_ADD),
+				   X(LDX_DW, 3, ISA_REG_FP, -8, 0), X(LDX_W, 0, 3, 24, 0),
+				   X(JMP_EXIT, 0, 0, 0, 0)}, 6, 1},
+	};
+#undef X
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct prog p = {.name = (char *)cases[c].name, .type = PROG_TYPE_GPU_BLOCK_EXIT,
+				 .insns = (struct isa_insn *)cases[c].insns, .insn_cnt = cases[c].n};
+		char *extra, *site = block_site(&p, PTX_PROBE_BLOCK_EXIT, &extra);
+		int mem = strstr(site, PTX_BLOCK_CTX_REG) != NULL;
+		if (mem != cases[c].mem || words_named(site) != (mem ? 0u : 0x8u))
+			fail_msg("%s: record in memory %d, words %#x:\n%s", cases[c].name, mem,
+				 words_named(site), site);
+		char *out = inject_block(NULL, site, extra, 0);
+		assert_int_equal(count_str(out, "_blk[48];"), mem);
+		free(out);
+		free(site);
+		free(extra);
+	}
+}
+
 /*
  * Block probes (gpu/block_entry, gpu/block_exit: the shipped tools, a
  * block-entry threadhist of bench/progs and an empty pair) with warp
@@ -666,9 +841,12 @@ static void test_block_probes(void **state)
 			char *body = strstr(out, ".entry "), *end = body ? strstr(body, "\n}\n") : NULL;
 			assert_true(body && end);
 			end[1] = 0;
-			assert_int_equal(count_str(out, ".shared .align 8 .b8 gxi"), 1);
-			assert_int_equal(count_str(out, "_blk[48];\n.visible .entry"), 1);
 			int by_barrier = count_str(body, "\tbarrier.arrive 0, %gxb_o;\n") == 1;
+			/* the programs read their records' words from registers: the
+			 * record in shared memory is the counted exit's counter */
+			assert_int_equal(count_str(out, ".shared .align 8 .b8 gxi"), !by_barrier);
+			assert_int_equal(count_str(out, "_blk[48];\n.visible .entry"), !by_barrier);
+			assert_int_equal(count_str(body, "%gxb_ctx;\n"), 0);
 			if (by_barrier) {
 				assert_false(o.block_exit_counted);
 				assert_int_equal(count_str(body, "\tbarrier.sync 0, %gxb_o;\n"), 1);
@@ -856,6 +1034,7 @@ int main(void)
 		cmocka_unit_test(test_inline_probes),
 		cmocka_unit_test(test_block_probes),
 		cmocka_unit_test(test_block_exit_kinds),
+		cmocka_unit_test(test_block_ctx_words),
 		cmocka_unit_test(test_only_kernel_variables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Mem probes inline (ptx_emit_mem_probe's site block, ptx_inject_opts.
- * mem_code): the clang-built memtrace and mem-signal programs pasted at
- * every global/generic access of every corpus kernel are accepted by the
- * real ptxas; one copy per access an independent line scan counts; the
- * access's size and kind as immediates, predicated accesses skipped by a
- * branch on the inverted guard, generic ones by isspacep.global, each
- * copy closed by a shfl.sync (not bar.warp.sync, which orders memory); the size
- * rule (mem_inline_max) and the call form it falls back to; programs with
- * local memory say so.  Semantics on a GPU: tests/gpu/inject_check.c (both
- * forms, exact counts), tests/gpu/tools.sh (memtrace's bytes).
+ * mem_code): the clang-built memtrace and mem-signal programs pasted into
+ * every corpus kernel are accepted by the real ptxas; every access an
+ * independent line scan counts is in exactly one region (the probe after
+ * a run of accesses: one election, one wait, mem_code run for each); the
+ * access's address copied before it, its size and kind as immediates,
+ * predicated accesses skipped by a branch on the inverted guard, generic
+ * ones by isspacep.global, each region closed by a shfl.sync (not
+ * bar.warp.sync, which orders memory); where runs end (labels, branches,
+ * barriers, warp-synchronous instructions, guarded and generic accesses,
+ * 8 accesses) and the loop form of a run; the size rule (mem_inline_max)
+ * and the call form it falls back to; programs with local memory say so.
+ * Semantics on a GPU: tests/gpu/inject_check.c (both forms, exact counts),
+ * tests/gpu/tools.sh (memtrace's bytes).
  */
 #include "testutil.h"
 
@@ -32,6 +36,26 @@ static size_t count_str(const char *text, const char *s)
 	size_t n = 0;
 	for (const char *p = text; (p = strstr(p, s)); p += strlen(s))
 		n++;
+	return n;
+}
+
+/*
+ * The regions of text ("{ // mem probes of K access"), in order: their
+ * count, and their accesses into k[] (up to max) and *sum.
+ */
+static size_t regions(const char *text, unsigned *k, size_t max, size_t *sum)
+{
+	static const char tag[] = "\t{ // mem probes of ";
+	size_t n = 0;
+
+	*sum = 0;
+	for (const char *p = text; (p = strstr(p, tag)); p += strlen(tag)) {
+		unsigned v = (unsigned)strtoul(p + strlen(tag), NULL, 10);
+		if (n < max)
+			k[n] = v;
+		*sum += v;
+		n++;
+	}
 	return n;
 }
 
@@ -98,12 +122,15 @@ static void mem_probe_free(struct mem_probe *mp)
 	free(mp->site);
 }
 
-static char *inject_mem(const struct ptx_module *m, const char *kernel,
-			const struct mem_probe *mp, size_t max, int *inlined, size_t *sites)
+/* loop: ptx_inject_opts.mem_run_loop; regions: .mem_regions */
+static char *inject_mem_regions(const struct ptx_module *m, const char *kernel,
+				const struct mem_probe *mp, size_t max, int loop, int *inlined,
+				size_t *sites, size_t *regions)
 {
 	struct ptx_inject_opts o = {.kernel = kernel, .mem_sym = mp->sym, .mem_code = mp->site,
 				    .mem_func = mp->func, .mem_inline_max = max,
-				    .mem_inlined = inlined, .mem_sites = sites,
+				    .mem_run_loop = loop, .mem_inlined = inlined,
+				    .mem_sites = sites, .mem_regions = regions,
 				    .extra = mp->extra, .only_kernel = 1,
 				    .min_version_major = 7, .min_version_minor = 8};
 	struct err e = {{0}};
@@ -113,6 +140,12 @@ static char *inject_mem(const struct ptx_module *m, const char *kernel,
 		fail_msg("%s: %s", kernel, e.msg);
 	assert_int_equal(strlen(out), len);
 	return out;
+}
+
+static char *inject_mem(const struct ptx_module *m, const char *kernel,
+			const struct mem_probe *mp, size_t max, int *inlined, size_t *sites)
+{
+	return inject_mem_regions(m, kernel, mp, max, 0, inlined, sites, NULL);
 }
 
 static void ptxas_ok(const char *out, const char *arch, const char *what)
@@ -134,9 +167,10 @@ static void ptxas_ok(const char *out, const char *arch, const char *what)
 
 /*
  * Every kernel of every corpus module with mem-signal inline (memtrace,
- * larger, on the examples' kernels): one pasted copy per access the line
- * scan counts, no call left, the probe functions not in the module; ptxas
- * accepts it for sm_90a.
+ * larger, on the examples' kernels), with a copy an access and with a copy
+ * a region: every access the line scan counts in one region, one copy an
+ * access or a region, no call left, the probe functions not in the
+ * module; ptxas accepts both for sm_90a.
  */
 static void test_corpus_inline(void **state)
 {
@@ -159,22 +193,27 @@ static void test_corpus_inline(void **state)
 		if (ptx_parse(text, len, &m, &e))
 			fail_msg("%s: %s", paths[i], e.msg);
 		const struct mem_probe *mp = strstr(paths[i], "build/examples/") ? &mt : &sig;
-		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
-			const char *name = ptx_module_kernel_name(m, k);
-			size_t want, exits, sites = 0;
-			int inlined = 0;
+		for (size_t k = 0; k < 2 * ptx_module_kernel_count(m); k++) {
+			/* each kernel twice: a copy an access (they fit), one a region */
+			const char *name = ptx_module_kernel_name(m, k / 2);
+			int loop = k % 2, inlined = 0;
+			size_t want, exits, sites = 0, n_regions = 0;
 			ptx_corpus_count(text, name, &want, &exits);
-			char *out = inject_mem(m, name, mp, SIZE_MAX, &inlined, &sites);
+			char *out = inject_mem_regions(m, name, mp, SIZE_MAX, loop, &inlined, &sites,
+						       &n_regions);
 			const char *body = strstr(out, ".entry ");
 			assert_non_null(body);
-			if (!inlined || sites != want || count_str(body, "\t{ // mem probe of program") != want)
-				fail_msg("%s %s: %zu sites, %zu pasted (inline %d), want %zu", paths[i],
-					 name, sites, count_str(body, "\t{ // mem probe of program"), inlined,
-					 want);
+			size_t in_regions, n = regions(body, NULL, 0, &in_regions);
+			size_t copies = count_str(body, "\t{ // mem probe of program");
+			if (!inlined || sites != want || in_regions != want || n != n_regions ||
+			    n > want || copies != (loop ? n : want))
+				fail_msg("%s %s: %zu sites, %zu in %zu regions, %zu pasted (inline "
+					 "%d, loop %d), want %zu", paths[i], name, sites, in_regions, n,
+					 copies, inlined, loop, want);
 			assert_null(strstr(out, mp->sym));
 			ptxas_ok(out, "sm_90a", paths[i]);
-			total += want;
-			kernels++;
+			total += loop ? 0 : want;
+			kernels += !loop;
 			free(out);
 		}
 		ptx_module_free(m);
@@ -200,10 +239,12 @@ static const char kernel_text[] =
 	"\tret;\n}\n";
 
 /*
- * What one kernel's accesses get: the size | kind << 32 immediate, the
- * inverted guard's skip branch, isspacep.global for generic accesses
- * (cvta.global for a generic access through a .global variable's name),
- * nothing of that for a plain .global access; ptxas accepts it.
+ * What one kernel's accesses get (none of them in a run with another: two
+ * guarded, two generic): the address copied before the access, the region
+ * after it with the size | kind << 32 immediate, the inverted guard's skip
+ * branch, isspacep.global for generic accesses (cvta.global for a generic
+ * access through a .global variable's name), nothing of that for a plain
+ * .global access; ptxas accepts it.
  */
 static void test_sites(void **state)
 {
@@ -211,6 +252,8 @@ static void test_sites(void **state)
 	struct ptx_module *m;
 	struct err e = {{0}};
 	int inlined = 0;
+	unsigned k[8];
+	size_t sum;
 
 	mem_probe_make(TEST_BPF_DIR "/policies/mem-signal.bpf.o", &mp);
 	assert_int_equal(ptx_parse(kernel_text, strlen(kernel_text), &m, &e), 0);
@@ -221,22 +264,31 @@ static void test_sites(void **state)
 	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x100000001;"));
 	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x200000008;"));
 	assert_non_null(strstr(out, "mov.b64 %gxm_sk, 0x4;"));
-	/* the guards, inverted: lanes that do not access skip the probe */
-	assert_non_null(strstr(out, "\t@!%p1 bra gxi_m0;\n\tmov.u64 %gxi_a, %rd1;\n"
-				    "\tadd.s64 %gxi_a, %gxi_a, 16;\n\t{"));
-	assert_non_null(strstr(out, "\t@%p1 bra gxi_m1;\n\tmov.u64 %gxi_a, %rd1;\n"
-				    "\tsub.s64 %gxi_a, %gxi_a, 3;\n"
-				    "\tisspacep.global %gxi_g, %gxi_a;\n\t@!%gxi_g bra gxi_m1;\n"));
+	/* the address before the access, the guard (inverted) after it: lanes
+	 * that did not access skip the probe */
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n\tadd.s64 %gxi_a0, %gxi_a0, 16;\n"
+				    "\t@%p1 ld.global.v4.u32 {%r0, %r1, %r2, %r3}, [%rd1+16];\n"
+				    "\t@!%p1 bra gxi_m0;\n\t{ // mem probes of 1 access,"));
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n\tsub.s64 %gxi_a0, %gxi_a0, 3;\n"
+				    "\t@!%p1 st.u8 [%rd1+-3], %r1;\n\t@%p1 bra gxi_m1;\n"
+				    "\tisspacep.global %gxi_g, %gxi_a0;\n\t@!%gxi_g bra gxi_m1;\n"));
 	/* the global atomic: no guard, no test, no label */
-	assert_non_null(strstr(out, "\tmov.u64 %gxi_a, %rd1;\n\t{\n"));
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n"
+				    "\tatom.global.add.u64 %rd2, [%rd1], 1;\n\t{ // mem probes"));
 	assert_null(strstr(out, "gxi_m2:"));
-	assert_non_null(strstr(out, "\tmov.u64 %gxi_a, g_var;\n"
-				    "\tcvta.global.u64 %gxi_a, %gxi_a;\n"
-				    "\tisspacep.global %gxi_g, %gxi_a;\n\t@!%gxi_g bra gxi_m3;\n"));
+	assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, g_var;\n"
+				    "\tcvta.global.u64 %gxi_a0, %gxi_a0;\n\tld.u32 %r2, [g_var];\n"
+				    "\tisspacep.global %gxi_g, %gxi_a0;\n\t@!%gxi_g bra gxi_m3;\n"));
+	assert_int_equal(regions(out, k, 8, &sum), 4);
+	assert_int_equal(sum, 4);
 	assert_int_equal(count_str(out, "\t{ // mem probe of program"), 4);
 	assert_int_equal(count_str(out, "gxi_m0:\n"), 1);
-	/* each copy's lanes wait for its runner without ordering memory */
-	assert_int_equal(count_str(out, "shfl.sync.idx.b32 %gxp_lt, %gxp_m, 0, 31, %gxp_m;"), 4);
+	/* one election a region, whose lanes wait for its runner without
+	 * ordering memory; the program's block has none of its own */
+	assert_int_equal(count_str(out, "activemask.b32"), 4);
+	assert_int_equal(count_str(out, "shfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, %gxm_mask;"), 4);
+	assert_null(strstr(mp.site, "activemask"));
+	assert_null(strstr(mp.site, "shfl.sync"));
 	assert_null(strstr(out, "bar.warp.sync"));
 	ptxas_ok(out, "sm_90a", "sites");
 	free(out);
@@ -245,8 +297,141 @@ static void test_sites(void **state)
 }
 
 /*
- * The size rule: copies x accesses above mem_inline_max (or 0) make every
- * access call mem_sym, with mem_func in the module; at the limit, inline.
+ * Runs: 3 accesses of one straight line of code (two loads, a store: one
+ * region after the store); a barrier, a guarded access, a generic one and a
+ * label end runs; 10 loads in a row whose address register each overwrites
+ * (the copy before each: the address the load used) make a run of 8 and
+ * one of 2.  Each region has a copy of the program an access (size and
+ * kind immediates), or with mem_run_loop one copy, a loop over its
+ * accesses (their addresses shifted down; size and kind in registers, or
+ * an immediate where they are all the same).
+ */
+static const char runs_text[] =
+	".version 7.8\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 p)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+	"\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
+	"\tsetp.eq.u32 %p1, %r1, 0;\n"
+	"\tld.global.u32 %r2, [%rd1];\n\tadd.s32 %r2, %r2, 1;\n"
+	"\tld.global.u32 %r3, [%rd1+4];\n\tst.global.u32 [%rd1+8], %r2;\n"
+	"\tbar.sync 0;\n"
+	"\tld.global.u32 %r4, [%rd1+12];\n"
+	"\t@%p1 ld.global.u32 %r5, [%rd1+16];\n"
+	"\tld.u32 %r6, [%rd1+20];\n"
+	"\tmov.u64 %rd4, %rd1;\n"
+	"$L__BB0_1:\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tld.global.u64 %rd4, [%rd4];\n\tld.global.u64 %rd4, [%rd4];\n"
+	"\tsetp.ne.u64 %p1, %rd4, 0;\n\t@%p1 bra $L__BB0_1;\n"
+	"\tret;\n}\n";
+
+static void test_runs(void **state)
+{
+	struct mem_probe mp = {0};
+	struct ptx_module *m;
+	struct err e = {{0}};
+
+	mem_probe_make(TEST_BPF_DIR "/tools/memtrace.bpf.o", &mp);
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	for (int loop = 0; loop < 2; loop++) {
+		int inlined = 0;
+		size_t sites = 0, n_regions = 0, sum;
+		unsigned k[16];
+		char *out = inject_mem_regions(m, "k", &mp, SIZE_MAX, loop, &inlined, &sites,
+					       &n_regions);
+		assert_true(inlined);
+		assert_int_equal(sites, 16);
+		assert_int_equal(n_regions, 6);
+		assert_int_equal(regions(out, k, 16, &sum), 6);
+		assert_int_equal(sum, 16);
+		unsigned want[] = {3, 1, 1, 1, 8, 2};
+		for (size_t i = 0; i < 6; i++)
+			assert_int_equal(k[i], want[i]);
+		assert_int_equal(count_str(out, "\t{ // mem probe of program"), loop ? 6 : 16);
+		/* the first run: copies before each access, the region after the last */
+		assert_non_null(strstr(out, "\tmov.u64 %gxi_a0, %rd1;\n\tld.global.u32 %r2, [%rd1];\n"
+					    "\tadd.s32 %r2, %r2, 1;\n\tmov.u64 %gxi_a1, %rd1;\n"
+					    "\tadd.s64 %gxi_a1, %gxi_a1, 4;\n\tld.global.u32 %r3, [%rd1+4];\n"
+					    "\tmov.u64 %gxi_a2, %rd1;\n\tadd.s64 %gxi_a2, %gxi_a2, 8;\n"
+					    "\tst.global.u32 [%rd1+8], %r2;\n\t{ // mem probes of 3 accesses"));
+		/* memtrace is not straight-line code: every region waits, and the
+		 * barrier comes after the first */
+		assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, "
+						"%gxm_mask;\n"), 6);
+		assert_non_null(strstr(out, "\tshfl.sync.idx.b32 %gxi_t, %gxm_mask, 0, 31, %gxm_mask;\n"
+					    "\t}\n\tbar.sync 0;\n"));
+		/* the run of 8: each address as the load found it */
+		assert_non_null(strstr(out, "$L__BB0_1:\n\tmov.u64 %gxi_a0, %rd4;\n"
+					    "\tld.global.u64 %rd4, [%rd4];\n\tmov.u64 %gxi_a1, %rd4;\n"));
+		assert_non_null(strstr(out, "\tmov.u64 %gxi_a7, %rd4;\n\tld.global.u64 %rd4, [%rd4];\n"
+					    "\t{ // mem probes of 8 accesses"));
+		assert_non_null(strstr(out, "\t.reg .b64 %gxi_a<8>;\n"));
+		/* the last run ends before the branch */
+		assert_non_null(strstr(out, "\t}\n\tsetp.ne.u64 %p1, %rd4, 0;\n\t@%p1 bra $L__BB0_1;\n"));
+		if (loop) {
+			/* sizes and kinds differ: registers, shifted with the addresses */
+			assert_non_null(strstr(out, "\tmov.b64 %gxi_s0, 0x4;\n\tmov.b64 %gxi_s1, 0x4;\n"
+						    "\tmov.b64 %gxi_s2, 0x100000004;\n"));
+			assert_non_null(strstr(out, "\tmov.b64 %gxi_a0, %gxi_a1;\n"
+						    "\tmov.b64 %gxi_s0, %gxi_s1;\n"
+						    "\tmov.b64 %gxi_a1, %gxi_a2;\n"
+						    "\tmov.b64 %gxi_s1, %gxi_s2;\n"
+						    "\tsub.u32 %gxi_n, %gxi_n, 1;\n"));
+			/* all the same: an immediate */
+			assert_non_null(strstr(out, "\tmov.u32 %gxi_n, 8;\ngxi_l:\n"
+						    "\t.pragma \"nounroll\";\n"
+						    "\tmov.b64 %gxm_addr, %gxi_a0;\n"
+						    "\tmov.b64 %gxm_sk, 0x8;\n"));
+		} else {
+			assert_null(strstr(out, "gxi_l:"));
+			assert_non_null(strstr(out, "\tmov.b64 %gxm_addr, %gxi_a2;\n"
+						    "\tmov.b64 %gxm_sk, 0x100000004;\n"));
+			assert_non_null(strstr(out, "\tmov.b64 %gxm_addr, %gxi_a7;\n"
+						    "\tmov.b64 %gxm_sk, 0x8;\n"));
+		}
+		ptxas_ok(out, "sm_90a", loop ? "runs, loop" : "runs");
+		free(out);
+	}
+	ptx_module_free(m);
+	mem_probe_free(&mp);
+}
+
+/*
+ * Straight-line programs: memcost_none (no branch but to its end) needs no
+ * wait after its regions (ptxas predicates them), the memtrace and
+ * mem-signal programs do.
+ */
+static void test_wait(void **state)
+{
+	const char *progs[] = {TEST_BPF_DIR "/bench/progs/memcost_none.bpf.o",
+			       TEST_BPF_DIR "/tools/memtrace.bpf.o",
+			       TEST_BPF_DIR "/policies/mem-signal.bpf.o"};
+	struct ptx_module *m;
+	struct err e = {{0}};
+
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	for (size_t i = 0; i < 3; i++) {
+		struct mem_probe mp = {0};
+		int inlined = 0;
+		mem_probe_make(progs[i], &mp);
+		char *out = inject_mem(m, "k", &mp, SIZE_MAX, &inlined, NULL);
+		assert_true(inlined);
+		assert_int_equal(count_str(out, "\tshfl.sync.idx.b32 %gxi_t"), i ? 6 : 0);
+		assert_int_equal(count_str(out, "\tactivemask.b32 %gxm_mask;\n"), 6);
+		ptxas_ok(out, "sm_90a", progs[i]);
+		free(out);
+		mem_probe_free(&mp);
+	}
+	ptx_module_free(m);
+}
+
+/*
+ * The size rule: a copy an access while their bytes are at most
+ * mem_inline_max, else a copy a region (a loop) while those fit, else (or
+ * with 0) every access calls mem_sym, with mem_func in the module.
  */
 static void test_size_rule(void **state)
 {
@@ -274,6 +459,22 @@ static void test_size_rule(void **state)
 		free(out);
 	}
 	ptx_module_free(m);
+	/* runs_text: 16 accesses in 6 regions.  A copy an access up to 16
+	 * copies' bytes, then a copy a region up to 6 copies', then called */
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	const struct {
+		size_t max;
+		int inlined, copies;
+	} rule[] = {{16 * bytes, 1, 16}, {16 * bytes - 1, 1, 6}, {6 * bytes, 1, 6},
+		    {6 * bytes - 1, 0, 1}};
+	for (size_t i = 0; i < 4; i++) {
+		out = inject_mem(m, "k", &mp, rule[i].max, &inlined, &sites);
+		assert_int_equal(sites, 16);
+		assert_int_equal(inlined, rule[i].inlined);
+		assert_int_equal(count_str(out, "\t{ // mem probe of program"), rule[i].copies);
+		free(out);
+	}
+	ptx_module_free(m);
 	mem_probe_free(&mp);
 }
 
@@ -294,6 +495,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus_inline),
 		cmocka_unit_test(test_sites),
+		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_size_rule),
 		cmocka_unit_test(test_local),
 	};

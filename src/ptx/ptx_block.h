@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ptx_block.h - block probes in an instrumented kernel (internal to
+ * src/ptx): the code ptx_inject() writes at the kernel's entry and in its
+ * exit block for block_entry_code, block_exit_code and block-local arrays
+ * (struct ptx_inject_opts says what they mean), and the .shared
+ * declarations they use.
+ */
+#ifndef GPUEXT_PTX_BLOCK_H
+#define GPUEXT_PTX_BLOCK_H
+
+#include "ptx_buf.h"
+#include "ptx_inject.h"
+
+struct ptx_module;
+struct ptx_func;
+
+/* What a block program's code reads of its record (ptx_inject.h,
+ * PTX_BLOCK_CTX_WORD). */
+struct ptx_block_use {
+	unsigned words; /* bit n: it reads word n from its register */
+	int mem;        /* it reads the record in shared memory */
+};
+
+struct ptx_block {
+	const struct ptx_module *m;
+	const struct ptx_inject_opts *o;
+	const char *pfx;     /* the injector's fresh name prefix, without '%' */
+	int on;              /* the kernel gets block probes or block-local arrays */
+	int exit_by_barrier; /* block_exit: the last exit found by a barrier */
+	int counted;         /* block_exit: the last exit found by the counter */
+	struct ptx_block_use entry, exit; /* of block_entry_code, block_exit_code */
+	int record_at_entry; /* thread (0,0,0) writes the whole record at entry */
+	int start_reg;       /* the start time kept for the exit in PFX_start */
+	int start_shared;    /* the start time kept for the exit in the record */
+	int record_used;     /* the kernel declares the record (PFX_blk) */
+};
+
+/* Decide for kernel f of m what o asks (pfx must outlive k). */
+void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struct ptx_func *f,
+		    const struct ptx_inject_opts *o, const char *pfx);
+/* Module scope, before the kernel's header: the record's .shared variable. */
+void ptx_block_record_decl(const struct ptx_block *k, struct ptx_buf *b);
+/* Module scope, before the extra code: the block-local arrays. */
+void ptx_block_arrays_decl(const struct ptx_inject_opts *o, struct ptx_buf *b);
+/* Before the kernel's first instruction (and before a warp entry probe). */
+void ptx_block_entry(const struct ptx_block *k, struct ptx_buf *b);
+/* In the exit block, before a warp exit probe (only with block_exit_code). */
+void ptx_block_exit(const struct ptx_block *k, struct ptx_buf *b);
+
+#endif /* GPUEXT_PTX_BLOCK_H */
