@@ -23,9 +23,10 @@ size_t agent_mem_inline_max(int local);
  * is forced with GPUEXT_PTX_MEM_INLINE. */
 int agent_tier_on(void);
 
-/* Is a pasted form of `bytes` of probe code at each of `sites` accesses
- * predicted slow to compile?  (GPUEXT_AGENT_TIER=1: every one is.) */
-int agent_tier_slow(size_t sites, size_t bytes);
+/* Is a kernel's pasted form (pasted_len bytes of PTX, called_len for the
+ * called form) predicted slow to compile?  (GPUEXT_AGENT_TIER=1: every
+ * one is.) */
+int agent_tier_slow(size_t pasted_len, size_t called_len);
 
 enum agent_tier_state {
 	AGENT_TIER_COMPILING, /* queued, or in the driver */
