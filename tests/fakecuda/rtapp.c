@@ -5,8 +5,9 @@
  * (one uncompressed PTX entry: RTAPP_PTX, given at build time) lies in
  * .nv_fatbin and cudart's wrapper for it in .nvFatBinSegment, and, like
  * cudart 13, it hands the driver that wrapper only at its first launch
- * (cuLibraryLoadData), after its own set-up: cuInit, the primary context,
- * then APP_DELAY_MS of work.  Launches argv[1] and argv[2] APP_REPS times
+ * (cuLibraryLoadData), after its own set-up: APP_INIT_DELAY_MS of work
+ * before any CUDA call (a real application's start: its arguments, files,
+ * libraries), cuInit, the primary context, then APP_DELAY_MS of work.  Launches argv[1] and argv[2] APP_REPS times
  * each (default 2), APP_REP_DELAY_MS apart.
  * Prints "rtapp ok" and exits 0 when every call succeeded.
  */
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
 	CUlibrary lib;
 	CUkernel k[2];
 	void *params[1] = {NULL};
+	if (getenv("APP_INIT_DELAY_MS"))
+		usleep((useconds_t)atoi(getenv("APP_INIT_DELAY_MS")) * 1000);
 	CHECK(cuInit(0));
 	CHECK(cuDeviceGet(&dev, 0));
 	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
