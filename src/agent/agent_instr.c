@@ -368,6 +368,8 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	}
 	if (err)
 		*tier = NULL;
+	else if (*tier) /* the called form loaded: the compiler is (agent_tier_start) */
+		agent_tier_start(*tier);
 	if (!err && mod) {
 		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, name);
 		if (r != CUDA_SUCCESS) {

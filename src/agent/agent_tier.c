@@ -129,7 +129,6 @@ struct agent_tier *agent_tier_want(char *text, const char *kernel, CUcontext ctx
 				   enum agent_tier_state *state)
 {
 	struct agent_tier *t;
-	int queue = 0;
 	pthread_mutex_lock(&agent_tier_lock);
 	for (t = agent_tiers; t && strcmp(t->text, text); t = t->next)
 		;
@@ -139,7 +138,6 @@ struct agent_tier *agent_tier_want(char *text, const char *kernel, CUcontext ctx
 		t->text = text;
 		t->next = agent_tiers;
 		agent_tiers = t;
-		queue = 1;
 	} else {
 		free(t);
 		free(text);
@@ -150,11 +148,17 @@ struct agent_tier *agent_tier_want(char *text, const char *kernel, CUcontext ctx
 	if (t)
 		*state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
 	pthread_mutex_unlock(&agent_tier_lock);
-	if (queue && agent_ahead_call(agent_tier_compile, t)) {
-		__atomic_store_n(&t->state, AGENT_TIER_FAILED, __ATOMIC_RELEASE);
-		*state = AGENT_TIER_FAILED;
-	}
 	return t;
+}
+
+void agent_tier_start(struct agent_tier *t)
+{
+	pthread_mutex_lock(&agent_tier_lock);
+	int queue = !t->queued;
+	t->queued = 1;
+	pthread_mutex_unlock(&agent_tier_lock);
+	if (queue && agent_ahead_call(agent_tier_compile, t))
+		__atomic_store_n(&t->state, AGENT_TIER_FAILED, __ATOMIC_RELEASE);
 }
 
 void agent_tier_take(struct agent_kernel *k, struct agent_tier *t)
