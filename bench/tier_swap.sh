@@ -57,8 +57,10 @@ for c in "${cases[@]}"; do
 		timeout 60 "$GX/gpuext" run "$PROG" -- "$b" ${c#"$name"} -iters "$ITERS" -time \
 		> "$OUT/$tag.tier.log" 2>&1
 	rc=$?
-	at=$(sed -n 's/^gpuext: kernel .*: mem probes pasted from launch \([0-9]*\) on.*/\1/p' \
-		"$OUT/$tag.tier.log" | head -1)
+	# the agent's line (stderr) may land inside one of the example's
+	# (stdout): looked for anywhere
+	at=$(grep -o 'mem probes pasted from launch [0-9]*' "$OUT/$tag.tier.log" | head -1 |
+		awk '{print $NF}')
 	called=- pasted=-
 	if [ -n "$at" ]; then
 		called=$(kms "$OUT/$tag.tier.log" | awk -v n="$at" 'NR > 1 && NR < n' | median)

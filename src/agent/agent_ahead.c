@@ -34,7 +34,11 @@
  *
  * At most AGENT_AHEAD_MAX compiles per process are done ahead (a module of
  * many targeted kernels that are never launched costs no more); the thread
- * is stopped, after the compile in progress, at exit.
+ * is stopped, after the compile in progress, at exit.  The same thread
+ * runs other work in the background in order (agent_ahead_call: tiers'
+ * compiles, agent_tier.c), and a second one, started with the first
+ * compile ahead, makes the device side as soon as the application's
+ * context exists (agent_ahead_device_main).
  */
 #include <errno.h>
 #include <link.h>
@@ -210,6 +214,7 @@ static void *agent_ahead_main(void *arg)
 			agent_ahead.tail = &agent_ahead.head;
 		int budget = agent_ahead.left, done = 0;
 		pthread_mutex_unlock(&agent_ahead_lock);
+		agent_ahead_exit_again();
 		/* from process start: only a fatbin with a targeted kernel
 		 * starts the driver (a program that targets nothing of this
 		 * binary's gets no context from the agent) */
@@ -225,7 +230,6 @@ static void *agent_ahead_main(void *arg)
 				      : agent_compile_ahead_noctx(&j->m, budget);
 		}
 		agent_ahead_free(j);
-		agent_ahead_exit_again();
 		pthread_mutex_lock(&agent_ahead_lock);
 		agent_ahead.left -= done;
 	}
@@ -262,16 +266,13 @@ static void agent_ahead_atexit(void)
  * down before the join, under the compile in progress: measured on the
  * H200 ("free(): invalid pointer", the application aborted) when an
  * application exited while a tier's pasted form compiled in the
- * background.  So the handler is registered again after every compile
- * and job of the thread, and before a compile in the background (tiers)
- * the thread has the compiler loaded (agent_ahead_jit_loaded: a trivial
- * module compiled, AGENT_WARM_PTX, once): whatever those set up is torn
- * down after the join.  The handler joins once.
+ * background.  So the handler is registered again before each compile and
+ * job of the thread: a compiler loaded by then (by an earlier compile, or
+ * the application's, as before a tier's compile) is torn down after the
+ * join.  Only a process whose very first JIT compile is this thread's, and
+ * that exits during it (before its first launch), is not covered.  The
+ * handler joins once.
  */
-#define AGENT_WARM_PTX                                                                  \
-	".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry gx_ahead_warm()\n" \
-	"{\n\tret;\n}\n"
-
 static void agent_ahead_exit_again(void)
 {
 	atexit(agent_ahead_atexit);
@@ -322,19 +323,6 @@ typedef CUresult (*lib_module_fn)(CUmodule *, CUlibrary);
 static pthread_mutex_t agent_lib_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct agent_lib *agent_libs;
 
-void agent_ahead_jit_loaded(void)
-{
-	typedef CUresult (*lib_unload_fn)(CUlibrary);
-	static int done;
-	if (done++)
-		return;
-	lib_load_fn load = (lib_load_fn)agent_real_driver("cuLibraryLoadData");
-	lib_unload_fn unload = (lib_unload_fn)agent_real_driver("cuLibraryUnload");
-	CUlibrary lib;
-	if (load && unload && load(&lib, AGENT_WARM_PTX, NULL, NULL, 0, NULL, NULL, 0) == CUDA_SUCCESS)
-		unload(lib);
-	agent_ahead_exit_again();
-}
 
 int agent_ahead_lib_compile(const char *text, double *ms, struct err *e)
 {
@@ -345,10 +333,10 @@ int agent_ahead_lib_compile(const char *text, double *ms, struct err *e)
 		free(l);
 		return err_set(e, ENOTSUP, "no cuLibraryLoadData in the driver (or out of memory)");
 	}
+	agent_ahead_exit_again();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CUresult r = load(&l->lib, text, NULL, NULL, 0, NULL, NULL, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	agent_ahead_exit_again();
 	*ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	if (r != CUDA_SUCCESS) {
 		free(l->text);

@@ -174,10 +174,6 @@ int agent_ahead_lib_module(const char *text, CUmodule *mod);
 int agent_ahead_call(void (*fn)(void *), void *arg);
 /* agent_ahead.c: is the process exiting (the thread stops after its job)? */
 int agent_ahead_stopping(void);
-/* agent_ahead.c, on its thread: the driver's JIT compiler loaded before
- * the exit handler that waits for the thread is registered again (a
- * compile in the background must not outlive the compiler at exit). */
-void agent_ahead_jit_loaded(void);
 /* agent_ahead.c: module m was loaded in ctx: instrument its targeted
  * kernels ahead of their first launch, in the background. */
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx);

@@ -252,7 +252,7 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 	enum agent_tier_state state;
 	char *text = NULL;
 	int inlined = 0;
-	size_t sites = 0;
+	size_t sites;
 
 	*tier = NULL;
 	*pasted = NULL;
@@ -265,11 +265,21 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 			return;
 		p = &own;
 	}
-	size_t bytes = p->site[AGENT_MEM] ? strlen(p->site[AGENT_MEM]) : 0;
+	/* both forms' text: what pasting adds is the predictor */
+	struct agent_probes called = *p; /* a view: p keeps what it points to */
+	struct ptx_launch_param lid_called = {0};
+	char *called_text = NULL;
+	int called_inlined;
+	called.mem_inline_max = 0;
 	int err = agent_inject(pm, name, p, &text, &inlined, &sites, NULL, &lid2, tm, &e);
+	if (!err && inlined)
+		err = agent_inject(pm, name, &called, &called_text, &called_inlined, &sites, NULL,
+				   &lid_called, tm, &e);
+	int slow = !err && inlined && agent_tier_slow(strlen(text), strlen(called_text));
+	free(called_text);
 	if (p == &own)
 		agent_probes_free(&own);
-	if (err || !inlined || !agent_tier_slow(sites, bytes)) {
+	if (!slow) {
 		free(text);
 		return;
 	}
@@ -361,6 +371,8 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	}
 	if (err)
 		*tier = NULL;
+	else if (*tier) /* the called form loaded: the compiler is (agent_tier_start) */
+		agent_tier_start(*tier);
 	if (!err && mod) {
 		CUresult r = agent_gpu.rt->cu->module_get_function(&fn, mod, name);
 		if (r != CUDA_SUCCESS) {

@@ -9,7 +9,7 @@
  * launch, so the compile ahead cannot hide it.  Called, the block is one
  * function that every access calls: a third to a half of that compile, a
  * slower kernel.  So a kernel whose pasted form is predicted slow
- * (AGENT_TIER_PASTED_MIN bytes pasted in all) gets the called form at its
+ * (AGENT_TIER_EXTRA_MIN bytes more PTX than the called form) gets the called form at its
  * first launch (compiled ahead like any other), and its first launch queues
  * the pasted form's compile on the background thread (agent_ahead.c): a
  * context-independent library (cuLibraryLoadData), then, in the launches'
@@ -64,13 +64,17 @@ int agent_mem_wait(void)
 }
 
 /*
- * Pasted probe code, in all, from which the pasted form is predicted slow
- * to compile: memtrace's pasted forms on the H200 (s4, cold): vecadd 3 x
- * 13 KiB 112-130 ms, gemm 3 x 13 KiB (a loop) up to ~300 ms, reduce 6 x
- * 13 KiB 230-440 ms; the called forms take a third to a half of that.
+ * What pasting adds to the module's PTX (the pasted form's text minus the
+ * called form's) from which the pasted form is predicted slow to compile:
+ * ptxas (sm_90) on memtrace's forms, pasted / called: reduce 38.7 / 12.4
+ * KB, 114 / 58 ms; gemm 21.7 / 11.0 KB, 56 / 53 ms; vecadd 17.8 / 7.8 KB,
+ * 46 / 44 ms (since mem sites run per region); before that, reduce 84 /
+ * 20 KB, 220 / 115 ms, a 230-440 ms compile on the H200, and gemm 44 / 18
+ * KB, one that missed 20 ms on the sm_90 build.  A kernel's own size
+ * weighs less than what is pasted into it: it is in both forms.
  * GPUEXT_AGENT_TIER=1 tiers every pasted form, =0 none.
  */
-#define AGENT_TIER_PASTED_MIN (32u << 10)
+#define AGENT_TIER_EXTRA_MIN (16u << 10)
 
 int agent_tier_on(void)
 {
@@ -78,12 +82,12 @@ int agent_tier_on(void)
 	return !(v && !strcmp(v, "0")) && !getenv("GPUEXT_PTX_MEM_INLINE");
 }
 
-int agent_tier_slow(size_t sites, size_t bytes)
+int agent_tier_slow(size_t pasted_len, size_t called_len)
 {
 	const char *v = getenv("GPUEXT_AGENT_TIER");
 	if (v && !strcmp(v, "1"))
 		return 1;
-	return sites && bytes >= AGENT_TIER_PASTED_MIN / sites;
+	return pasted_len >= called_len + AGENT_TIER_EXTRA_MIN;
 }
 
 static pthread_mutex_t agent_tier_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -119,7 +123,6 @@ static void agent_tier_compile(void *arg)
 	struct agent_tier *t = arg;
 	struct err e = {{0}};
 	double ms = 0;
-	agent_ahead_jit_loaded();
 	int err = agent_ahead_lib_compile(t->text, &ms, &e);
 	pthread_mutex_lock(&agent_tier_lock);
 	t->ms = ms;
@@ -139,7 +142,6 @@ struct agent_tier *agent_tier_want(char *text, const char *kernel, CUcontext ctx
 				   enum agent_tier_state *state)
 {
 	struct agent_tier *t;
-	int queue = 0;
 	pthread_mutex_lock(&agent_tier_lock);
 	for (t = agent_tiers; t && strcmp(t->text, text); t = t->next)
 		;
@@ -149,7 +151,6 @@ struct agent_tier *agent_tier_want(char *text, const char *kernel, CUcontext ctx
 		t->text = text;
 		t->next = agent_tiers;
 		agent_tiers = t;
-		queue = 1;
 	} else {
 		free(t);
 		free(text);
@@ -160,11 +161,17 @@ struct agent_tier *agent_tier_want(char *text, const char *kernel, CUcontext ctx
 	if (t)
 		*state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
 	pthread_mutex_unlock(&agent_tier_lock);
-	if (queue && agent_ahead_call(agent_tier_compile, t)) {
-		__atomic_store_n(&t->state, AGENT_TIER_FAILED, __ATOMIC_RELEASE);
-		*state = AGENT_TIER_FAILED;
-	}
 	return t;
+}
+
+void agent_tier_start(struct agent_tier *t)
+{
+	pthread_mutex_lock(&agent_tier_lock);
+	int queue = !t->queued;
+	t->queued = 1;
+	pthread_mutex_unlock(&agent_tier_lock);
+	if (queue && agent_ahead_call(agent_tier_compile, t))
+		__atomic_store_n(&t->state, AGENT_TIER_FAILED, __ATOMIC_RELEASE);
 }
 
 void agent_tier_take(struct agent_kernel *k, struct agent_tier *t)

@@ -28,9 +28,10 @@ int agent_mem_wait(void);
  * is forced with GPUEXT_PTX_MEM_INLINE. */
 int agent_tier_on(void);
 
-/* Is a pasted form of `bytes` of probe code at each of `sites` accesses
- * predicted slow to compile?  (GPUEXT_AGENT_TIER=1: every one is.) */
-int agent_tier_slow(size_t sites, size_t bytes);
+/* Is a kernel's pasted form (pasted_len bytes of PTX, called_len for the
+ * called form) predicted slow to compile?  (GPUEXT_AGENT_TIER=1: every
+ * one is.) */
+int agent_tier_slow(size_t pasted_len, size_t called_len);
 
 enum agent_tier_state {
 	AGENT_TIER_COMPILING, /* queued, or in the driver */
@@ -48,19 +49,25 @@ struct agent_tier {
 	CUfunction fn;       /* the pasted form in ctx, once made (atomic) */
 	double ms;           /* its compile */
 	unsigned long called_launches; /* launches of the called form after the first */
+	int queued;          /* its compile queued (agent_tier_start) */
 	int told;
 };
 
 /*
  * The tier of pasted text for kernel, whose called form runs in ctx from
- * now on (agent_gpu_lock held): made, and its compile queued on the
- * background thread (agent_ahead_call), when there is none for this text;
+ * now on (agent_gpu_lock held): made when there is none for this text;
  * takes text.  *state: what it is now; NULL when out of memory.  A tier
- * COMPILING now makes the pasted form's function in ctx when its compile
- * ends, for agent_tier_take.
+ * COMPILING makes the pasted form's function in ctx when its compile ends,
+ * for agent_tier_take.
  */
 struct agent_tier *agent_tier_want(char *text, const char *kernel, CUcontext ctx,
 				   enum agent_tier_state *state);
+
+/* Queue t's compile on the background thread (agent_ahead_call), once:
+ * after the called form is loaded, so that the driver's JIT compiler is
+ * loaded before the thread's exit handler is registered for the compile
+ * (agent_ahead.c: a compile that outlives the compiler at exit crashes). */
+void agent_tier_start(struct agent_tier *t);
 
 /* At a launch of k while its called form runs (k->tier): the pasted form
  * when it is ready (k->inst swapped, k->tier cleared, told once with

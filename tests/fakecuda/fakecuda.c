@@ -11,7 +11,8 @@
  * from the JIT linker's output counts as the PTX that went into the link).
  * $FAKECUDA_FAIL="cuFoo:N,cuBar:M" makes the Nth call of cuFoo fail
  * (CUDA_ERROR_INVALID_PTX for loads, CUDA_ERROR_OUT_OF_MEMORY otherwise);
- * $FAKECUDA_DELAY="cuFoo:MS" makes each load through cuFoo take MS ms more.
+ * $FAKECUDA_DELAY="cuFoo:MS" makes each compile through cuFoo take MS ms more;
+ * a compile that outlives the JIT compiler's exit handler aborts.
  * The device has $FAKECUDA_SMS multiprocessors (default 2; 132 makes the
  * per-SM code an H200's: bench/sass_size.sh).
  * Not part of gpuext: a test fixture (built by the Makefile as
@@ -134,14 +135,41 @@ static char *fake_linked_ptx(const void *image)
 	return ptx;
 }
 
+/*
+ * The JIT compiler, as the driver's behaves at exit: loaded at the
+ * process's first PTX compile, which registers its teardown with atexit
+ * then; a compile still running when that teardown has run aborts (the
+ * H200's driver crashed in free()).  The state is the compiler's.
+ */
+static int fake_jit_loaded, fake_jit_gone;
+
+static void fake_jit_unload(void)
+{
+	__atomic_store_n(&fake_jit_gone, 1, __ATOMIC_RELEASE);
+}
+
+static void fake_jit_compile(const char *api)
+{
+	pthread_mutex_lock(&fake_lock);
+	if (!fake_jit_loaded++)
+		atexit(fake_jit_unload);
+	pthread_mutex_unlock(&fake_lock);
+	fake_delay(api);
+	if (__atomic_load_n(&fake_jit_gone, __ATOMIC_ACQUIRE)) {
+		fprintf(stderr, "fakecuda: %s: the JIT compiler was torn down during a compile\n", api);
+		abort();
+	}
+}
+
 static CUresult fake_load(CUmodule *m, const void *image, const char *api)
 {
 	if (fake_fail(api))
 		return CUDA_ERROR_INVALID_PTX;
-	fake_delay(api);
 	struct CUmod_st *mod = calloc(1, sizeof(*mod));
 	uint32_t magic;
 	memcpy(&magic, image, 4);
+	if (magic != 0x464c457fu && magic != 0x466243b1u && magic != 0xba55ed50u)
+		fake_jit_compile(api); /* PTX, or a JIT linker's cubin of PTX */
 	pthread_mutex_lock(&fake_lock);
 	mod->id = fake_next_mod++;
 	pthread_mutex_unlock(&fake_lock);

@@ -457,11 +457,10 @@ static void test_ahead_device_fails(void **state)
  * GPUEXT_AGENT_TIER=1) is compiled in the background after the first
  * launch, which runs the called form compiled ahead; the launches after
  * that compile run the pasted form, and the agent says from which launch
- * on.  The background compile failing (nothing ahead: the third
- * cuLibraryLoadData, after the application's own and the thread's trivial
- * one that loads the compiler, agent_ahead.c, is vec_add's pasted form)
- * leaves vec_add on the called form, reduce_atomic swapped; by default
- * only what is predicted slow is tiered (memtrace no longer is);
+ * on.  The background compile failing (nothing ahead: the second
+ * cuLibraryLoadData, after the application's own, is vec_add's pasted
+ * form) leaves vec_add on the called form, reduce_atomic swapped; by
+ * default only what is predicted slow is tiered (memtrace no longer is);
  * GPUEXT_AGENT_TIER=0 pastes from the first launch on, as before.
  */
 static void test_tier_swap(void **state)
@@ -473,11 +472,11 @@ static void test_tier_swap(void **state)
 		{"GPUEXT_AGENT_AHEAD=0 GPUEXT_AGENT_TIER=1", "tools/memtrace", "cpppp", 1, 1, 0},
 		/* the defaults (compiled ahead from process start): a program of
 		 * ~13 KiB pasted (tests/progs/mem_big) is predicted slow at
-		 * vec_add's 3 accesses, not at reduce_atomic's 2; memtrace's
-		 * ~5 KiB at neither */
+		 * vec_add's 3 accesses, not at reduce_atomic's 2; memtrace's ~5
+		 * KiB at neither */
 		{"GPUEXT_AGENT_AHEAD= GPUEXT_AGENT_TIER=", "tests/progs/mem_big", "cpppp", 1, 0, 0},
 		{"GPUEXT_AGENT_AHEAD= GPUEXT_AGENT_TIER=", "tools/memtrace", "ppppp", 0, 0, 0},
-		{"GPUEXT_AGENT_AHEAD=0 GPUEXT_AGENT_TIER=1 FAKECUDA_FAIL=cuLibraryLoadData:3",
+		{"GPUEXT_AGENT_AHEAD=0 GPUEXT_AGENT_TIER=1 FAKECUDA_FAIL=cuLibraryLoadData:2",
 		 "tools/memtrace", "ccccc", 0, 1, 1},
 		{"GPUEXT_AGENT_AHEAD= GPUEXT_AGENT_TIER=0", "tools/memtrace", "ppppp", 0, 0, 0},
 	};
@@ -501,6 +500,32 @@ static void test_tier_swap(void **state)
 		assert_int_equal(count_lines(out, "gpuext: kernel vec_add: its pasted mem probes "
 					     "failed to compile in the background, the called ones "
 					     "stay: "), cases[i].failed);
+		free(out);
+	}
+}
+
+/*
+ * The application exits while a tier's pasted form compiles in the
+ * background (a 300 ms compile, one launch each): the exit waits for it
+ * before the JIT compiler's own exit handler runs (the fake driver aborts
+ * a compile that outlives it, as the H200's driver crashed), whether the
+ * compiler was loaded by the thread's compiles ahead or by the launch's.
+ */
+static void test_tier_exit(void **state)
+{
+	static const char *const ahead[] = {"GPUEXT_AGENT_AHEAD=", "GPUEXT_AGENT_AHEAD=0"};
+	for (size_t i = 0; i < 2; i++) {
+		struct launches l;
+		int status;
+		char env[256], cmd[512];
+		snprintf(env, sizeof(env), "%s GPUEXT_AGENT_TIER=1 APP_DELAY_MS=50 APP_REPS=1 "
+			 "FAKECUDA_DELAY=cuLibraryLoadData:300", ahead[i]);
+		snprintf(cmd, sizeof(cmd), "%s run build/bpf/tools/memtrace.bpf.o -- %s "
+			 "vec_add reduce_atomic", test_cli_path(), RTAPP);
+		char *out = run(env, cmd, &status, &l);
+		if (status || !strstr(out, "rtapp ok") || strstr(out, "torn down"))
+			fail_msg("%s: status %d:\n%s", ahead[i], status, out);
+		assert_string_equal(l.vec_forms, "c");
 		free(out);
 	}
 }
@@ -629,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_ahead_from_start),
 		cmocka_unit_test(test_ahead_device_fails),
 		cmocka_unit_test(test_tier_swap),
+		cmocka_unit_test(test_tier_exit),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),
