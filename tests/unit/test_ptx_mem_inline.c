@@ -23,13 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf/map.h"
 #include "bpf/object.h"
 #include "bpf/verifier.h"
 #include "ptx/ptx_emit.h"
 #include "ptx/ptx_inject.h"
 #include "ptx/ptx_wrap.h"
 #include "ptx_corpus.h"
+#include "ptx_refs.h"
 
 static size_t count_str(const char *text, const char *s)
 {
@@ -81,19 +81,7 @@ static void mem_probe_make(const char *path, struct mem_probe *mp)
 		/* the arrays' geometry, as the agent gives it: lookups and
 		 * updates inline (ptx_emit.h), no key on a frame */
 		struct ptx_map_ref refs[16] = {{0}};
-		for (size_t i = 0; i < p->map_cnt && i < 16; i++) {
-			const struct map_def *d = map_get_def(p->maps[i]);
-			uint32_t stride = (d->value_size + 7) & ~7u;
-			refs[i] = (struct ptx_map_ref){0x7000000000ull + (i << 32),
-						       0x7000000080ull + (i << 32), d->type,
-						       d->max_entries, 0, 1, 0, 0};
-			if (d->type == MAP_TYPE_ARRAY || d->type == MAP_TYPE_PERCPU_ARRAY) {
-				refs[i].value_stride = stride;
-				refs[i].value_size = d->value_size;
-				refs[i].nr_sms = 132;
-				refs[i].sm_stride = (uint64_t)stride * d->max_entries;
-			}
-		}
+		ptx_refs_of(p, refs, 16);
 		assert_true(p->map_cnt <= 16);
 		struct ptx_emit_opts o = {.maps = refs};
 		if (verifier_check(p, NULL, NULL, &e) ||
