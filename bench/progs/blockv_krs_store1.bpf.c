@@ -2,22 +2,5 @@
 /* bench/results/2026-11-22-h200-block-probes-s5.md, kernelretsnoop decomposed:
  * one 8-byte store at the block index after the exit barrier and no time
  * read (blockv_krs_end less its %globaltimer) */
-#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-#include <bpf/gpuext.h>
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1 << 16);
-	__type(key, __u32);
-	__type(value, __u64);
-} ends SEC(".maps");
-SEC("gpu/block_exit/*")
-int krs_store1(struct gpuext_block_ctx *ctx)
-{
-	__u32 slot = ctx->block & ((1 << 16) - 1);
-	__u64 *e = bpf_map_lookup_elem(&ends, &slot);
-	if (e)
-		*e = ctx->block;
-	return 0;
-}
-char LICENSE[] SEC("license") = "GPL";
+#define KRS_END_VALUE(ctx) ((ctx)->block)
+#include "blockv_krs_end.bpf.c"
