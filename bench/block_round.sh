@@ -25,7 +25,7 @@ export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
 STEPS=${STEPS:-cost overhead checks ncu}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"build:threadhist build:kernelretsnoop build:smload build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o build:$BB/blockv_th_smonly.bpf.o"}
+TOOLS=${TOOLS:-"build:threadhist build:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o build:$BB/blockv_krs_packed.bpf.o build:$BB/blockv_th_smonly.bpf.o build:$BB/blockv_th_one.bpf.o"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2

@@ -93,6 +93,10 @@ enum {
 	V_E_RED_SM_MID,  // the same once its loads are issued
 	V_E_RED_ONE,     // thread 0 one red at entry at (SM, block size): 1 line an SM
 	V_E_SREG,        // thread 0 reads %smid and %globaltimer at entry (no write)
+	V_W_ST_PRE,      // barrier exit; thread 0 stores 8 B before it waits, not after
+	V_W_TIME,        // barrier exit + %globaltimer after it into shared (no global write)
+	V_W_CODE,        // barrier exit + 32 dependent integer instructions after it
+	V_W_LANES32,     // barrier exit + all of warp 0 stores 8 B each (256 B, one st)
 	V_COUNT
 };
 static const char *const names[] = {
@@ -121,6 +125,8 @@ static const char *const names[] = {
 	"E: 8-B store at entry by warp 7", "E: 8-B store at entry, even blocks only",
 	"E: 1 red on SM line at entry", "E: 1 red on SM line after the loads are issued",
 	"E: 1 red at (SM, size), one word an SM", "E: %smid + %globaltimer at entry, no write",
+	"W: 8-B store by thread 0 before it waits", "W: + %globaltimer to shared, no write",
+	"W: + 32 dependent integer instructions", "W: + warp 0 stores 256 B (one st)",
 };
 
 __device__ static unsigned smid()
@@ -370,6 +376,16 @@ __device__ static void w_write(unsigned long long *slots, unsigned long long nsl
 	case V_E_RED_SM: case V_E_RED_SM_MID: red(SM_LINE, 256); break;
 	case V_E_RED_ONE: red(slots + (smid() * 1024ull + blockDim.x - 1) % nslots, 1); break;
 	case V_E_SREG: rec[3] = smid() + globaltimer(); break;
+	case V_W_ST_PRE: st64(at, bid); break;
+	case V_W_TIME: rec[1] = globaltimer(); break;
+	case V_W_CODE: {
+		unsigned x = bid;
+		for (int k = 0; k < 32; k++) /* a chain ptxas cannot fold */
+			asm volatile("mad.lo.u32 %0, %0, %0, 7;" : "+r"(x));
+		rec[2] = x;
+		break;
+	}
+	case V_W_LANES32: st64(slots + (bid * 32ull + lane) % nslots, bid); break;
 	}
 #undef SM_LINE
 }
@@ -415,11 +431,22 @@ __global__ void vecadd_w(const float *a, const float *b, float *c, int n,
 			w_write<V>(slots, nslots, rec);
 		return;
 	}
-	if (V >= V_W_BARE && V < V_W_LAST) {
-		bool last = barrier_exit();
-		if (V == V_W_LANES ? threadIdx.x < 32 && __shfl_sync(~0u, (int)last, 0)
-				   : last)
+	if (V == V_W_ST_PRE) { /* barrier_exit() with the store before the wait */
+		unsigned count32 = (blockDim.x + 31) / 32 * 32;
+		if (t >= 32) {
+			asm volatile("barrier.arrive 0, %0;" ::"r"(count32) : "memory");
+			return;
+		}
+		if (t == 0)
 			w_write<V>(slots, nslots, rec);
+		asm volatile("barrier.sync 0, %0;" ::"r"(count32) : "memory");
+		return;
+	}
+	if ((V >= V_W_BARE && V < V_W_LAST) || V > V_W_ST_PRE) {
+		bool last = barrier_exit();
+		bool warp0 = V == V_W_LANES || V == V_W_LANES32;
+		if (warp0 ? threadIdx.x < 32 && __shfl_sync(~0u, (int)last, 0) : last)
+			w_write<V>(slots, nslots, (unsigned long long *)vrec);
 	}
 }
 
@@ -437,6 +464,7 @@ static const kernel_fn kernels[V_COUNT] = {
 	vecadd_w<V_W_RED>, vecadd_w<V_W_LAST>, vecadd_w<V_W_WARP7>, vecadd_w<V_E_ST>,
 	vecadd_w<V_E_ST_MID>, vecadd_w<V_E_ST_END>, vecadd_w<V_E_ST_W7>, vecadd_w<V_E_ST_HALF>,
 	vecadd_w<V_E_RED_SM>, vecadd_w<V_E_RED_SM_MID>, vecadd_w<V_E_RED_ONE>, vecadd_w<V_E_SREG>,
+	vecadd_w<V_W_ST_PRE>, vecadd_w<V_W_TIME>, vecadd_w<V_W_CODE>, vecadd_w<V_W_LANES32>,
 };
 static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
 static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");

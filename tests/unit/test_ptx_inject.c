@@ -670,11 +670,12 @@ static unsigned words_named(const char *text)
 
 /*
  * The block record in registers: a block program that only reads fields of
- * its ctx names just the words it reads (threadhist: block, sm | threads,
- * warps; kernelretsnoop: the times too; gpu_block_fields: all six), with r1 = 0
- * and no record address; in the kernel, no %globaltimer unless a time is
- * read (kernelretsnoop: one at entry, kept in thread (0,0,0)'s register for
- * the barrier exit, and one at the exit), and no record in shared memory
+ * its ctx names just the words it reads (threadhist: sm | threads;
+ * kernelretsnoop: block, warps and the times too; gpu_block_fields: all
+ * six), with r1 = 0 and no record address; in the kernel, no %globaltimer
+ * unless a time is read (kernelretsnoop: one at entry, kept in thread
+ * (0,0,0)'s register for the barrier exit, and one at the exit), and no
+ * record in shared memory
  * unless the counted exit needs one (then the start goes through it).  A
  * ctx pointer spilled to the stack and loaded back whole is still followed;
  * one compared, read narrow from its slot or left in a frame that escapes
@@ -689,7 +690,7 @@ static void test_block_ctx_words(void **state)
 		enum ptx_probe_kind kind;
 		unsigned words;
 	} progs[] = {
-		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x1c},
+		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x08},
 		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block", PTX_PROBE_BLOCK_EXIT, 0x1f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", PTX_PROBE_BLOCK_ENTRY, 0x3f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_exit", PTX_PROBE_BLOCK_EXIT, 0x3f},
