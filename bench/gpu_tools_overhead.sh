@@ -16,7 +16,10 @@
 # come from EX); a TOOLS entry DIR:NAME runs NAME with DIR's gpuext, agent
 # and tools instead, and NAME may be the path of a .bpf.o (a program, not a
 # tool), so that two builds, or tools and bare programs, are compared in
-# one run.  CASES: the examples, ';'-separated ("vecadd -n 16777216;gemm -n
+# one run.  The column `recompile` is the agent's recompile of the
+# example's kernels from their PTX with no probes (GPUEXT_AGENT_NO_PROBES=1
+# under --tool threadhist): the baseline of a kernel the driver's JIT built
+# instead of nvcc.  CASES: the examples, ';'-separated ("vecadd -n 16777216;gemm -n
 # 2048;...").  TIMEOUT: seconds per run (a run past it shows as "timeout").
 # Writes $OUT/gpu_tools_overhead.md.
 set -u
@@ -62,15 +65,16 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0 && a == a + 0) printf "%.3f\
 # One run of column $col (a tool, DIR:NAME or a .bpf.o) on case $bin "$@",
 # repeat $r: its median ms (or "timeout") into the file $OUT/$bin.$name.r$r.ms.
 run_col() {
-	local col=$1 r=$2 dir=$BUILD t=$1 name what tlog tout rc m
+	local col=$1 r=$2 dir=$BUILD t=$1 name what tlog tout rc m envv=
 	shift 2
 	case $col in *:*) dir=${col%%:*} t=${col#*:} ;; esac
+	[ "$t" = recompile ] && t=threadhist envv=GPUEXT_AGENT_NO_PROBES=1
 	what=(--tool "$t")
 	case $t in *.bpf.o) what=("$t") ;; esac
 	name=$(echo "$col" | tr '/:' '__')
 	tlog="$OUT/$bin.$name.log" tout="$OUT/$bin.$name.out"
 	[ "$REPEAT" -gt 1 ] && tlog="$OUT/$bin.$name.r$r.log"
-	timeout "$TIMEOUT" "$dir/gpuext" run "${what[@]}" -o "$tout" -- "$EX/$bin" "$@" \
+	timeout "$TIMEOUT" env $envv "$dir/gpuext" run "${what[@]}" -o "$tout" -- "$EX/$bin" "$@" \
 		-iters "$ITERS" -time > "$tlog" 2>&1
 	rc=$?
 	m=$(times "$tlog" | median)
