@@ -6,15 +6,18 @@
 #   cd STAGE && OUT=DIR bash gpu.sh      (gpu.sh: a copy of this script)
 #
 # STAGE holds build/ (the branch: gpuext, libgpuext-agent.so, bpf/,
-# bench/gpu_block_cost), optionally base/ (another build to compare),
-# bench/gpu_tools_overhead.sh and tests/gpu/{lib,block_ctx,tools}.sh; the
-# examples are the repository's (../build/examples).  Steps, each logged,
-# none fatal, each cut at its own limit, ~150 s in all (STEPS picks some):
+# bench/gpu_block_cost), base/ (main's gpuext, agent and bpf/ of the
+# session's start), first/gpuext (a script: build/gpuext with
+# GPUEXT_PTX_BLOCK_ENTRY_FIRST=1, the block_entry program at the kernel's
+# entry), bench/gpu_tools_overhead.sh and tests/gpu/{lib,block_ctx,tools}.sh;
+# the examples are the repository's (../build/examples).  Steps, each
+# logged, none fatal, each cut at its own limit, ~150 s in all (STEPS picks
+# some):
 #   cost      bench/cuda/gpu_block_cost: the hand-written variants (what a
 #             block's global write costs where), 15 interleaved rounds;
 #   overhead  the block tools and bare block programs on vecadd -n 16M,
-#             REPEAT=5 interleaved runs (median ratio and range);
-#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (the block tools);
+#             REPEAT=3 interleaved runs (median ratio and range);
+#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist);
 #   ncu       Nsight Compute's stall reasons and memory counters for a few
 #             variants of gpu_block_cost, where ncu is installed.
 set -u
@@ -25,7 +28,7 @@ export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
 STEPS=${STEPS:-cost overhead checks ncu}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"build:threadhist build:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o build:$BB/blockv_krs_packed.bpf.o build:$BB/blockv_th_smonly.bpf.o build:$BB/blockv_th_one.bpf.o"}
+TOOLS=${TOOLS:-"base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o build:$BB/blockv_krs_packed.bpf.o"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -39,20 +42,19 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader > "
 date -u >> "$OUT/machine.txt"
 
 if want cost; then
-	step cost 30 build/bench/gpu_block_cost -rounds 15
+	step cost 20 build/bench/gpu_block_cost -rounds 15
 	step cost_check 10 build/bench/gpu_block_cost -check
 fi
 
 if want overhead; then
-	step overhead 85 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-5} \
+	step overhead 60 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-3} \
 		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 fi
 
 if want checks; then
-	step block_ctx 20 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
-	step tools 40 env OUT="$OUT/tools" TOOLS="threadhist kernelretsnoop smload" \
-		tests/gpu/tools.sh
+	step block_ctx 25 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
+	step tools 20 env OUT="$OUT/tools" TOOLS="${CHECK_TOOLS:-threadhist}" tests/gpu/tools.sh
 fi
 
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)

@@ -616,24 +616,30 @@ static const char blk_plain[] =
 	"\tld.param.u64 %rd1, [k_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
 	"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
 
-/* blk_plain with entry and exit (either may be NULL) as its block programs,
- * through ptxas for sm_90. */
-static char *inject_block(const char *entry, const char *exit, const char *extra, int counted)
+/* Kernel k of ptx injected with o, through ptxas for sm_90. */
+static char *inject_kernel(const char *ptx, const struct ptx_inject_opts *o)
 {
 	struct ptx_module *m;
 	struct err e = {{0}};
 	char *out;
 	size_t len;
-	if (ptx_parse(blk_plain, strlen(blk_plain), &m, &e))
+	if (ptx_parse(ptx, strlen(ptx), &m, &e))
 		fail_msg("%s", e.msg);
-	struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = entry,
-				    .block_exit_code = exit, .block_exit_counted = counted,
-				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
-	if (ptx_inject(m, &o, &out, &len, &e))
+	if (ptx_inject(m, o, &out, &len, &e))
 		fail_msg("%s", e.msg);
 	ptx_module_free(m);
 	ptxas_ok(out, len, "sm_90", "block ctx");
 	return out;
+}
+
+/* blk_plain with entry and exit (either may be NULL) as its block programs,
+ * through ptxas for sm_90. */
+static char *inject_block(const char *entry, const char *exit, const char *extra, int counted)
+{
+	struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = entry,
+				    .block_exit_code = exit, .block_exit_counted = counted,
+				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
+	return inject_kernel(blk_plain, &o);
 }
 
 /* The block program p as the agent builds it: its inline block (site),
@@ -783,6 +789,92 @@ static void test_block_ctx_words(void **state)
 		free(out);
 		free(site);
 		free(extra);
+	}
+}
+
+/* vecadd's shape: a bounds test, then two global loads (the address of the
+ * second computed between them), the add that uses them, a store. */
+static const char blk_loads[] =
+	".version 7.8\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 k_p0, .param .u32 k_n)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<6>;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tld.param.u32 %r2, [k_n];\n"
+	"\tsetp.ge.u32 %p1, %r1, %r2;\n\t@%p1 bra DONE;\n"
+	"\tld.param.u64 %rd1, [k_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
+	"\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+	"\tld.global.f32 %f1, [%rd3];\n\tadd.s64 %rd4, %rd3, 1024;\n"
+	"\tld.global.nc.f32 %f2, [%rd4];\n"
+	"\tadd.f32 %f3, %f1, %f2;\n\tst.global.f32 [%rd3], %f3;\nDONE:\n\tret;\n}\n";
+
+/*
+ * The block_entry program sunk past the kernel's first global loads
+ * (threadhist's, and gpu_block_fields' which reads every word, the start
+ * time too): in the kernel, once right after the run of loads (both loads
+ * and the address between them before it, the add that uses them after it)
+ * and once in the exit block, for a thread (0,0,0) that never loaded, each
+ * guarded by the pending predicate that thread (0,0,0) sets at entry;
+ * with the start time read at entry.  Where something at entry waits for
+ * the program (a warp entry probe), where the kernel has no global load,
+ * and with GPUEXT_PTX_BLOCK_ENTRY_FIRST set, it runs once at entry.  ptxas
+ * accepts each.
+ */
+static void test_block_entry_sunk(void **state)
+{
+	static const struct {
+		const char *obj, *prog, *label;
+	} progs[] = {
+		{"build/bpf/tools/threadhist.bpf.o", "th_block", "eBPF program 'th_block', inline"},
+		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", "eBPF program 'bf_entry', inline"},
+	};
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct object *ob;
+		struct err e = {{0}};
+		if (object_open(progs[i].obj, &ob, &e) || object_create_maps(ob, &e))
+			fail_msg("%s", e.msg);
+		struct prog *p = object_find_prog(ob, progs[i].prog);
+		assert_non_null(p);
+		if (verifier_check(p, NULL, NULL, &e))
+			fail_msg("%s: %s", progs[i].prog, e.msg);
+		char *extra, *site = block_site(p, PTX_PROBE_BLOCK_ENTRY, &extra);
+		struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = site, .extra = extra,
+					    .min_version_major = 7, .min_version_minor = 8};
+		char *out = inject_kernel(blk_loads, &o);
+		const char *load2 = strstr(out, "ld.global.nc.f32 %f2"), *add = strstr(out, "add.f32");
+		const char *run = strstr(out, progs[i].label), *exit = strstr(out, "_exit:");
+		assert_int_equal(count_str(out, progs[i].label), 2);
+		assert_true(load2 && add && run && exit);
+		assert_true(load2 < run && run < add && strstr(run + 1, progs[i].label) > exit);
+		assert_int_equal(count_str(out, "_bp;"), 1);               /* declared */
+		assert_int_equal(count_str(out, "bra GXB_DONE;\n\tsetp.ne.u32"), 2); /* guarded */
+		/* the start time at entry only, kept for the program (pasted twice) */
+		int start = strstr(site, PTX_BLOCK_CTX_WORD "0") != NULL;
+		assert_int_equal(count_str(out, "%globaltimer") - 2 * count_str(site, "%globaltimer") -
+					 count_str(extra, "%globaltimer"),
+				 start);
+		assert_int_equal(count_str(out, "_start;"), start ? 3 : 0);
+		free(out);
+
+		/* at entry: with a warp entry probe, in a kernel with no load,
+		 * and when asked */
+		o.entry_code = "\t// warp entry probe\n";
+		out = inject_kernel(blk_loads, &o);
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		assert_true(strstr(out, progs[i].label) < strstr(out, "ld.global.f32"));
+		free(out);
+		o.entry_code = NULL;
+		out = inject_kernel(blk_plain, &o);
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		assert_null(strstr(out, "_bp;"));
+		free(out);
+		setenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST", "1", 1);
+		out = inject_kernel(blk_loads, &o);
+		unsetenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST");
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		assert_true(strstr(out, progs[i].label) < strstr(out, "ld.global.f32"));
+		free(out);
+		free(site);
+		free(extra);
+		object_free(ob);
 	}
 }
 
@@ -1039,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(test_module_variables),
 		cmocka_unit_test(test_inline_probes),
 		cmocka_unit_test(test_block_probes),
+		cmocka_unit_test(test_block_entry_sunk),
 		cmocka_unit_test(test_block_exit_kinds),
 		cmocka_unit_test(test_block_ctx_words),
 		cmocka_unit_test(test_only_kernel_variables),
