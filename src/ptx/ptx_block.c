@@ -96,18 +96,39 @@ static int ptx_block_calls_out(const struct ptx_module *m, const struct ptx_stmt
 	return 1;
 }
 
+/* Does every thread of kernel f leave through its own ret/exit (which the
+ * exit block gathers), and, with `waits`, no thread wait for another?  No
+ * `exit` in a function (it would leave without the exit block), no call out
+ * of the module (unprovable), and with `waits` no barrier or warp sync in
+ * the kernel or any function of the module (an indirect call could reach
+ * any of them). */
+static int ptx_block_leaves_by_exit(const struct ptx_module *m, const struct ptx_func *kernel,
+				    int waits)
+{
+	for (size_t f = 0; f < m->nfunc; f++) {
+		const struct ptx_func *fn = &m->funcs[f];
+		if (fn->entry && fn != kernel)
+			continue;
+		for (size_t i = fn->head + 1; i < fn->end; i++) {
+			const struct ptx_stmt *s = &m->stmts[i];
+			if (s->kind == PTX_STMT_INSN &&
+			    ((waits && ptx_block_waits(m, s)) || ptx_block_calls_out(m, s) ||
+			     (!fn->entry && ptx_parse_tok_is(m, s->opcode, "exit"))))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 /*
  * Can the block's last exit be found with the barrier?  Only if every
- * thread leaves through the exit block (the kernel's ret/exit all branch
- * there; an `exit` in a function would leave warp 0 waiting forever) and
- * no thread waits for another: a kernel whose threads meet at a barrier,
- * or whose lanes sync as a warp, after some of them returned early relies
- * on the hardware counting those as arrived, and with warp 0 held at the
- * exit block they would not be.  Checked over the kernel and every
- * function of the module (an indirect call could reach any of them); a
- * call out of the module is not provable.  barrier.sync/arrive without
- * .aligned (lanes of a warp may reach the exit block apart) need sm_70
- * and PTX 6.0.
+ * thread leaves through the exit block (an `exit` in a function would leave
+ * warp 0 waiting forever) and no thread waits for another: a kernel whose
+ * threads meet at a barrier, or whose lanes sync as a warp, after some of
+ * them returned early relies on the hardware counting those as arrived, and
+ * with warp 0 held at the exit block they would not be.
+ * barrier.sync/arrive without .aligned (lanes of a warp may reach the exit
+ * block apart) need sm_70 and PTX 6.0.
  */
 static int ptx_block_exit_by_barrier(const struct ptx_module *m, const struct ptx_func *kernel,
 				     const struct ptx_inject_opts *o)
@@ -118,19 +139,7 @@ static int ptx_block_exit_by_barrier(const struct ptx_module *m, const struct pt
 		major = o->min_version_major, minor = o->min_version_minor;
 	if (o->block_exit_counted || ptx_block_target_sm(m) < 70 || major < 6)
 		return 0;
-	for (size_t f = 0; f < m->nfunc; f++) {
-		const struct ptx_func *fn = &m->funcs[f];
-		if (fn->entry && fn != kernel)
-			continue;
-		for (size_t i = fn->head + 1; i < fn->end; i++) {
-			const struct ptx_stmt *s = &m->stmts[i];
-			if (s->kind == PTX_STMT_INSN &&
-			    (ptx_block_waits(m, s) || ptx_block_calls_out(m, s) ||
-			     (!fn->entry && ptx_parse_tok_is(m, s->opcode, "exit"))))
-				return 0;
-		}
-	}
-	return 1;
+	return ptx_block_leaves_by_exit(m, kernel, 1);
 }
 
 /* The first dot-separated part of statement s's opcode. */
@@ -552,11 +561,13 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 	k->start_shared = k->exit.mem || (k->counted && (k->exit.words & W_START));
 	k->record_used = k->entry.mem || k->exit.mem || k->start_shared || k->counted;
 	/* the block_entry program past the first loads, where nothing at entry
-	 * waits for it (no barrier there, no warp entry probe) and it reads its
-	 * words from registers; GPUEXT_PTX_BLOCK_ENTRY_FIRST keeps it at entry,
-	 * to compare */
+	 * waits for it (no barrier there, no warp entry probe), it reads its
+	 * words from registers and thread (0,0,0) gets to the exit block if not
+	 * to the loads; GPUEXT_PTX_BLOCK_ENTRY_FIRST keeps it at entry, to
+	 * compare */
 	if (o->block_entry_code && !k->counted && !o->n_block_arrays && !o->entry_code &&
-	    !o->entry_sym && !k->entry.mem && !getenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST"))
+	    !o->entry_sym && !k->entry.mem && !getenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST") &&
+	    ptx_block_leaves_by_exit(m, f, 0))
 		k->sink_at = ptx_block_sink_point(m, f);
 }
 

@@ -815,8 +815,9 @@ static const char blk_loads[] =
  * guarded by the pending predicate that thread (0,0,0) sets at entry;
  * with the start time read at entry.  Where something at entry waits for
  * the program (a warp entry probe), where the kernel has no global load,
- * and with GPUEXT_PTX_BLOCK_ENTRY_FIRST set, it runs once at entry.  ptxas
- * accepts each.
+ * where a function of the module leaves the kernel (`exit`), and with
+ * GPUEXT_PTX_BLOCK_ENTRY_FIRST set, it runs once at entry.  ptxas accepts
+ * each.
  */
 static void test_block_entry_sunk(void **state)
 {
@@ -865,6 +866,14 @@ static void test_block_entry_sunk(void **state)
 		out = inject_kernel(blk_plain, &o);
 		assert_int_equal(count_str(out, progs[i].label), 1);
 		assert_null(strstr(out, "_bp;"));
+		free(out);
+		/* a function that leaves the kernel: thread (0,0,0) might never
+		 * get to the exit block */
+		char exits[sizeof(blk_loads) + 64];
+		snprintf(exits, sizeof(exits), ".version 7.8\n.target sm_90\n.address_size 64\n"
+			 ".func lv()\n{\n\texit;\n}\n%s", strstr(blk_loads, ".visible"));
+		out = inject_kernel(exits, &o);
+		assert_int_equal(count_str(out, progs[i].label), 1);
 		free(out);
 		setenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST", "1", 1);
 		out = inject_kernel(blk_loads, &o);
