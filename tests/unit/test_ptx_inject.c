@@ -677,11 +677,12 @@ static unsigned words_named(const char *text)
 /*
  * The block record in registers: a block program that only reads fields of
  * its ctx names just the words it reads (threadhist: sm | threads;
- * kernelretsnoop: block, warps and the times too; gpu_block_fields: all
- * six), with r1 = 0 and no record address; in the kernel, no %globaltimer
- * unless a time is read (kernelretsnoop: one at entry, kept in thread
- * (0,0,0)'s register for the barrier exit, and one at the exit), and no
- * record in shared memory
+ * kernelretsnoop: start, block, sm | threads, warps at entry, block and end
+ * at the exit; gpu_block_fields: all six), with r1 = 0 and no record
+ * address; in the kernel, no %globaltimer unless a time is read (one at
+ * entry for a start time, kept in thread (0,0,0)'s register where its
+ * barrier exit reads it, and one at the exit for an end), and no record
+ * in shared memory
  * unless the counted exit needs one (then the start goes through it).  A
  * ctx pointer spilled to the stack and loaded back whole is still followed;
  * one compared, read narrow from its slot or left in a frame that escapes
@@ -697,7 +698,8 @@ static void test_block_ctx_words(void **state)
 		unsigned words;
 	} progs[] = {
 		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x08},
-		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block", PTX_PROBE_BLOCK_EXIT, 0x1f},
+		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_entry", PTX_PROBE_BLOCK_ENTRY, 0x1d},
+		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_exit", PTX_PROBE_BLOCK_EXIT, 0x06},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", PTX_PROBE_BLOCK_ENTRY, 0x3f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_exit", PTX_PROBE_BLOCK_EXIT, 0x3f},
 	};
@@ -718,12 +720,12 @@ static void test_block_ctx_words(void **state)
 		for (int counted = 0; counted <= 1; counted++) {
 			char *out = inject_block(entry ? site : NULL, entry ? NULL : site, extra,
 						 counted);
-			int times = progs[i].words & 3, record = counted && !entry;
-			int start = progs[i].words & 1;
+			int record = counted && !entry;
+			int start = progs[i].words & 1, end = !entry && (progs[i].words & 2);
 			/* the block code's own (the program may read it too) */
 			assert_int_equal(count_str(out, "%globaltimer") - count_str(site, "%globaltimer") -
 						 count_str(extra, "%globaltimer"),
-					 !times ? 0 : entry ? 1 : 2);
+					 start + end);
 			assert_int_equal(count_str(out, "_blk[48];"), record);
 			assert_int_equal(count_str(out, "_start;"), !entry && !counted && start ? 2 : 0);
 			assert_int_equal(count_str(out, "ld.shared.u64 %gxb_c0"), record && start);
@@ -913,7 +915,7 @@ static void test_block_probes(void **state)
 	size_t npaths = ptx_corpus_list(&paths), kernels = 0, exit_by_barrier = 0, exit_counted = 0;
 
 	block_sites(objs, sizeof(objs) / sizeof(objs[0]), &code, site, n);
-	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 2 && n[PTX_PROBE_BLOCK_EXIT] == 3);
+	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 3 && n[PTX_PROBE_BLOCK_EXIT] == 3);
 	assert_true(n[PTX_PROBE_ENTRY] == 1 && n[PTX_PROBE_EXIT] == 1);
 	/* no election in a block probe: the block code runs it in one thread */
 	assert_null(strstr(site[PTX_PROBE_BLOCK_ENTRY].text, "%lanemask_lt"));
