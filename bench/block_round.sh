@@ -15,9 +15,11 @@
 # some):
 #   cost      bench/cuda/gpu_block_cost: the hand-written variants (what a
 #             block's global write costs where), 15 interleaved rounds;
-#   overhead  the block tools and bare block programs on vecadd -n 16M,
-#             REPEAT=3 interleaved runs (median ratio and range);
-#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist);
+#   overhead  the block tools and bare block programs on vecadd -n 16M
+#             and reduce -n 16M, REPEAT=5 interleaved runs (median ratio
+#             and range);
+#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist,
+#             kernelretsnoop);
 #   ncu       Nsight Compute's stall reasons and memory counters for a few
 #             variants of gpu_block_cost, where ncu is installed.
 set -u
@@ -26,9 +28,9 @@ mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
-STEPS=${STEPS:-cost overhead checks ncu}
+STEPS=${STEPS:-overhead checks}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o build:$BB/blockv_krs_packed.bpf.o"}
+TOOLS=${TOOLS:-"base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop first:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -47,14 +49,16 @@ if want cost; then
 fi
 
 if want overhead; then
-	step overhead 60 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-3} \
-		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
+	step overhead 80 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-5} \
+		CASES="${CASES:-vecadd -n 16777216;reduce -n 16777216}" TOOLS="$TOOLS" \
+		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 fi
 
 if want checks; then
 	step block_ctx 25 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
-	step tools 20 env OUT="$OUT/tools" TOOLS="${CHECK_TOOLS:-threadhist}" tests/gpu/tools.sh
+	step tools 35 env OUT="$OUT/tools" TOOLS="${CHECK_TOOLS:-threadhist kernelretsnoop}" \
+		tests/gpu/tools.sh
 fi
 
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
