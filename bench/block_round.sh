@@ -16,8 +16,9 @@
 #   cost      bench/cuda/gpu_block_cost: the hand-written variants (what a
 #             block's global write costs where), 15 interleaved rounds;
 #   overhead  the block tools and bare block programs on vecadd -n 16M
-#             and reduce -n 16M, REPEAT=5 interleaved runs (median ratio
-#             and range);
+#             (REPEAT=5 interleaved runs: median ratio and range; the
+#             recompile column: the agent's recompile with no probes), and
+#             the tools on reduce -n 16M (REPEAT=3);
 #   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist,
 #             kernelretsnoop);
 #   ncu       Nsight Compute's stall reasons and memory counters for a few
@@ -30,7 +31,7 @@ export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
 STEPS=${STEPS:-overhead checks}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop first:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o"}
+TOOLS=${TOOLS:-"build:recompile base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop first:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -49,10 +50,13 @@ if want cost; then
 fi
 
 if want overhead; then
-	step overhead 80 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-5} \
-		CASES="${CASES:-vecadd -n 16777216;reduce -n 16777216}" TOOLS="$TOOLS" \
-		bench/gpu_tools_overhead.sh
+	step overhead 70 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-5} \
+		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
+	step overhead_reduce 20 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
+		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop" \
+		bench/gpu_tools_overhead.sh
+	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
 fi
 
 if want checks; then
@@ -74,7 +78,7 @@ fi
 
 # what comes back: a few files; each step's folder as one tarball
 find "$OUT" -mindepth 2 -type f -size +256k -delete
-for d in overhead block_ctx tools; do
+for d in overhead overhead_reduce block_ctx tools; do
 	[ -d "$OUT/$d" ] && tar -C "$OUT" -czf "$OUT/$d.tgz" "$d" && rm -rf "${OUT:?}/$d"
 done
 
@@ -82,7 +86,9 @@ echo "== summary ($((SECONDS - t0)) s)"
 cat "$OUT/machine.txt"
 [ -f "$OUT/cost.log" ] && cat "$OUT/cost.log"
 [ -f "$OUT/cost_check.log" ] && tail -1 "$OUT/cost_check.log"
-[ -f "$OUT/overhead.md" ] && tail -n +7 "$OUT/overhead.md"
+for f in overhead overhead_reduce; do
+	[ -f "$OUT/$f.md" ] && tail -n +7 "$OUT/$f.md"
+done
 for f in block_ctx tools; do
 	[ -f "$OUT/$f.log" ] && grep -h "passed" "$OUT/$f.log" | tail -1
 	[ -f "$OUT/$f.log" ] && grep -h "FAIL" "$OUT/$f.log" | head -5
