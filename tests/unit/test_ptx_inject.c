@@ -677,9 +677,9 @@ static unsigned words_named(const char *text)
 /*
  * The block record in registers: a block program that only reads fields of
  * its ctx names just the words it reads (threadhist: sm | threads;
- * kernelretsnoop: start, block, sm | threads, warps at entry, block and end
- * at the exit; gpu_block_fields: all six), with r1 = 0 and no record
- * address; in the kernel, no %globaltimer unless a time is read (one at
+ * kernelretsnoop: the times, block, sm | threads, warps; smload: block,
+ * sm | threads, warps at entry, the times too at the exit; gpu_block_fields:
+ * all six), with r1 = 0 and no record address; in the kernel, no %globaltimer unless a time is read (one at
  * entry for a start time, kept in thread (0,0,0)'s register where its
  * barrier exit reads it, and one at the exit for an end), and no record
  * in shared memory
@@ -698,8 +698,9 @@ static void test_block_ctx_words(void **state)
 		unsigned words;
 	} progs[] = {
 		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x08},
-		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_entry", PTX_PROBE_BLOCK_ENTRY, 0x1d},
-		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_exit", PTX_PROBE_BLOCK_EXIT, 0x06},
+		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block", PTX_PROBE_BLOCK_EXIT, 0x1f},
+		{"build/bpf/tools/smload.bpf.o", "sl_entry", PTX_PROBE_BLOCK_ENTRY, 0x1c},
+		{"build/bpf/tools/smload.bpf.o", "sl_exit", PTX_PROBE_BLOCK_EXIT, 0x1f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", PTX_PROBE_BLOCK_ENTRY, 0x3f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_exit", PTX_PROBE_BLOCK_EXIT, 0x3f},
 	};
@@ -808,6 +809,18 @@ static const char blk_loads[] =
 	"\tld.global.nc.f32 %f2, [%rd4];\n"
 	"\tadd.f32 %f3, %f1, %f2;\n\tst.global.f32 [%rd3], %f3;\nDONE:\n\tret;\n}\n";
 
+/* blk_loads' loads in a loop (a grid-stride loop's shape). */
+static const char blk_loop[] =
+	".version 7.8\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 k_p0, .param .u32 k_n)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<6>;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tld.param.u32 %r2, [k_n];\n"
+	"\tld.param.u64 %rd1, [k_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
+	"LOOP:\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+	"\tld.global.f32 %f1, [%rd3];\n\tadd.f32 %f3, %f1, %f1;\n\tst.global.f32 [%rd3], %f3;\n"
+	"\tadd.u32 %r1, %r1, 1024;\n\tsetp.lt.u32 %p1, %r1, %r2;\n\t@%p1 bra LOOP;\n"
+	"\tret;\n}\n";
+
 /*
  * The block_entry program sunk past the kernel's first global loads
  * (threadhist's, and gpu_block_fields' which reads every word, the start
@@ -817,7 +830,8 @@ static const char blk_loads[] =
  * guarded by the pending predicate that thread (0,0,0) sets at entry;
  * with the start time read at entry.  Where something at entry waits for
  * the program (a warp entry probe), where the kernel has no global load,
- * where a function of the module leaves the kernel (`exit`), and with
+ * where its first loads are in a loop, where a function of the module
+ * leaves the kernel (`exit`), and with
  * GPUEXT_PTX_BLOCK_ENTRY_FIRST set, it runs once at entry.  ptxas accepts
  * each.
  */
@@ -869,6 +883,10 @@ static void test_block_entry_sunk(void **state)
 		assert_int_equal(count_str(out, progs[i].label), 1);
 		assert_null(strstr(out, "_bp;"));
 		free(out);
+		out = inject_kernel(blk_loop, &o);
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		assert_true(strstr(out, progs[i].label) < strstr(out, "LOOP:"));
+		free(out);
 		/* a function that leaves the kernel: thread (0,0,0) might never
 		 * get to the exit block */
 		char exits[sizeof(blk_loads) + 64];
@@ -915,7 +933,7 @@ static void test_block_probes(void **state)
 	size_t npaths = ptx_corpus_list(&paths), kernels = 0, exit_by_barrier = 0, exit_counted = 0;
 
 	block_sites(objs, sizeof(objs) / sizeof(objs[0]), &code, site, n);
-	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 3 && n[PTX_PROBE_BLOCK_EXIT] == 3);
+	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 2 && n[PTX_PROBE_BLOCK_EXIT] == 3);
 	assert_true(n[PTX_PROBE_ENTRY] == 1 && n[PTX_PROBE_EXIT] == 1);
 	/* no election in a block probe: the block code runs it in one thread */
 	assert_null(strstr(site[PTX_PROBE_BLOCK_ENTRY].text, "%lanemask_lt"));

@@ -661,24 +661,16 @@ static void test_smload(void **state)
  * are the per-launch counts (launch 1 keeps block 1 only) and the
  * histograms; end_rel_ns counts from the earliest recorded start (5100).
  */
-/* kernelretsnoop's two programs on block (bx, 0) of 52 threads on sm,
- * from start to end. */
-static void krs_run(struct object *obj, uint32_t bx, uint32_t sm, uint64_t start, uint64_t end)
-{
-	run_block(obj, "krs_entry", bx, 0, sm, 52, start, 0);
-	run_block(obj, "krs_exit", bx, 0, sm, 52, start, end);
-}
-
 static void test_kernelretsnoop(void **state)
 {
 	struct object *obj = tool_open("kernelretsnoop");
 	tool_launch_reset();
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
 	gpu.launch = 1;
-	krs_run(obj, 0, 7, 5000, 6000);
-	krs_run(obj, 1, 7, 5100, 9100);
+	run_block(obj, "krs_block", 0, 0, 7, 52, 5000, 6000);
+	run_block(obj, "krs_block", 1, 0, 7, 52, 5100, 9100);
 	gpu.launch = 2;
-	krs_run(obj, 0, 3, 20000, 20500);
+	run_block(obj, "krs_block", 0, 0, 3, 52, 20000, 20500);
 	/* launch 1's row: the table names it; launch 2 has none */
 	struct {
 		struct gpuext_launch row;
@@ -971,7 +963,7 @@ static void test_cli_tools(void **state)
 static void test_tools_injected(void **state)
 {
 	static const char *const tool[][2] = {
-		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_exit"},
+		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_block"},
 		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
 		{"memtrace_block", "mt_access"},
 		{"smload", "sl_exit"}, {"threadhist", "th_block"},
