@@ -184,7 +184,7 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 		       : kind == PTX_PROBE_MEM ? "warp (the lane its region elects)"
 					  : "warp (lowest active lane)");
 	if (elect)
-		ptx_inject_elect(site, "%gxp_m", "%gxp_lt", "%gxp_skip", "GXP_DONE");
+		ptx_inject_elect(site, "%gxp_m", "%gxp_lt", "%gxp_skip", "GXP_DONE", o->elect_sync);
 	else if (kind == PTX_PROBE_MEM)
 		ptx_buf_printf(site, "\tmov.b32 %%gxp_m, %s;\n", PTX_MEM_MASK_REG);
 	else
@@ -276,7 +276,7 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 			     "\tmov.b64 %s, {%%gxp_y, %%gxp_z};\n",
 		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG, PTX_MEM_ADDR_REG,
 		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
-	ptx_inject_elect(func, PTX_MEM_MASK_REG, "%gxp_y", "%gxp_g", "GXP_DONE");
+	ptx_inject_elect(func, PTX_MEM_MASK_REG, "%gxp_y", "%gxp_g", "GXP_DONE", o->elect_sync);
 	if (block.len)
 		ptx_buf_append(func, block.text, block.len);
 	ptx_buf_printf(func, "GXP_DONE:\n");
