@@ -636,6 +636,13 @@ static void ptx_emit_key(struct ptx_ctx *c, size_t i)
 	ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h0, %%r0;\n");
 }
 
+/* Where inline code reads the SM's id: once at the kernel's entry
+ * (ptx_emit_opts.inline_smid), else %smid. */
+static const char *ptx_emit_smid(const struct ptx_ctx *c)
+{
+	return c->inlined && c->o->inline_smid ? c->o->inline_smid : "%smid";
+}
+
 /*
  * %t0 = the address of element %h0 of array r (this SM's copy of a per-SM
  * array), as the runtime's rt_array_elem computes it, with the header's
@@ -670,8 +677,8 @@ static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 	 * the stride fits 32 bits (a wide multiply-add, not a 64-bit one) */
 	const char *sm = "%sm";
 	if (c->sm_copies != r->nr_sms) {
-		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %%smid;\n\tmin.u32 %%h1, %%h1, %u;\n",
-			       r->nr_sms - 1);
+		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %s;\n\tmin.u32 %%h1, %%h1, %u;\n",
+			       ptx_emit_smid(c), r->nr_sms - 1);
 		sm = "%h1";
 	}
 	if (r->sm_stride <= UINT32_MAX)
@@ -1310,8 +1317,8 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 	if (frame)
 		ptx_buf_printf(b, "\t.local .align 8 .b8 stack[%u];\n", frame);
 	if ((c->sm_copies = ptx_fn_sm_copies(c, fn)))
-		ptx_buf_printf(b, "\t.reg .b32 %%sm;\n\tmov.u32 %%sm, %%smid;\n"
-				  "\tmin.u32 %%sm, %%sm, %u;\n", c->sm_copies - 1);
+		ptx_buf_printf(b, "\t.reg .b32 %%sm;\n\tmov.u32 %%sm, %s;\n"
+				  "\tmin.u32 %%sm, %%sm, %u;\n", ptx_emit_smid(c), c->sm_copies - 1);
 	if (st->slots) { /* the frame's slots in registers, zeroed as memory would not be:
 			  * a narrow store inserts into the slot's old bits */
 		ptx_buf_printf(b, "\t.reg .b64 %%fp<%u>;\n", PTX_STACK_SLOTS);

@@ -669,6 +669,13 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
 	if (in->mem_inline)
 		ptx_buf_printf(&in->b, "\t.reg .pred %%%s_g;\n", in->pfx);
+	if (in->mem_inline && strstr(o->mem_code, PTX_SMID_REG)) {
+		if (memmem(m->text, m->len, PTX_SMID_NAME, strlen(PTX_SMID_NAME)))
+			return err_set(in->e, EEXIST, "the module uses the name '%s', which gpuext "
+				       "reserves", PTX_SMID_NAME);
+		ptx_buf_printf(&in->b, "\t.reg .b32 %s;\n\tmov.u32 %s, %%smid;\n", PTX_SMID_REG,
+			       PTX_SMID_REG);
+	}
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {

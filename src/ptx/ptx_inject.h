@@ -78,6 +78,13 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 #define PTX_MEM_ADDR_REG "%gxm_addr"
 #define PTX_MEM_SK_REG "%gxm_sk"
 #define PTX_MEM_MASK_REG "%gxm_mask"
+/* The SM's id (.b32), read once at the kernel's entry where mem_code names
+ * it (ptx_emit_opts.inline_smid): a special-register read and its latency
+ * once per thread, not at every access's probe.  A warp counts in the
+ * copy of the SM it started on (as a program that reads %smid once,
+ * ptx_emit.c). */
+#define PTX_SMID_NAME "gxs_smid"
+#define PTX_SMID_REG "%" PTX_SMID_NAME
 
 /*
  * The election of a warp's runner, for the probe code pasted into

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ptx_inject.h"
 
@@ -232,6 +233,12 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 	const char *name = p->name ? p->name : "?";
 
 	io.inline_frame = &frame;
+	/* the SM's id read once, at the kernel's entry (pasted) or the
+	 * function's (called); GPUEXT_PTX_SMID_ONCE=0: %smid at each probe,
+	 * to compare both in one build */
+	const char *once = getenv("GPUEXT_PTX_SMID_ONCE");
+	if (!(once && !strcmp(once, "0")))
+		io.inline_smid = PTX_SMID_REG;
 	err = ptx_wrap_inline_block(b, &body, p, &io, PTX_PROBE_MEM, NULL, &ctx, sym, e);
 	if (err) {
 		ptx_buf_free(&body);
@@ -268,15 +275,16 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 	 * addresses reach the function too: only global memory counts. */
 	ptx_buf_printf(func, "// mem probe of program '%s', its body inline\n"
 			     ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
-			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %s, %%gxp_y, %%gxp_z;\n"
+			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %s, %%gxp_y, %%gxp_z, %s;\n"
 			     "\t.reg .pred %%gxp_g;\n"
 			     "\tld.param.b64 %s, [addr];\n\tisspacep.global %%gxp_g, %s;\n"
 			     "\t@!%%gxp_g bra GXP_RET;\n"
 			     "\tld.param.b32 %%gxp_y, [size];\n\tld.param.b32 %%gxp_z, [kind];\n"
 			     "\tmov.b64 %s, {%%gxp_y, %%gxp_z};\n",
-		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG, PTX_MEM_ADDR_REG,
-		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
+		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG, PTX_SMID_REG,
+		       PTX_MEM_ADDR_REG, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
 	ptx_inject_elect(func, PTX_MEM_MASK_REG, "%gxp_y", "%gxp_g", "GXP_DONE", o->elect_sync);
+	ptx_buf_printf(func, "\tmov.u32 %s, %%smid;\n", PTX_SMID_REG);
 	if (block.len)
 		ptx_buf_append(func, block.text, block.len);
 	ptx_buf_printf(func, "GXP_DONE:\n");

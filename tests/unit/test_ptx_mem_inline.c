@@ -169,7 +169,7 @@ static void ptxas_ok(const char *out, const char *arch, const char *what)
  * access or a region, no call left, the probe functions not in the
  * module; ptxas accepts both for sm_90a; and a copy an access with the
  * runner elected by elect.sync (the module's target raised to sm_90),
- * which ptxas accepts for sm_90 and sm_100.
+ * which ptxas accepts for sm_90 and sm_100; memtrace's %smid read once.
  */
 static void test_corpus_inline(void **state)
 {
@@ -211,6 +211,10 @@ static void test_corpus_inline(void **state)
 					 "%d, loop %d), want %zu", paths[i], name, sites, in_regions, n,
 					 copies, inlined, loop, want);
 			assert_null(strstr(out, mp->sym));
+			/* memtrace's per-SM maps: the SM's id read once, at the
+			 * kernel's entry, not in each pasted copy */
+			if (mp == &mt)
+				assert_int_equal(count_str(body, "%smid"), 1);
 			if (elect) {
 				/* every region's election, and nothing else's */
 				assert_int_equal(count_str(body, "elect.sync"), n);
