@@ -407,13 +407,20 @@ static void test_cli_attach_running_process(void **state)
 }
 
 /* No -p: every process that runs the library's function. */
+/* Attach to every process: counts the calls of every process that maps the
+ * probed library file.  A private copy of the fake libcuda (its own inode),
+ * named by LD_LIBRARY_PATH for both the CLI and the loop, keeps the calls of
+ * other processes using build/fakecuda (tests running beside this one) out
+ * of the count; a second loop on build/fakecuda's file checks that. */
 static void test_cli_attach_every_process(void **state)
 {
-	char cmd[768];
+	char dir[] = "/tmp/gpuext-host-XXXXXX", cmd[1024];
+	assert_non_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
-		 "((sleep 0.5; %s 40 5 > /dev/null) & "
-		 "LD_LIBRARY_PATH=build/fakecuda %s attach --duration 2 %s; st=$?; wait; exit $st)",
-		 LOOP, test_cli_path(), PROG);
+		 "(cp %s %s/ || exit 1; (sleep 0.5; LD_LIBRARY_PATH=%s %s 40 5 > /dev/null) & "
+		 "(sleep 0.5; LD_LIBRARY_PATH=build/fakecuda %s 25 5 > /dev/null) & "
+		 "LD_LIBRARY_PATH=%s %s attach --duration 2 %s; st=$?; wait; rm -rf %s; exit $st)",
+		 FAKE_LIB, dir, dir, LOOP, LOOP, dir, test_cli_path(), PROG, dir);
 	char *out = run_kernel_cmd(cmd);
 	assert_non_null(strstr(out, "3 probes attached to every process"));
 	assert_non_null(strstr(out, "(duration reached)"));
