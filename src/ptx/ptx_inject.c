@@ -364,15 +364,7 @@ static int ptx_inject_mem_run_ends(struct ptx_inject *in, size_t i, unsigned j, 
 	return 1;
 }
 
-/*
- * Does code branch only forward: no call, return, exit or indirect branch,
- * and every `bra` to a label later in its scope or one around it (no
- * loop)?  <0 when it does not lex.  Such a program cannot hold its runner
- * while the other lanes of its warp run ahead: ptxas predicates the region
- * or reconverges its lanes at the region's end (a convergence barrier that
- * every lane of the election's branch passes).
- */
-static int ptx_inject_forward_only(const char *code, struct err *e)
+int ptx_inject_forward_only(const char *code, struct err *e)
 {
 	struct ptx_tok *t;
 	size_t n;

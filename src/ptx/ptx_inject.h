@@ -106,6 +106,15 @@ void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, cons
 #define PTX_ELECT_SYNC_VERSION_MAJOR 8
 #define PTX_ELECT_SYNC_VERSION_MINOR 0
 void ptx_inject_wait(struct ptx_buf *b, const char *mask, const char *tmp);
+/*
+ * Does code branch only forward: no call, return, exit or indirect branch,
+ * and every `bra` to a label later in its scope or one around it (no
+ * loop)?  <0 when it does not lex.  Such a program cannot hold its runner
+ * while the other lanes of its warp run ahead: ptxas predicates the region
+ * or reconverges its lanes at the region's end (a convergence barrier that
+ * every lane of the election's branch passes), so the lanes need no wait.
+ */
+int ptx_inject_forward_only(const char *code, struct err *e);
 
 /*
  * The register holding the launch's id (bpf_gpu_launch_id) in the kernel,

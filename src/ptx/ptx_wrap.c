@@ -288,7 +288,15 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 	if (block.len)
 		ptx_buf_append(func, block.text, block.len);
 	ptx_buf_printf(func, "GXP_DONE:\n");
-	ptx_inject_wait(func, PTX_MEM_MASK_REG, "%gxp_y");
+	/* the lanes wait for the runner unless the body branches only
+	 * forward (ptx_inject_forward_only: as the pasted regions);
+	 * GPUEXT_PTX_MEM_WAIT=1 always, =0 never, to compare */
+	const char *w = getenv("GPUEXT_PTX_MEM_WAIT");
+	int wait = w && !strcmp(w, "1")   ? 1
+		   : w && !strcmp(w, "0") ? 0
+					  : ptx_inject_forward_only(block.len ? block.text : "", e) != 1;
+	if (wait)
+		ptx_inject_wait(func, PTX_MEM_MASK_REG, "%gxp_y");
 	ptx_buf_printf(func, "GXP_RET:\n\tret;\n}\n\n");
 	if (site && block.len)
 		ptx_buf_append(site, block.text, block.len);

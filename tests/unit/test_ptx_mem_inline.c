@@ -420,8 +420,9 @@ static void test_runs(void **state)
 /*
  * Programs that branch only forward (memcost_none: only to its end;
  * memtrace: its tests) need no wait after their regions; one that calls
- * (mem_local: a bpf-to-bpf callee) gets the shfl.sync after each;
- * ptx_inject_opts.mem_wait overrides it both ways.
+ * (mem_local: a bpf-to-bpf callee) gets the shfl.sync after each, and
+ * likewise in the called form's function; ptx_inject_opts.mem_wait
+ * overrides it both ways.
  */
 static void test_wait(void **state)
 {
@@ -435,6 +436,8 @@ static void test_wait(void **state)
 	for (size_t i = 0; i < 3; i++) {
 		struct mem_probe mp = {0};
 		mem_probe_make(progs[i], &mp);
+		/* called, likewise: its lanes wait only for the one that calls */
+		assert_int_equal(count_str(mp.func, "shfl.sync"), i == 2);
 		/* the program's choice, then always, then never (mem_wait) */
 		for (int w = 0; w < 3; w++) {
 			struct ptx_inject_opts o = {.kernel = "k", .mem_sym = mp.sym,
