@@ -58,10 +58,12 @@ struct {
 	__type(value, struct mt_region_bits);
 } region_bits SEC(".maps");
 
-/* The block's traffic per kind, and its region cache (memtrace.h). */
+/* The block's traffic per kind (a fourth row unused: the key kind & 3,
+ * which the translator proves in range, so the lookup has no bounds
+ * test), and its region cache (memtrace.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
-	__uint(max_entries, 3);
+	__uint(max_entries, 4);
 	__type(key, __u32);
 	__type(value, struct mt_block_traffic);
 } block_traffic SEC(".maps");
@@ -116,7 +118,8 @@ static __always_inline void mt_count(__u32 kind, __u32 size, __u64 lanes)
 		__sync_fetch_and_add(&t->other_instrs, 1);
 		return;
 	}
-	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
+	__u32 key = kind & 3;
+	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &key);
 	if (!b)
 		return;
 	if (lanes == 32) {
@@ -127,19 +130,31 @@ static __always_inline void mt_count(__u32 kind, __u32 size, __u64 lanes)
 	}
 }
 
-/* lanes thread accesses to region: into the block's cache, or (no slot
- * left for it there) the global heat map. */
-static __always_inline void mt_heat(__u64 region, __u64 lanes)
+/* Region r's first slot in the block's cache (memtrace.h). */
+static __always_inline __u32 mt_block_slot(__u64 region)
 {
-	__u32 zero = 0;
+	return (region ^ region >> MT_BLOCK_SLOT_BITS) & (MT_BLOCK_SLOTS - 1);
+}
+
+/*
+ * lanes thread accesses to region whose tag was not in its first slot:
+ * claim a slot for it in the block's cache, or find it in one of the
+ * others, or (no slot left for it there) count it in the global heat map.
+ * Out of line (a function of its own, called): once per block and region
+ * in the common case, where the inline code of every access site would
+ * be cold code of its own.
+ */
+static __noinline int mt_heat_slow(__u64 region, __u64 lanes)
+{
+	__u32 zero = 0, s0 = mt_block_slot(region);
 	__u64 tag = region + 1;
 	struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
 
 	if (!r)
-		return;
+		return 0;
 #pragma unroll
 	for (int i = 0; i < MT_BLOCK_PROBES; i++) {
-		__u32 s = (region + i) & (MT_BLOCK_SLOTS - 1);
+		__u32 s = (s0 + i) & (MT_BLOCK_SLOTS - 1);
 		__u64 cur = r->slot[s].tag;
 		if (cur == 0 && !(cur = __sync_val_compare_and_swap(&r->slot[s].tag, 0, tag))) {
 			__sync_fetch_and_or(&r->claimed, 1ull << s);
@@ -147,10 +162,26 @@ static __always_inline void mt_heat(__u64 region, __u64 lanes)
 		}
 		if (cur == tag) {
 			__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
-			return;
+			return 0;
 		}
 	}
 	mt_heat_global(region, lanes);
+	return 0;
+}
+
+/* lanes thread accesses to region: in its first slot of the block's cache
+ * where it is there (one shared load and add), else mt_heat_slow. */
+static __always_inline void mt_heat(__u64 region, __u64 lanes)
+{
+	__u32 zero = 0, s = mt_block_slot(region);
+	struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
+
+	if (!r)
+		return;
+	if (r->slot[s].tag == region + 1)
+		__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
+	else
+		mt_heat_slow(region, lanes);
 }
 
 SEC("gpu/mem/*")
