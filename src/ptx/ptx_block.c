@@ -378,13 +378,18 @@ static uint32_t ptx_block_array_bytes(const struct ptx_block_array *a)
  * the kernel: a memory-bound kernel of short blocks (vecadd, 21 SASS
  * instructions a thread) ran every thread through the 8-byte words'
  * loop before; now the other rows leave after a test of their y and z,
- * and a row's threads past the arrays' units after one compare an array
+ * and a row's threads past the largest array's units after one compare
  * (a few hundred bytes: one warp's stores).  Own scope and labels.
  */
 static void ptx_block_arrays_zero(const struct ptx_block *k, struct ptx_buf *b)
 {
+	uint32_t most = 0;
+
 	if (!k->o->n_block_arrays)
 		return;
+	for (size_t n = 0; n < k->o->n_block_arrays; n++)
+		if (ptx_block_array_bytes(&k->o->block_arrays[n]) > most)
+			most = ptx_block_array_bytes(&k->o->block_arrays[n]);
 	ptx_buf_printf(b, "\t{ // block-local arrays: zeroed by the threads of row 0\n"
 			  "\t.reg .pred %%gxz_p;\n\t.reg .b32 %%gxz_i, %%gxz_n, %%gxz_t, %%gxz_a;\n"
 			  "\t.reg .b64 %%gxz_z;\n"
@@ -393,8 +398,9 @@ static void ptx_block_arrays_zero(const struct ptx_block *k, struct ptx_buf *b)
 			  "\t@%%gxz_p bra GXZ_done;\n"
 			  /* i = x x 16, n = ntid.x x 16: bytes */
 			  "\tmov.u32 %%gxz_i, %%tid.x;\n\tshl.b32 %%gxz_i, %%gxz_i, 4;\n"
+			  "\tsetp.ge.u32 %%gxz_p, %%gxz_i, %u;\n\t@%%gxz_p bra GXZ_done;\n"
 			  "\tmov.u32 %%gxz_n, %%ntid.x;\n\tshl.b32 %%gxz_n, %%gxz_n, 4;\n"
-			  "\tmov.b64 %%gxz_z, 0;\n");
+			  "\tmov.b64 %%gxz_z, 0;\n", most);
 	for (size_t n = 0; n < k->o->n_block_arrays; n++) {
 		const struct ptx_block_array *a = &k->o->block_arrays[n];
 		ptx_buf_printf(b, "\tmov.u32 %%gxz_t, %%gxz_i;\n"
