@@ -140,11 +140,11 @@ static __always_inline __u32 mt_block_slot(__u64 region)
  * lanes thread accesses to region whose tag was not in its first slot:
  * claim a slot for it in the block's cache, or find it in one of the
  * others, or (no slot left for it there) count it in the global heat map.
- * Out of line (a function of its own, called): once per block and region
- * in the common case, where the inline code of every access site would
- * be cold code of its own.
+ * Once per block and region in the common case.  Inline: a bpf-to-bpf
+ * call made the kernel longer (vecadd 542 -> 596 SASS instructions,
+ * bench/sass_size.sh), its arguments passed and registers kept across it.
  */
-static __noinline int mt_heat_slow(__u64 region, __u64 lanes)
+static __always_inline int mt_heat_slow(__u64 region, __u64 lanes)
 {
 	__u32 zero = 0, s0 = mt_block_slot(region);
 	__u64 tag = region + 1;
@@ -196,9 +196,12 @@ int mt_access(struct gpuext_mem_ctx *ctx)
 	return 0;
 }
 
-/* Add the two 32-bit counts of w (low, high) to a[0], a[1]. */
+/* Add the two 32-bit counts of w (low, high) to a[0], a[1]: a word that
+ * is 0 (most are: a block uses few size classes) costs one test. */
 static __always_inline void mt_add_pair(__u64 *a, __u64 w)
 {
+	if (!w)
+		return;
 	if ((__u32)w)
 		__sync_fetch_and_add(&a[0], (__u64)(__u32)w);
 	if (w >> 32)
@@ -206,52 +209,54 @@ static __always_inline void mt_add_pair(__u64 *a, __u64 w)
 }
 
 /*
- * The block's traffic of kind into the global counters (copy of this SM's
- * chosen by the block index).  Its 7 words are loaded first, one after the
- * other with nothing between them (so the loads overlap), and only words
- * that are not 0 are added (a block uses few size classes).
+ * The block's traffic of kind into the global counters (this SM's copy
+ * 0: a block adds once, so spreading over SPREAD_SLOTS copies saves no
+ * contention worth the block index it reads).  The block's 32-bit
+ * counters are at the indices of struct mt_traffic's 64-bit ones (full,
+ * part_lanes, part_instrs: memtrace.h), read as 7 words loaded first, one
+ * after the other with nothing between them (so the loads overlap).
  */
-static __always_inline void mt_flush_traffic(__u32 kind, __u32 copy)
+static __always_inline void mt_flush_traffic(__u32 kind)
 {
-	__u32 key = kind * SPREAD_SLOTS + copy;
+	__u32 key = kind * SPREAD_SLOTS;
 	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
 	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
 
 	if (!b || !t)
 		return;
 	const __u64 *w = (const __u64 *)b;
-	__u64 f0 = w[0], f1 = w[1], f2 = w[2], p0 = w[3], p1 = w[4], p2 = w[5];
-	__u64 pi = w[6];
-	if (!(f0 | f1 | f2 | p0 | p1 | p2 | pi))
-		return;
-	mt_add_pair(&t->full[0], f0);
-	mt_add_pair(&t->full[2], f1);
-	mt_add_pair(&t->full[4], f2);
-	mt_add_pair(&t->part_lanes[0], p0);
-	mt_add_pair(&t->part_lanes[2], p1);
-	mt_add_pair(&t->part_lanes[4], p2);
-	if ((__u32)pi)
-		__sync_fetch_and_add(&t->part_instrs, (__u64)(__u32)pi);
+	__u64 *g = (__u64 *)t;
+	__u64 w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6];
+	mt_add_pair(&g[0], w0);
+	mt_add_pair(&g[2], w1);
+	mt_add_pair(&g[4], w2);
+	mt_add_pair(&g[6], w3);
+	mt_add_pair(&g[8], w4);
+	mt_add_pair(&g[10], w5);
+	if ((__u32)w6) /* part_instrs; its other half is padding */
+		__sync_fetch_and_add(&g[12], (__u64)(__u32)w6);
 }
 
 SEC("gpu/block_exit/*")
 int mt_block_flush(struct gpuext_block_ctx *ctx)
 {
-	__u32 copy = ctx->block & (SPREAD_SLOTS - 1), zero = 0;
+	__u32 zero = 0;
 
 	if (MT_PARTS & MT_PART_TRAFFIC) {
-		mt_flush_traffic(GPUEXT_MEM_LOAD, copy);
-		mt_flush_traffic(GPUEXT_MEM_STORE, copy);
-		mt_flush_traffic(GPUEXT_MEM_ATOMIC, copy);
+		/* GPUEXT_MEM_LOAD, _STORE, _ATOMIC; a loop, as below */
+#pragma clang loop unroll(disable)
+		for (__u32 kind = 0; kind < 3; kind++)
+			mt_flush_traffic(kind);
 	}
 	if (MT_PARTS & MT_PART_HEAT) {
 		struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
 		if (!r)
 			return 0;
 		/* each claimed slot's count and its region into the global map:
-		 * one load tells which (a block touches few regions) */
+		 * one load tells which (a block touches few regions); a loop, not
+		 * 16 copies of the body (code every kernel carries) */
 		__u64 claimed = r->claimed;
-#pragma unroll
+#pragma clang loop unroll(disable)
 		for (int s = 0; s < MT_BLOCK_SLOTS; s++)
 			if (claimed & (1ull << s))
 				mt_heat_global(r->slot[s].tag - 1, r->slot[s].accesses);
