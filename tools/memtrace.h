@@ -131,4 +131,12 @@ struct mt_block_regions {
 	struct mt_block_slot slot[MT_BLOCK_SLOTS];
 };
 
+/* The block's counts, one value of one block-local array: the traffic per
+ * kind (index kind & 3, the fourth unused: a kind's index is then proven
+ * in range, no test), and the region cache. */
+struct mt_block {
+	struct mt_block_traffic traffic[4];
+	struct mt_block_regions regions;
+};
+
 #endif

@@ -58,22 +58,13 @@ struct {
 	__type(value, struct mt_region_bits);
 } region_bits SEC(".maps");
 
-/* The block's traffic per kind (a fourth row unused: the key kind & 3,
- * which the translator proves in range, so the lookup has no bounds
- * test), and its region cache (memtrace.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
-	__uint(max_entries, 4);
-	__type(key, __u32);
-	__type(value, struct mt_block_traffic);
-} block_traffic SEC(".maps");
-
+/* The block's counts (memtrace.h): one value, found by one lookup. */
 struct {
 	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct mt_block_regions);
-} block_regions SEC(".maps");
+	__type(value, struct mt_block);
+} block SEC(".maps");
 
 /* n thread accesses to region in the global heat map: reductions only. */
 static __always_inline void mt_heat_global(__u64 region, __u64 n)
@@ -89,40 +80,55 @@ static __always_inline void mt_heat_global(__u64 region, __u64 n)
 	__sync_fetch_and_or(&b->zeros, ~(region + 1));
 }
 
-/* The class of an access of size bytes (memtrace.h), -1 for other sizes. */
+/*
+ * The class of an access of size bytes (memtrace.h), -1 for other sizes:
+ * log2 of a power of two up to 32, the 3-bit field of MT_CLASS_TABLE at
+ * bit 3 x size mod 64 (3, 6, 12, 24, 48, 32), which any other size fails
+ * to give back (1 << c != size).  Arithmetic rather than a
+ * switch: the program's text is pasted at every access (ptxas folds
+ * either, the size being a constant there), and its length decides whether
+ * it is pasted at all (docs/ptx-inject.md).
+ */
+#define MT_CLASS_TABLE (1ull << 6 | 2ull << 12 | 3ull << 24 | 4ull << 48 | 5ull << 32)
 static __always_inline int mt_size_class(__u32 size)
 {
-	switch (size) {
-	case 1: return 0;
-	case 2: return 1;
-	case 4: return 2;
-	case 8: return 3;
-	case 16: return 4;
-	case 32: return 5;
-	default: return -1;
-	}
+	int c = (MT_CLASS_TABLE >> ((size * 3) & 63)) & 7;
+
+	return size <= 32 && (1u << c) == size ? c : -1;
 }
 
-/* One warp instruction of lanes accessing size bytes each, of kind. */
-static __always_inline void mt_count(__u32 kind, __u32 size, __u64 lanes)
+/*
+ * A warp instruction of an access size outside the classes (rare):
+ * straight to the global counters.  Out of line (a function of its own,
+ * called), as mt_heat_slow, and for the same reason: the program's body
+ * is pasted at every access of a kernel, and the pasted text decides
+ * whether it is pasted at all (docs/ptx-inject.md: past 16 KiB more than
+ * the called form, a kernel runs its probes called until the pasted form
+ * has compiled).
+ */
+static __noinline int mt_count_other(__u32 kind, __u32 size, __u64 lanes)
+{
+	__u32 key = (kind & 3) * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
+	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+
+	if (!t)
+		return 0;
+	__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
+	__sync_fetch_and_add(&t->other_lanes, lanes);
+	__sync_fetch_and_add(&t->other_instrs, 1);
+	return 0;
+}
+
+/* One warp instruction of lanes accessing size bytes each, counted in b
+ * (its kind's). */
+static __always_inline void mt_count(struct mt_block_traffic *b, __u32 kind, __u32 size,
+				     __u64 lanes)
 {
 	int c = mt_size_class(size);
 
-	if (c < 0) { /* rare: straight to the global counters */
-		__u32 key = kind * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
-		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
-		if (!t)
-			return;
-		__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
-		__sync_fetch_and_add(&t->other_lanes, lanes);
-		__sync_fetch_and_add(&t->other_instrs, 1);
-		return;
-	}
-	__u32 key = kind & 3;
-	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &key);
-	if (!b)
-		return;
-	if (lanes == 32) {
+	if (c < 0) {
+		mt_count_other(kind, size, lanes);
+	} else if (lanes == 32) {
 		__sync_fetch_and_add(&b->full[c], 1);
 	} else {
 		__sync_fetch_and_add(&b->part_lanes[c], (__u32)lanes);
@@ -140,18 +146,18 @@ static __always_inline __u32 mt_block_slot(__u64 region)
  * lanes thread accesses to region whose tag was not in its first slot:
  * claim a slot for it in the block's cache, or find it in one of the
  * others, or (no slot left for it there) count it in the global heat map.
- * Once per block and region in the common case.  Inline: a bpf-to-bpf
- * call made the kernel longer (vecadd 542 -> 596 SASS instructions,
- * bench/sass_size.sh), its arguments passed and registers kept across it.
+ * Once per block and region in the common case.  Out of line, as
+ * mt_count_other.
  */
-static __always_inline int mt_heat_slow(__u64 region, __u64 lanes)
+static __noinline int mt_heat_slow(__u64 region, __u64 lanes)
 {
 	__u32 zero = 0, s0 = mt_block_slot(region);
 	__u64 tag = region + 1;
-	struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
+	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
 
-	if (!r)
+	if (!b)
 		return 0;
+	struct mt_block_regions *r = &b->regions;
 #pragma unroll
 	for (int i = 0; i < MT_BLOCK_PROBES; i++) {
 		__u32 s = (s0 + i) & (MT_BLOCK_SLOTS - 1);
@@ -170,14 +176,11 @@ static __always_inline int mt_heat_slow(__u64 region, __u64 lanes)
 }
 
 /* lanes thread accesses to region: in its first slot of the block's cache
- * where it is there (one shared load and add), else mt_heat_slow. */
-static __always_inline void mt_heat(__u64 region, __u64 lanes)
+ * r where it is there (one shared load and add), else mt_heat_slow. */
+static __always_inline void mt_heat(struct mt_block_regions *r, __u64 region, __u64 lanes)
 {
-	__u32 zero = 0, s = mt_block_slot(region);
-	struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
+	__u32 s = mt_block_slot(region);
 
-	if (!r)
-		return;
 	if (r->slot[s].tag == region + 1)
 		__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
 	else
@@ -188,11 +191,15 @@ SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
+	__u32 zero = 0;
+	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
 
+	if (!b)
+		return 0;
 	if (MT_PARTS & MT_PART_TRAFFIC)
-		mt_count(ctx->kind, ctx->size, lanes);
+		mt_count(&b->traffic[ctx->kind & 3], ctx->kind, ctx->size, lanes);
 	if (MT_PARTS & MT_PART_HEAT)
-		mt_heat(ctx->addr >> MT_REGION_SHIFT, lanes);
+		mt_heat(&b->regions, ctx->addr >> MT_REGION_SHIFT, lanes);
 	return 0;
 }
 
@@ -209,20 +216,19 @@ static __always_inline void mt_add_pair(__u64 *a, __u64 w)
 }
 
 /*
- * The block's traffic of kind into the global counters (this SM's copy
+ * The block's traffic of kind (b) into the global counters (this SM's copy
  * 0: a block adds once, so spreading over SPREAD_SLOTS copies saves no
  * contention worth the block index it reads).  The block's 32-bit
  * counters are at the indices of struct mt_traffic's 64-bit ones (full,
  * part_lanes, part_instrs: memtrace.h), read as 7 words loaded first, one
  * after the other with nothing between them (so the loads overlap).
  */
-static __always_inline void mt_flush_traffic(__u32 kind)
+static __always_inline void mt_flush_traffic(const struct mt_block_traffic *b, __u32 kind)
 {
 	__u32 key = kind * SPREAD_SLOTS;
-	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
 	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
 
-	if (!b || !t)
+	if (!t)
 		return;
 	const __u64 *w = (const __u64 *)b;
 	__u64 *g = (__u64 *)t;
@@ -241,25 +247,27 @@ SEC("gpu/block_exit/*")
 int mt_block_flush(struct gpuext_block_ctx *ctx)
 {
 	__u32 zero = 0;
+	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
 
+	if (!b)
+		return 0;
 	if (MT_PARTS & MT_PART_TRAFFIC) {
-		/* GPUEXT_MEM_LOAD, _STORE, _ATOMIC; a loop, as below */
+		/* GPUEXT_MEM_LOAD, _STORE, _ATOMIC: a loop, not 3 copies of the
+		 * body (code every kernel carries) */
 #pragma clang loop unroll(disable)
 		for (__u32 kind = 0; kind < 3; kind++)
-			mt_flush_traffic(kind);
+			mt_flush_traffic(&b->traffic[kind], kind);
 	}
 	if (MT_PARTS & MT_PART_HEAT) {
-		struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
-		if (!r)
-			return 0;
 		/* each claimed slot's count and its region into the global map:
-		 * one load tells which (a block touches few regions); a loop, not
-		 * 16 copies of the body (code every kernel carries) */
-		__u64 claimed = r->claimed;
+		 * one load tells which (a block touches few regions); a loop, as
+		 * above */
+		__u64 claimed = b->regions.claimed;
 #pragma clang loop unroll(disable)
 		for (int s = 0; s < MT_BLOCK_SLOTS; s++)
 			if (claimed & (1ull << s))
-				mt_heat_global(r->slot[s].tag - 1, r->slot[s].accesses);
+				mt_heat_global(b->regions.slot[s].tag - 1,
+					       b->regions.slot[s].accesses);
 	}
 	return 0;
 }

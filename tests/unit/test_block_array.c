@@ -296,7 +296,7 @@ static void test_fail_open(void **state)
 	char *out = test_run_cmd(cmd, &st);
 	assert_non_null(out);
 	if (st || !strstr(out, "app ok") ||
-	    !strstr(out, "gpuext: kernel reduce_atomic runs unchanged: with 2 block-local "
+	    !strstr(out, "gpuext: kernel reduce_atomic runs unchanged: with 1 block-local "
 			 "array(s) of 488 bytes and the block record's 48 added to its static "
 			 "shared memory: "))
 		fail_msg("status %d:\n%s", st, out);
