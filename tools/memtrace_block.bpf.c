@@ -81,60 +81,19 @@ static __always_inline void mt_heat_global(__u64 region, __u64 n)
 }
 
 /*
- * The class of an access of size bytes (memtrace.h), -1 for other sizes:
- * log2 of a power of two up to 32, the 3-bit field of MT_CLASS_TABLE at
- * bit 3 x size mod 64 (3, 6, 12, 24, 48, 32), which any other size fails
- * to give back (1 << c != size).  Arithmetic rather than a
- * switch: the program's text is pasted at every access (ptxas folds
- * either, the size being a constant there), and its length decides whether
- * it is pasted at all (docs/ptx-inject.md).
+ * Access sizes with a class (memtrace.h): bit size of MT_CLASS_SIZES; the
+ * class, log2 of the size, is the 3-bit field of MT_CLASS_TABLE at bit
+ * 3 x size mod 64 (3, 6, 12, 24, 48, 32).  Tables rather than a switch:
+ * the program's text is pasted at every access (ptxas folds either, the
+ * size being a constant there), and its length decides whether it is
+ * pasted at all (docs/ptx-inject.md).
  */
+#define MT_CLASS_SIZES (1ull << 1 | 1ull << 2 | 1ull << 4 | 1ull << 8 | 1ull << 16 | 1ull << 32)
 #define MT_CLASS_TABLE (1ull << 6 | 2ull << 12 | 3ull << 24 | 4ull << 48 | 5ull << 32)
-static __always_inline int mt_size_class(__u32 size)
-{
-	int c = (MT_CLASS_TABLE >> ((size * 3) & 63)) & 7;
 
-	return size <= 32 && (1u << c) == size ? c : -1;
-}
-
-/*
- * A warp instruction of an access size outside the classes (rare):
- * straight to the global counters.  Out of line (a function of its own,
- * called), as mt_heat_slow, and for the same reason: the program's body
- * is pasted at every access of a kernel, and the pasted text decides
- * whether it is pasted at all (docs/ptx-inject.md: past 16 KiB more than
- * the called form, a kernel runs its probes called until the pasted form
- * has compiled).
- */
-static __noinline int mt_count_other(__u32 kind, __u32 size, __u64 lanes)
-{
-	__u32 key = (kind & 3) * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
-	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
-
-	if (!t)
-		return 0;
-	__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
-	__sync_fetch_and_add(&t->other_lanes, lanes);
-	__sync_fetch_and_add(&t->other_instrs, 1);
-	return 0;
-}
-
-/* One warp instruction of lanes accessing size bytes each, counted in b
- * (its kind's). */
-static __always_inline void mt_count(struct mt_block_traffic *b, __u32 kind, __u32 size,
-				     __u64 lanes)
-{
-	int c = mt_size_class(size);
-
-	if (c < 0) {
-		mt_count_other(kind, size, lanes);
-	} else if (lanes == 32) {
-		__sync_fetch_and_add(&b->full[c], 1);
-	} else {
-		__sync_fetch_and_add(&b->part_lanes[c], (__u32)lanes);
-		__sync_fetch_and_add(&b->part_instrs, 1);
-	}
-}
+/* What the fast path of an access left to mt_slow. */
+#define MT_SLOW_TRAFFIC 1 /* an access size outside the classes */
+#define MT_SLOW_HEAT 2    /* the region not in its first slot of the cache */
 
 /* Region r's first slot in the block's cache (memtrace.h). */
 static __always_inline __u32 mt_block_slot(__u64 region)
@@ -144,20 +103,15 @@ static __always_inline __u32 mt_block_slot(__u64 region)
 
 /*
  * lanes thread accesses to region whose tag was not in its first slot:
- * claim a slot for it in the block's cache, or find it in one of the
+ * claim a slot for it in the block's cache r, or find it in one of the
  * others, or (no slot left for it there) count it in the global heat map.
- * Once per block and region in the common case.  Out of line, as
- * mt_count_other.
+ * Once per block and region in the common case.
  */
-static __noinline int mt_heat_slow(__u64 region, __u64 lanes)
+static __always_inline void mt_heat_claim(struct mt_block_regions *r, __u64 region, __u64 lanes)
 {
-	__u32 zero = 0, s0 = mt_block_slot(region);
+	__u32 s0 = mt_block_slot(region);
 	__u64 tag = region + 1;
-	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
 
-	if (!b)
-		return 0;
-	struct mt_block_regions *r = &b->regions;
 #pragma unroll
 	for (int i = 0; i < MT_BLOCK_PROBES; i++) {
 		__u32 s = (s0 + i) & (MT_BLOCK_SLOTS - 1);
@@ -168,38 +122,86 @@ static __noinline int mt_heat_slow(__u64 region, __u64 lanes)
 		}
 		if (cur == tag) {
 			__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
-			return 0;
+			return;
 		}
 	}
 	mt_heat_global(region, lanes);
+}
+
+/*
+ * What the fast path left (what: MT_SLOW_*): an access size outside the
+ * classes, straight to the global counters (rare); a region to claim a
+ * slot for.  Out of line (a function of its own, called from one place):
+ * the program's body is pasted at every access of a kernel, and the pasted
+ * text decides whether it is pasted at all (docs/ptx-inject.md: past
+ * 16 KiB more than the called form, a kernel runs its probes called until
+ * the pasted form has compiled).
+ */
+static __noinline int mt_slow(__u32 what, __u32 kind, __u32 size, __u64 region, __u64 lanes)
+{
+	__u32 zero = 0;
+	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
+
+	if ((MT_PARTS & MT_PART_TRAFFIC) && (what & MT_SLOW_TRAFFIC)) {
+		__u32 key = (kind & 3) * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
+		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+		if (t) {
+			__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
+			__sync_fetch_and_add(&t->other_lanes, lanes);
+			__sync_fetch_and_add(&t->other_instrs, 1);
+		}
+	}
+	if ((MT_PARTS & MT_PART_HEAT) && (what & MT_SLOW_HEAT) && b)
+		mt_heat_claim(&b->regions, region, lanes);
+	return 0;
+}
+
+/*
+ * One warp instruction of lanes accessing size bytes each, counted in b
+ * (its kind's): one shared add for a whole warp, to the counter of its
+ * size's class; MT_SLOW_TRAFFIC for a size without one.
+ */
+static __always_inline __u32 mt_count(struct mt_block_traffic *b, __u32 size, __u64 lanes)
+{
+	if (size >= 64 || !((MT_CLASS_SIZES >> size) & 1))
+		return MT_SLOW_TRAFFIC;
+	__u32 *full = &b->full[(MT_CLASS_TABLE >> ((size * 3) & 63)) & 7];
+	if (lanes == 32) {
+		__sync_fetch_and_add(full, 1);
+	} else { /* part_lanes[class] */
+		__sync_fetch_and_add(full + MT_SIZE_CLASSES, (__u32)lanes);
+		__sync_fetch_and_add(&b->part_instrs, 1);
+	}
 	return 0;
 }
 
 /* lanes thread accesses to region: in its first slot of the block's cache
- * r where it is there (one shared load and add), else mt_heat_slow. */
-static __always_inline void mt_heat(struct mt_block_regions *r, __u64 region, __u64 lanes)
+ * r where it is there (one shared load and add), else MT_SLOW_HEAT. */
+static __always_inline __u32 mt_heat(struct mt_block_regions *r, __u64 region, __u64 lanes)
 {
 	__u32 s = mt_block_slot(region);
 
-	if (r->slot[s].tag == region + 1)
-		__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
-	else
-		mt_heat_slow(region, lanes);
+	if (r->slot[s].tag != region + 1)
+		return MT_SLOW_HEAT;
+	__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
+	return 0;
 }
 
 SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
-	__u64 lanes = bpf_gpu_lane_count();
-	__u32 zero = 0;
+	__u64 lanes = bpf_gpu_lane_count(), region = ctx->addr >> MT_REGION_SHIFT;
+	__u32 zero = 0, slow = 0;
 	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
 
 	if (!b)
 		return 0;
 	if (MT_PARTS & MT_PART_TRAFFIC)
-		mt_count(&b->traffic[ctx->kind & 3], ctx->kind, ctx->size, lanes);
+		slow |= mt_count(&b->traffic[ctx->kind & 3], ctx->size, lanes);
 	if (MT_PARTS & MT_PART_HEAT)
-		mt_heat(&b->regions, ctx->addr >> MT_REGION_SHIFT, lanes);
+		slow |= mt_heat(&b->regions, region, lanes);
+	if (slow)
+		mt_slow(slow, ctx->kind, ctx->size, region, lanes);
 	return 0;
 }
 

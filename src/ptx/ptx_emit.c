@@ -273,15 +273,33 @@ static void ptx_emit_comment(struct ptx_ctx *c, size_t i)
 	ptx_buf_printf(c->b, "\t// %zu: %s\n", i, text);
 }
 
-/* Second operand of an ALU/JMP instruction, 64-bit: a register or %t0. */
-static const char *ptx_src64(struct ptx_ctx *c, const struct isa_insn *in, char *buf)
+enum { PTX_SRC64_LEN = 24 };
+
+/*
+ * Second operand of an ALU/JMP instruction, 64-bit, into buf (of
+ * PTX_SRC64_LEN): a register, or the immediate sign-extended to 64 bits as
+ * eBPF does -- written as the operand itself where the instruction takes
+ * one (literal), else moved into %t0 first.  A literal operand keeps the
+ * text short: a program is pasted at every access of a kernel, and its
+ * length decides whether it is pasted at all (docs/ptx-inject.md).
+ */
+static const char *ptx_src64(struct ptx_ctx *c, const struct isa_insn *in, char *buf,
+			     int literal)
 {
 	if (ISA_SRC(in->code) == ISA_X) {
 		sprintf(buf, "%%r%u", in->src);
 		return buf;
 	}
-	ptx_buf_printf(c->b, "\tmov.b64 %%t0, %lld;\n", (long long)in->imm);
-	return "%t0";
+	if (!literal) {
+		ptx_buf_printf(c->b, "\tmov.b64 %%t0, %lld;\n", (long long)in->imm);
+		return "%t0";
+	}
+	if (in->imm >= 0)
+		sprintf(buf, "%d", in->imm);
+	else /* the 64-bit pattern: a negative literal of an unsigned type is
+	      * not PTX */
+		sprintf(buf, "0x%016llx", (unsigned long long)(int64_t)in->imm);
+	return buf;
 }
 
 /* The same, 32-bit, in %h1; dst's low half goes to %h0. */
@@ -334,8 +352,13 @@ static void ptx_emit_shared_def(struct ptx_ctx *c, size_t i, const struct isa_in
 		ptx_buf_printf(c->b, "\tmov.b32 %%sa%u, %%sa%u;\n", d, in->src);
 		break;
 	case PTX_SHARED_ADD:
-		ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h3, %s;\n\t%s.u32 %%sa%u, %%sa%u, %%h3;\n", s,
-			       ISA_OP(in->code) == ISA_ALU_SUB ? "sub" : "add", d, d);
+		if (ISA_SRC(in->code) == ISA_X)
+			ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h3, %s;\n\t%s.u32 %%sa%u, %%sa%u, %%h3;\n",
+				       s, ISA_OP(in->code) == ISA_ALU_SUB ? "sub" : "add", d, d);
+		else
+			ptx_buf_printf(c->b, "\t%s.u32 %%sa%u, %%sa%u, %u;\n",
+				       ISA_OP(in->code) == ISA_ALU_SUB ? "sub" : "add", d, d,
+				       (uint32_t)in->imm);
 		break;
 	case PTX_SHARED_ADD_SRC:
 		ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h3, %%r%u;\n\tadd.u32 %%sa%u, %%sa%u, %%h3;\n", d,
@@ -350,9 +373,10 @@ static int ptx_emit_alu64(struct ptx_ctx *c, size_t i, const struct isa_insn *in
 			  struct err *e)
 {
 	struct ptx_buf *b = c->b;
-	char sbuf[8];
+	char sbuf[PTX_SRC64_LEN];
 	unsigned d = in->dst;
 	const char *s;
+	int op = ISA_OP(in->code);
 
 	switch (ISA_OP(in->code)) {
 	case ISA_ALU_NEG:
@@ -366,7 +390,13 @@ static int ptx_emit_alu64(struct ptx_ctx *c, size_t i, const struct isa_insn *in
 	default:
 		break;
 	}
-	s = ptx_src64(c, in, sbuf);
+	/* a literal where the PTX instruction takes one (a shift by a constant
+	 * is written below; div/rem test theirs first) */
+	s = ptx_src64(c, in, sbuf,
+		      op == ISA_ALU_ADD || op == ISA_ALU_SUB || op == ISA_ALU_MUL || op == ISA_ALU_OR ||
+			      op == ISA_ALU_AND || op == ISA_ALU_XOR ||
+			      (op == ISA_ALU_MOV && in->off == 0) || op == ISA_ALU_LSH ||
+			      op == ISA_ALU_RSH || op == ISA_ALU_ARSH);
 	ptx_emit_shared_def(c, i, in, s);
 	switch (ISA_OP(in->code)) {
 	case ISA_ALU_ADD:
@@ -399,6 +429,10 @@ static int ptx_emit_alu64(struct ptx_ctx *c, size_t i, const struct isa_insn *in
 		const char *op = ISA_OP(in->code) == ISA_ALU_LSH   ? "shl.b64"
 				 : ISA_OP(in->code) == ISA_ALU_RSH ? "shr.u64"
 								   : "shr.s64";
+		if (ISA_SRC(in->code) != ISA_X) { /* by a constant */
+			ptx_buf_printf(b, "\t%s %%r%u, %%r%u, %d;\n", op, d, d, in->imm & 63);
+			break;
+		}
 		ptx_buf_printf(b, "\tcvt.u32.u64 %%h1, %s;\n\tand.b32 %%h1, %%h1, 63;\n", s);
 		ptx_buf_printf(b, "\t%s %%r%u, %%r%u, %%h1;\n", op, d, d);
 		break;
@@ -558,7 +592,7 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 	int64_t t = (int64_t)i + in->off + 1;
 	const char *cmp;
 	int sign = 0;
-	char sbuf[8], abuf[8];
+	char sbuf[PTX_SRC64_LEN], abuf[8];
 	const char *a, *s;
 
 	int err = ptx_check_target(c, i, t, e);
@@ -590,7 +624,7 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 		return err_set(e, EINVAL, "insn %zu: unknown jump opcode 0x%02x", i, in->code);
 	}
 	if (wide) {
-		s = ptx_src64(c, in, sbuf);
+		s = ptx_src64(c, in, sbuf, 1);
 		sprintf(abuf, "%%r%u", in->dst);
 		a = abuf;
 	} else {
@@ -1398,7 +1432,8 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 	for (size_t i = fn->start; i < fn->end; i++) {
 		if (c->o->comments)
 			ptx_emit_comment(c, i);
-		ptx_buf_printf(b, "L%zu:\n", i);
+		if (c->target[i]) /* only where a jump lands: the text is pasted */
+			ptx_buf_printf(b, "L%zu:\n", i);
 		int err = ptx_emit_insn(c, i, e);
 		if (err)
 			return err;

@@ -359,10 +359,9 @@ static void map_value_access(uint32_t type, const char *sp, const char *reg)
 		if (!strstr(prog.text, want))                               \
 			fail_msg("want '%s' in:\n%s", want, prog.text);     \
 	} while (0)
-	WANT("L7:\n\tld%s.u64 %%r1, [%s0+8];\nL8:\n", sp, reg);
-	WANT("L8:\n\tst%s.u32 [%s0+4], %%r1;\nL9:\n", sp, reg);
-	WANT("\tld%s.u16 %%r3, [%s6+2];\nL12:\n", sp, reg);
-	WANT("\tld%s.u64 %%r8, [%s7+8];\nL18:\n", sp, reg);
+	WANT("\tld%s.u64 %%r1, [%s0+8];\n\tst%s.u32 [%s0+4], %%r1;\n", sp, reg, sp, reg);
+	WANT("\tld%s.u16 %%r3, [%s6+2];\n", sp, reg);
+	WANT("\tld%s.u64 %%r8, [%s7+8];\n", sp, reg);
 #undef WANT
 	assert_int_equal(count_of(prog.text, "misaligned"), 2);
 	assert_non_null(strstr(prog.text, "Lu12: // misaligned"));
