@@ -5,20 +5,21 @@
  * lanes of a warp access the same width), counted per kind; and thread
  * accesses per 2 MiB region of the address space for the heat map: one
  * update per warp and memory instruction, in the region of the running
- * (lowest active) lane's address, which stands for the warp's (the common
- * case: a warp's lanes access neighbouring addresses).
+ * lane's address, which stands for the warp's (the common case: a warp's
+ * lanes access neighbouring addresses).
  *
  * Every warp of every kernel runs this, so nothing here may be a word that
- * all of them update: the counters are per-SM maps (each SM adds to its own
- * cache lines; the host sums them; one copy per SM, not spread by the
- * warp's index: measured, below and memtrace.h), the adds are
- * fire-and-forget reductions, and a region's slot is its number modulo the
- * slots, with bits that say whose it is ORed in (memtrace.h): nothing is
- * loaded, so the warp never waits for the probe's memory before its own
- * access.  Three reductions a whole-warp access: traffic, count, bits.
- * The traffic of a whole warp is one add to a counter of its size class
- * (memtrace.h): bytes and thread accesses are multiples of it the host
- * works out, exactly.
+ * all of them update, and the warp should not wait for the probe's memory:
+ * one counter array per SM (each SM adds to its own cache lines; the host
+ * sums them), fire-and-forget reductions, and a region's slot is its
+ * number modulo the slots, found from the address alone (memtrace.h).  One
+ * reduction a whole-warp access of a power-of-two size up to 16 bytes: the
+ * lanes, added to the word of the access's kind and size in its region's
+ * slot, which counts traffic and heat at once (bytes, thread accesses and
+ * warp instructions are sums and multiples of those words the host works
+ * out, exactly).  The bits that say whose a slot is are ORed only where a
+ * load of them (one word for all SMs, in the SM's L1 after the first)
+ * shows this region's are missing: once per region, not per access.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -26,42 +27,41 @@
 
 #include "memtrace.h"
 
-/* What to count: both, unless a measuring program (bench/progs/memcost_*)
- * includes this file to time one part alone; MT_HEAT_COPIES (memtrace.h)
- * and MT_TRAFFIC_COPIES: the counters' copies per SM (a measuring program
- * tries others); MT_HEAT_NO_BITS: measuring only, the heat map's count
- * without its bits. */
+/* What to count: both parts, unless a measuring program
+ * (bench/progs/memcost_*) includes this file to time one alone;
+ * MT_BITS_ALWAYS: measuring only, the bits per SM ORed at every access
+ * (no load: two reductions an access). */
 #ifndef MT_PARTS
-#define MT_PARTS (MT_PART_TRAFFIC | MT_PART_HEAT)
-#endif
-/* One copy of the traffic counters per SM (the copies 1.. of the map's
- * SPREAD_SLOTS, which memtrace_block's layout shares, stay 0), as the heat
- * map's (memtrace.h): on an H200 the traffic half alone ran 1.264x vecadd
- * both ways, 1.576x -> 1.318x gemm, 4.342x -> 4.260x reduce without the
- * spreading (bench/results/2026-11-22-h200-memtrace-s5.md). */
-#ifndef MT_TRAFFIC_COPIES
-#define MT_TRAFFIC_COPIES 1
+#define MT_PARTS (MT_PART_COUNTS | MT_PART_BITS)
 #endif
 
-/* Kind (GPUEXT_MEM_LOAD, _STORE, _ATOMIC; a fourth row unused: the key
- * kind & 3, which the translator proves in range, so the lookup has no
- * bounds test) x SPREAD_SLOTS + spread copy -> traffic (memtrace.h). */
+/* Region slot -> its lanes per kind and size class (memtrace.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 4 * SPREAD_SLOTS);
+	__uint(max_entries, MT_MAX_REGIONS + 1);
 	__type(key, __u32);
-	__type(value, struct mt_traffic);
-} traffic SEC(".maps");
+	__type(value, struct mt_slot);
+} region_lanes SEC(".maps");
 
-/* Region slot (+ spread copy x MT_COUNT_STRIDE) -> thread accesses and the
- * bits of the regions counted there (memtrace.h); slot MT_MAX_REGIONS:
- * untracked regions. */
+/* Kind -> partial warps and other sizes (memtrace.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, MT_HEAT_COPIES * MT_COUNT_STRIDE);
+	__uint(max_entries, 4);
 	__type(key, __u32);
-	__type(value, struct mt_heat_slot);
-} region_heat SEC(".maps");
+	__type(value, struct mt_odd);
+} odd SEC(".maps");
+
+/* Region slot -> the bits of the regions counted there (memtrace.h). */
+struct {
+#ifdef MT_BITS_ALWAYS
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+#else
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+#endif
+	__uint(max_entries, MT_MAX_REGIONS + 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} region_bits SEC(".maps");
 
 /* The class of an access of size bytes (memtrace.h), -1 for other sizes. */
 static __always_inline int mt_size_class(__u32 size)
@@ -72,25 +72,7 @@ static __always_inline int mt_size_class(__u32 size)
 	case 4: return 2;
 	case 8: return 3;
 	case 16: return 4;
-	case 32: return 5;
 	default: return -1;
-	}
-}
-
-/* One warp instruction of lanes accessing size bytes each. */
-static __always_inline void mt_count(struct mt_traffic *t, __u32 size, __u64 lanes)
-{
-	int c = mt_size_class(size);
-
-	if (c < 0) {
-		__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
-		__sync_fetch_and_add(&t->other_lanes, lanes);
-		__sync_fetch_and_add(&t->other_instrs, 1);
-	} else if (lanes == 32) {
-		__sync_fetch_and_add(&t->full[c], 1);
-	} else {
-		__sync_fetch_and_add(&t->part_lanes[c], lanes);
-		__sync_fetch_and_add(&t->part_instrs, 1);
 	}
 }
 
@@ -98,45 +80,41 @@ SEC("gpu/mem/*")
 int mt_access(struct gpuext_mem_ctx *ctx)
 {
 	__u64 lanes = bpf_gpu_lane_count();
-#if MT_TRAFFIC_COPIES > 1 || MT_HEAT_COPIES > 1 || defined(MT_HEAT_SAMPLE)
-	/* read once: a helper call is not merged by the compiler, and ptxas
-	 * does not merge the special-register reads across the branches
-	 * between two (bench/sass_size.sh: 7 instructions an access) */
-	__u32 warp = bpf_gpu_warp_id();
-#endif
-#if MT_TRAFFIC_COPIES > 1
-	__u32 copy = warp & (MT_TRAFFIC_COPIES - 1);
-#else
-	__u32 copy = 0;
-#endif
-	__u32 key = (ctx->kind & 3) * SPREAD_SLOTS + copy;
+	__u32 kind = ctx->kind, size = ctx->size;
+	__u64 tag = (ctx->addr >> MT_REGION_SHIFT) + 1;
+	__u32 slot = (tag >> 32) ? MT_MAX_REGIONS : (tag - 1) & (MT_MAX_REGIONS - 1);
+	int c = mt_size_class(size);
 
-	if (MT_PARTS & MT_PART_TRAFFIC) {
-		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
-		if (t)
-			mt_count(t, ctx->size, lanes);
-	}
-#ifdef MT_HEAT_SAMPLE /* measuring only: bench/progs/memcost_heat_sampled */
-	if (((warp ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_SAMPLE - 1)) != 0)
+	if (kind >= MT_KINDS)
 		return 0;
-#endif
-	if (MT_PARTS & MT_PART_HEAT) {
-		__u64 tag = (ctx->addr >> MT_REGION_SHIFT) + 1;
-		__u32 slot = (tag >> 32) ? MT_MAX_REGIONS : (tag - 1) & (MT_MAX_REGIONS - 1);
-#if MT_HEAT_COPIES > 1
-		/* (warp ^ block x 8) % copies: the warp's index for SPREAD_SLOTS */
-		slot += ((warp ^ (bpf_gpu_block_idx(0) << 3)) & (MT_HEAT_COPIES - 1)) *
-			MT_COUNT_STRIDE;
-#endif
-		struct mt_heat_slot *h = bpf_map_lookup_elem(&region_heat, &slot);
-		if (h) {
-			__sync_fetch_and_add(&h->accesses, lanes);
-#ifndef MT_HEAT_NO_BITS
-			/* t | ~t << 32 of the tag's 32 bits, made of 32-bit halves */
-			__u32 t = tag;
-			__sync_fetch_and_or(&h->bits, (__u64)(__u32)~t << 32 | t);
-#endif
+	if (MT_PARTS & MT_PART_COUNTS) {
+		struct mt_slot *s = bpf_map_lookup_elem(&region_lanes, &slot);
+		if (s)
+			__sync_fetch_and_add(&s->lanes[c < 0 ? MT_LANES_OTHER : kind * MT_CLASSES + c],
+					     lanes);
+		if (c < 0 || lanes != 32) {
+			struct mt_odd *o = bpf_map_lookup_elem(&odd, &kind);
+			if (o && c < 0) {
+				__sync_fetch_and_add(&o->other_bytes, (__u64)size * lanes);
+				__sync_fetch_and_add(&o->other_lanes, lanes);
+				__sync_fetch_and_add(&o->other_instrs, 1);
+			} else if (o) {
+				__sync_fetch_and_add(&o->missing, 32 - lanes);
+			}
 		}
+	}
+	if (MT_PARTS & MT_PART_BITS) {
+		__u64 *b = bpf_map_lookup_elem(&region_bits, &slot);
+		/* t | ~t << 32 of the tag's 32 bits, made of 32-bit halves */
+		__u32 t = tag;
+		__u64 mine = (__u64)(__u32)~t << 32 | t;
+#ifdef MT_BITS_ALWAYS
+		if (b)
+			__sync_fetch_and_or(b, mine);
+#else
+		if (b && (*b & mine) != mine)
+			__sync_fetch_and_or(b, mine);
+#endif
 	}
 	return 0;
 }

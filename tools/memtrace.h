@@ -10,40 +10,61 @@
 /* Heat map granularity: accesses are counted per 2 MiB region. */
 #define MT_REGION_SHIFT 21
 /*
- * Region slots of the heat map, a power of two: region r is counted in slot
- * r % MT_MAX_REGIONS (so any 2 GiB of contiguous address space fits without
- * a collision), found from the address alone: no load on the access's path
- * (a slot claimed by a tag and a compare-and-swap cost a load round trip at
- * every access, and ~160 instructions a warp pays for, unrolled).  A slot's
- * value (struct mt_heat_slot, per SM, in MT_HEAT_COPIES copies at keys c x
- * MT_COUNT_STRIDE + s) counts the thread accesses and records whose they are
- * in bits the host reads the region from; regions that met in a slot are
- * reported as untracked, as are regions r with r + 1 >= 2^32 (addresses
- * past 8 PiB, which no GPU has), counted in slot MT_MAX_REGIONS.
+ * Region slots of memtrace's heat map, a power of two: region r is counted
+ * in slot r % MT_MAX_REGIONS (so any 2 GiB of contiguous address space fits
+ * without a collision), found from the address alone; slot MT_MAX_REGIONS
+ * counts regions r with r + 1 >= 2^32 (addresses past 8 PiB, which no GPU
+ * has), as untracked.
  */
 #define MT_MAX_REGIONS 1024
-#define MT_COUNT_STRIDE (MT_MAX_REGIONS + 1)
-/* One copy per SM: spreading the heat counters over SPREAD_SLOTS copies by
- * the warp's index cost more (its computation) than it saved (contention)
- * on an H200: vecadd 1.539x -> 1.512x, gemm 1.690x -> 1.459x, reduce
- * 3.224x -> 3.089x for the heat half alone
- * (bench/results/2026-11-22-h200-memtrace-s5.md). */
-#ifndef MT_HEAT_COPIES
-#define MT_HEAT_COPIES 1
-#endif
 
 /*
- * bits: the OR of t | ~t << 32 for the tag t = r + 1 of every region counted
- * in the slot: one region gives low half = t, high half = ~t (32 bits); two
- * regions set some bit in both halves (mt_region_of, the host's reading).
- * Both fields are updated by fire-and-forget reductions.
+ * memtrace's counts, one add per whole-warp access of a power-of-two size
+ * up to 16 bytes: `region_lanes` (per SM; key = region slot) holds a slot's
+ * thread accesses per kind and size class, lanes[kind x MT_CLASSES + c]
+ * for accesses of 1 << c bytes (kind = GPUEXT_MEM_LOAD, _STORE, _ATOMIC),
+ * and lanes[MT_LANES_OTHER] for accesses of other sizes: a region's
+ * accesses are the sum of its slot's words, a kind's bytes and accesses
+ * the sum over slots of its words (x 1 << c), exactly.  128 bytes a slot, a
+ * line of its own: 1025 slots x 132 SMs = 17.3 MB on an H200.
  */
-struct mt_heat_slot {
-	__u64 accesses;
-	__u64 bits;
+#define MT_KINDS 3
+#define MT_CLASSES 5
+#define MT_LANES_OTHER (MT_KINDS * MT_CLASSES)
+struct mt_slot {
+	__u64 lanes[MT_LANES_OTHER + 1];
 };
 
-/* The two halves of the probe (tools/memtrace.bpf.c's MT_PARTS). */
+/*
+ * What a slot's lanes do not say (per SM; key = kind), rare: the lanes a
+ * partial warp (fewer than 32 lanes) of the sizes above lacks, and bytes,
+ * lanes and warp instructions of other sizes.  So a kind's warp
+ * instructions = (its slots' lanes + missing) / 32 + other_instrs, each
+ * warp instruction of the sizes above counting 32 lanes, its own and the
+ * missing ones: one add for a partial warp.
+ */
+struct mt_odd {
+	__u64 missing;
+	__u64 other_bytes, other_lanes, other_instrs;
+};
+
+/*
+ * Whose a slot is (`region_bits`, one copy for all SMs; key = region
+ * slot): the OR of t | ~t << 32 for the tag t = r + 1 of every region
+ * counted in the slot: one region gives low half = t, high half = ~t (32
+ * bits); two regions set some bit in both halves (mt_region_tag, the
+ * host's reading).  A probe reads the word first and ORs only when its
+ * region's bits are not all there yet: the word only gains bits, so a
+ * stale read (L1) can only make it OR again, never skip a region that is
+ * missing; after the first access of a region, a load that hits in the
+ * SM's L1 instead of a reduction at every access.
+ */
+
+/* The two parts of memtrace's probe (tools/memtrace.bpf.c's MT_PARTS). */
+#define MT_PART_COUNTS 1
+#define MT_PART_BITS 2
+
+/* The two halves of memtrace_block's probe (its MT_PARTS). */
 #define MT_PART_TRAFFIC 1
 #define MT_PART_HEAT 2
 
@@ -105,9 +126,12 @@ struct mt_block_traffic {
  * The block's region cache (one value, key 0): MT_BLOCK_SLOTS regions with
  * their thread accesses, tag = region + 1 (0: free; 64 bits because clang's
  * default BPF target has no 32-bit compare-and-swap).  Region r is looked
- * for in slot r % MT_BLOCK_SLOTS and the MT_BLOCK_PROBES - 1 after it (so
- * a block's consecutive regions never collide: a tile of a 2048 x 2048 GEMM
- * reads a column panel spanning all 8 regions of B), claimed by a shared
+ * for in slot (r ^ r >> MT_BLOCK_SLOT_BITS) % MT_BLOCK_SLOTS and the
+ * MT_BLOCK_PROBES - 1 after it (a block's consecutive regions seldom meet
+ * in a slot -- a tile of a 2048 x 2048 GEMM reads a column panel spanning
+ * all 8 regions of B -- nor do arrays a multiple of MT_BLOCK_SLOTS regions
+ * apart: vecadd's, 32; an access whose region is in its first slot costs a
+ * shared load and add), claimed by a shared
  * compare-and-swap (the winner also sets the slot's bit in `claimed`, once
  * a region and block).  The block's end adds each claimed slot's count to the global
  * heat map with reductions only: the end of a block is on the path of the
@@ -115,7 +139,8 @@ struct mt_block_traffic {
  * no slot is counted in the global heat map at each access, as without the
  * cache.
  */
-#define MT_BLOCK_SLOTS 16
+#define MT_BLOCK_SLOT_BITS 4
+#define MT_BLOCK_SLOTS (1 << MT_BLOCK_SLOT_BITS)
 #define MT_BLOCK_PROBES 4
 struct mt_block_slot {
 	__u64 tag;      /* region + 1; 0: free */
@@ -125,6 +150,14 @@ struct mt_block_slot {
 struct mt_block_regions {
 	__u64 claimed; /* bit s: slot s holds a region */
 	struct mt_block_slot slot[MT_BLOCK_SLOTS];
+};
+
+/* The block's counts, one value of one block-local array: the traffic per
+ * kind (index kind & 3, the fourth unused: a kind's index is then proven
+ * in range, no test), and the region cache. */
+struct mt_block {
+	struct mt_block_traffic traffic[4];
+	struct mt_block_regions regions;
 };
 
 #endif

@@ -89,7 +89,8 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 			continue;
 		/* inline probes read the launch id the injector declares */
 		struct ptx_emit_opts o = {.maps = agent_refs(), .map_table = AGENT_MAP_TABLE,
-					  .launch_id = PTX_LAUNCH_ID_REG};
+					  .launch_id = PTX_LAUNCH_ID_REG,
+					  .elect_sync = agent_elect_sync()};
 		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
 		if (kind != PTX_PROBE_MEM) {
 			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);

@@ -30,6 +30,8 @@
 #include "agent_device.h"
 #include "agent_jit.h"
 #include "agent_tier.h"
+#include "ptx/ptx_inject.h"
+#include "ptx/ptx_rt.h"
 
 /*
  * The limit: AGENT_MEM_INLINE_MAX, measured (docs/ptx-inject.md, "Mem
@@ -61,6 +63,13 @@ int agent_mem_wait(void)
 {
 	const char *v = getenv("GPUEXT_PTX_MEM_WAIT");
 	return v && !strcmp(v, "1") ? 1 : v && !strcmp(v, "0") ? -1 : 0;
+}
+
+int agent_elect_sync(void)
+{
+	const char *v = getenv("GPUEXT_PTX_ELECT");
+	const struct ptx_rt *rt = agent_gpu0();
+	return !(v && !strcmp(v, "0")) && rt && rt->cc_major * 10 + rt->cc_minor >= PTX_ELECT_SYNC_SM;
 }
 
 /*

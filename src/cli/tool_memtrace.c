@@ -18,6 +18,10 @@
 
 #define MT_HEAT_ROWS 64
 
+struct mt_totals {
+	uint64_t bytes, accesses, instrs;
+};
+
 struct mt_region {
 	uint64_t base, accesses;
 };
@@ -52,39 +56,6 @@ static void mt_heat_add(struct mt_heat *h, uint64_t tag, uint64_t n)
 		h->untracked += n;
 }
 
-/* memtrace's heat map (memtrace.h): per slot, its MT_HEAT_COPIES copies on
- * every SM, accesses added and bits ORed; slot MT_MAX_REGIONS untracked. */
-static int mt_heat_slots(const struct object *obj, struct mt_heat *h)
-{
-	struct map *heat = tool_map(obj, "region_heat", 4, sizeof(struct mt_heat_slot));
-	if (!heat)
-		return -1;
-	unsigned cpus = map_nr_cpus(heat);
-	struct mt_heat_slot *v = calloc(cpus, sizeof(*v));
-	if (!v)
-		return -1;
-	for (uint32_t slot = 0; slot <= MT_MAX_REGIONS; slot++) {
-		uint64_t n = 0, bits = 0;
-		for (uint32_t c = 0; c < MT_HEAT_COPIES; c++) {
-			uint32_t key = c * MT_COUNT_STRIDE + slot;
-			if (map_lookup_copy(heat, &key, v))
-				continue;
-			for (unsigned k = 0; k < cpus; k++) {
-				n += v[k].accesses;
-				bits |= v[k].bits;
-			}
-		}
-		if (n)
-			mt_heat_add(h, slot < MT_MAX_REGIONS ? mt_region_tag(bits & 0xffffffffu, bits >> 32,
-									      0xffffffffu, slot,
-									      MT_MAX_REGIONS)
-							     : 0,
-				    n);
-	}
-	free(v);
-	return 0;
-}
-
 /* memtrace_block's heat map (memtrace.h): a slot's per-SM bits ORed, its
  * per-SM accesses summed; a slot whose bits show more than one region is
  * counted as untracked. */
@@ -112,21 +83,60 @@ static int mt_heat_bits(const struct object *obj, struct mt_heat *h)
 	return 0;
 }
 
-static int mt_by_accesses(const void *a, const void *b)
+/*
+ * memtrace's counts (memtrace.h): per slot, its lanes per kind and size
+ * class summed over SMs give the kinds' traffic and the slot's accesses;
+ * the slot's region from its bits; partial warps and other sizes from
+ * `odd`.
+ */
+static int mt_read_slots(const struct object *obj, struct mt_totals t[MT_KINDS],
+			 struct mt_heat *h)
 {
-	const struct mt_region *x = a, *y = b;
-	return x->accesses < y->accesses ? 1 : x->accesses > y->accesses ? -1 : 0;
+	struct map *lanes = tool_map(obj, "region_lanes", 4, sizeof(struct mt_slot));
+	struct map *odd = tool_map(obj, "odd", 4, sizeof(struct mt_odd));
+	struct map *bits = tool_map(obj, "region_bits", 4, 8);
+	if (!lanes || !odd || !bits)
+		return -1;
+	uint64_t full[MT_KINDS] = {0}, *b = calloc(map_nr_cpus(bits), 8);
+	if (!b)
+		return -1;
+	for (uint32_t slot = 0; slot <= MT_MAX_REGIONS; slot++) {
+		uint64_t w[MT_LANES_OTHER + 1], n = 0, ones = 0;
+		if (tool_map_sum(lanes, &slot, w, MT_LANES_OTHER + 1))
+			continue;
+		for (uint32_t k = 0; k < MT_KINDS; k++)
+			for (uint32_t c = 0; c < MT_CLASSES; c++) {
+				uint64_t l = w[k * MT_CLASSES + c];
+				t[k].accesses += l;
+				t[k].bytes += l << c;
+				full[k] += l;
+				n += l;
+			}
+		n += w[MT_LANES_OTHER];
+		if (!n)
+			continue;
+		/* the bits: one word (or one per SM, bench/progs/memcost_bits_always) */
+		if (slot < MT_MAX_REGIONS && !map_lookup_copy(bits, &slot, b))
+			for (unsigned c = 0; c < map_nr_cpus(bits); c++)
+				ones |= b[c];
+		mt_heat_add(h, slot < MT_MAX_REGIONS ? mt_region_tag(ones & 0xffffffffu, ones >> 32,
+								      0xffffffffu, slot,
+								      MT_MAX_REGIONS)
+						     : 0,
+			    n);
+	}
+	free(b);
+	for (uint32_t k = 0; k < MT_KINDS; k++) {
+		uint64_t o[sizeof(struct mt_odd) / 8];
+		struct mt_odd v;
+		tool_map_sum(odd, &k, o, sizeof(o) / 8);
+		memcpy(&v, o, sizeof(v));
+		t[k].instrs = (full[k] + v.missing) / 32 + v.other_instrs;
+		t[k].accesses += v.other_lanes;
+		t[k].bytes += v.other_bytes;
+	}
+	return 0;
 }
-
-static int mt_by_base(const void *a, const void *b)
-{
-	const struct mt_region *x = a, *y = b;
-	return x->base < y->base ? -1 : x->base > y->base;
-}
-
-struct mt_totals {
-	uint64_t bytes, accesses, instrs;
-};
 
 /* What one traffic value counts (memtrace.h says how it is packed). */
 static void mt_traffic_add(struct mt_totals *t, const struct mt_traffic *v)
@@ -142,6 +152,38 @@ static void mt_traffic_add(struct mt_totals *t, const struct mt_traffic *v)
 	t->bytes += v->other_bytes;
 }
 
+/* memtrace_block's counts (memtrace.h): the per-kind traffic counters
+ * (their SPREAD_SLOTS copies) and its heat map. */
+static int mt_read_block(const struct object *obj, struct mt_totals t[MT_KINDS],
+			 struct mt_heat *h)
+{
+	struct map *traffic = tool_map(obj, "traffic", 4, sizeof(struct mt_traffic));
+	if (!traffic || mt_heat_bits(obj, h))
+		return -1;
+	for (uint32_t k = 0; k < MT_KINDS; k++)
+		for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
+			uint32_t key = k * SPREAD_SLOTS + c;
+			uint64_t words[sizeof(struct mt_traffic) / 8];
+			struct mt_traffic v;
+			tool_map_sum(traffic, &key, words, sizeof(words) / 8);
+			memcpy(&v, words, sizeof(v));
+			mt_traffic_add(&t[k], &v);
+		}
+	return 0;
+}
+
+static int mt_by_accesses(const void *a, const void *b)
+{
+	const struct mt_region *x = a, *y = b;
+	return x->accesses < y->accesses ? 1 : x->accesses > y->accesses ? -1 : 0;
+}
+
+static int mt_by_base(const void *a, const void *b)
+{
+	const struct mt_region *x = a, *y = b;
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
 int tool_memtrace_event(FILE *out, const struct object *obj, const char *map,
 			const void *data, size_t size, int json)
 {
@@ -154,29 +196,18 @@ int tool_memtrace_block_event(FILE *out, const struct object *obj, const char *m
 	return 1; /* no ring buffer either */
 }
 
-/* The summary, with the heat map read by heat (the tool's layout). */
+/* The summary, with the counts read by read (the tool's layout). */
 static int mt_summary(FILE *out, const struct object *obj, int json,
-		      int (*heat)(const struct object *, struct mt_heat *))
+		      int (*read)(const struct object *, struct mt_totals *, struct mt_heat *),
+		      unsigned slots)
 {
 	static const char *const kind[] = {"load", "store", "atomic"};
-	struct map *traffic = tool_map(obj, "traffic", 4, sizeof(struct mt_traffic));
 	struct mt_heat *h = calloc(1, sizeof(*h));
+	struct mt_totals t[MT_KINDS] = {{0}};
 	uint64_t base[MT_HEAT_ROWS], count[MT_HEAT_ROWS], untracked;
-	if (!traffic || !h || heat(obj, h)) {
+	if (!h || read(obj, t, h)) {
 		free(h);
 		return 1;
-	}
-	struct mt_totals t[3];
-	for (uint32_t k = 0; k < 3; k++) { /* the kind's SPREAD_SLOTS copies */
-		memset(&t[k], 0, sizeof(t[k]));
-		for (uint32_t c = 0; c < SPREAD_SLOTS; c++) {
-			uint32_t key = k * SPREAD_SLOTS + c;
-			uint64_t words[sizeof(struct mt_traffic) / 8];
-			struct mt_traffic v;
-			tool_map_sum(traffic, &key, words, sizeof(words) / 8);
-			memcpy(&v, words, sizeof(v));
-			mt_traffic_add(&t[k], &v);
-		}
 	}
 	untracked = h->untracked;
 	size_t rows = h->n;
@@ -208,8 +239,7 @@ static int mt_summary(FILE *out, const struct object *obj, int json,
 			h->n > rows ? " (the busiest shown)" : "");
 		if (untracked)
 			fprintf(out, "%" PRIu64 " accesses to regions that found no slot (more than "
-				"%d regions, or collisions)\n", untracked,
-				heat == mt_heat_bits ? MTB_MAX_REGIONS : MT_MAX_REGIONS);
+				"%u regions, or collisions)\n", untracked, slots);
 		hist_bars_print(out, "accesses_per_2MiB", base, count, rows, 1, 0);
 	}
 	free(h);
@@ -219,11 +249,11 @@ static int mt_summary(FILE *out, const struct object *obj, int json,
 int tool_memtrace_summary(FILE *out, const struct object *obj, const struct session_status *st,
 			  int json)
 {
-	return mt_summary(out, obj, json, mt_heat_slots);
+	return mt_summary(out, obj, json, mt_read_slots, MT_MAX_REGIONS);
 }
 
 int tool_memtrace_block_summary(FILE *out, const struct object *obj,
 				const struct session_status *st, int json)
 {
-	return mt_summary(out, obj, json, mt_heat_bits);
+	return mt_summary(out, obj, json, mt_read_block, MTB_MAX_REGIONS);
 }

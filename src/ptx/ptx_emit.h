@@ -144,6 +144,14 @@ struct ptx_emit_opts {
 	 * NULL: no launch at all (standalone runs, `gpuext ptx`): 0.
 	 */
 	const char *launch_id;
+	/* Inline code: a .b32 register that holds %smid, read once where the
+	 * code starts (a kernel's entry: the injector's PTX_SMID_REG), read
+	 * for a per-SM array's copy instead of %smid at each probe. */
+	const char *inline_smid;
+	/* The probe code's election by elect.sync (ptx_wrap.h; the device is
+	 * sm_90 or newer: ptx_inject_opts.elect_sync raises the module's
+	 * target for it). */
+	int elect_sync;
 };
 
 #define PTX_LAUNCH_ID_UNREACHABLE "" /* ptx_emit_opts.launch_id */

@@ -48,6 +48,7 @@ struct ptx_inject {
 	unsigned mem_run_len;
 	unsigned long long mem_run_sk[PTX_INJECT_MEM_RUN];
 	int mem_wait; /* a region's lanes wait for its runner (shfl.sync) */
+	unsigned ver_major, ver_minor; /* the least .version to write */
 };
 
 /* A prefix that occurs nowhere in the module or in the extra code. */
@@ -281,8 +282,13 @@ static void ptx_inject_mem_addr(struct ptx_inject *in, const struct ptx_inject_s
 }
 
 void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, const char *pred,
-		      const char *label)
+		      const char *label, int sync)
 {
+	if (sync) {
+		ptx_buf_printf(b, "\tactivemask.b32 %s;\n\telect.sync _|%s, %s;\n\t@!%s bra %s;\n",
+			       mask, pred, mask, pred, label);
+		return;
+	}
 	/* the runner is the lane with no active lane below it */
 	ptx_buf_printf(b, "\tactivemask.b32 %s;\n\tmov.u32 %s, %%lanemask_lt;\n"
 			  "\tand.b32 %s, %s, %s;\n\tsetp.ne.u32 %s, %s, 0;\n\t@%s bra %s;\n",
@@ -358,15 +364,7 @@ static int ptx_inject_mem_run_ends(struct ptx_inject *in, size_t i, unsigned j, 
 	return 1;
 }
 
-/*
- * Does code branch only forward: no call, return, exit or indirect branch,
- * and every `bra` to a label later in its scope or one around it (no
- * loop)?  <0 when it does not lex.  Such a program cannot hold its runner
- * while the other lanes of its warp run ahead: ptxas predicates the region
- * or reconverges its lanes at the region's end (a convergence barrier that
- * every lane of the election's branch passes).
- */
-static int ptx_inject_forward_only(const char *code, struct err *e)
+int ptx_inject_forward_only(const char *code, struct err *e)
 {
 	struct ptx_tok *t;
 	size_t n;
@@ -439,7 +437,7 @@ static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *
 			       "\t.reg .b32 %s, %s;\n\t.reg .pred %s;\n\t.reg .b64 %s, %s;\n",
 		       k, k > 1 ? "es" : "", PTX_MEM_MASK_REG, mask_tmp, pred, PTX_MEM_ADDR_REG,
 		       PTX_MEM_SK_REG);
-	ptx_inject_elect(&in->b, PTX_MEM_MASK_REG, mask_tmp, pred, done);
+	ptx_inject_elect(&in->b, PTX_MEM_MASK_REG, mask_tmp, pred, done, in->o->elect_sync);
 	if (loop) {
 		if (!same) {
 			ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_s<%u>;\n", P, k);
@@ -593,6 +591,13 @@ static int ptx_inject_is_exit(const struct ptx_module *m, const struct ptx_stmt 
  * Unused, the register costs nothing (ptxas drops it); used, it is a
  * constant-bank read.
  */
+/* The module's target (sm_NN), raised to sm_90 for elect.sync. */
+static unsigned ptx_inject_target_sm(const struct ptx_inject *in)
+{
+	unsigned sm = (unsigned)atoi(in->m->target + 3);
+	return in->o->elect_sync && sm < PTX_ELECT_SYNC_SM ? PTX_ELECT_SYNC_SM : sm;
+}
+
 static int ptx_inject_head(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
@@ -609,10 +614,9 @@ static int ptx_inject_head(struct ptx_inject *in)
 	if (memmem(m->text, m->len, PTX_LAUNCH_ID_NAME, strlen(PTX_LAUNCH_ID_NAME)))
 		return err_set(in->e, EEXIST, "the module uses the name '%s', which gpuext reserves",
 			       PTX_LAUNCH_ID_NAME);
-	unsigned maj = m->ver_major, min = m->ver_minor, sm = (unsigned)atoi(m->target + 3);
-	if (in->o->min_version_major > maj ||
-	    (in->o->min_version_major == maj && in->o->min_version_minor > min))
-		maj = in->o->min_version_major, min = in->o->min_version_minor;
+	unsigned maj = m->ver_major, min = m->ver_minor, sm = ptx_inject_target_sm(in);
+	if (in->ver_major > maj || (in->ver_major == maj && in->ver_minor > min))
+		maj = in->ver_major, min = in->ver_minor;
 	size_t limit = (maj > 8 || (maj == 8 && min >= 1)) && sm >= 70 ? 32764 : 4096;
 	if (ptx_param_layout(m, in->f, &l, &pe)) {
 		lp->why = "its parameter list is not understood";
@@ -657,6 +661,13 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
 	if (in->mem_inline)
 		ptx_buf_printf(&in->b, "\t.reg .pred %%%s_g;\n", in->pfx);
+	if (in->mem_inline && strstr(o->mem_code, PTX_SMID_REG)) {
+		if (memmem(m->text, m->len, PTX_SMID_NAME, strlen(PTX_SMID_NAME)))
+			return err_set(in->e, EEXIST, "the module uses the name '%s', which gpuext "
+				       "reserves", PTX_SMID_NAME);
+		ptx_buf_printf(&in->b, "\t.reg .b32 %s;\n\tmov.u32 %s, %%smid;\n", PTX_SMID_REG,
+			       PTX_SMID_REG);
+	}
 	for (size_t i = in->f->head + 1; i <= in->f->end; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		if (!entry_done && s->kind != PTX_STMT_DECL) {
@@ -832,6 +843,13 @@ int ptx_module_check_no_variables(const struct ptx_module *m, struct err *e)
 	return 0;
 }
 
+/* `.target NAME ...` (the parser took NAME as the module's target). */
+static int ptx_inject_is_target(const struct ptx_module *m, const struct ptx_stmt *s)
+{
+	return s->kind == PTX_STMT_DIRECTIVE && ptx_parse_tok_is(m, s->tok, ".target") &&
+	       s->ntok >= 2 && m->toks[s->tok + 1].kind == PTX_TOK_NAME;
+}
+
 static int ptx_inject_is_header(const struct ptx_module *m, const struct ptx_stmt *s)
 {
 	return s->kind == PTX_STMT_DIRECTIVE && (ptx_parse_tok_is(m, s->tok, ".version") ||
@@ -866,6 +884,13 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 	if (!in.f)
 		return err_set(e, ENOENT, "kernel '%s' is not defined in the module",
 			       o->kernel ? o->kernel : "(null)");
+	in.ver_major = o->min_version_major;
+	in.ver_minor = o->min_version_minor;
+	if (o->elect_sync && in.ver_major * 100 + in.ver_minor <
+				     PTX_ELECT_SYNC_VERSION_MAJOR * 100 + PTX_ELECT_SYNC_VERSION_MINOR) {
+		in.ver_major = PTX_ELECT_SYNC_VERSION_MAJOR;
+		in.ver_minor = PTX_ELECT_SYNC_VERSION_MINOR;
+	}
 	ptx_inject_prefix(&in);
 	if ((err = ptx_inject_mem_form(&in)))
 		return err;
@@ -896,10 +921,17 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 			extra_done = 1;
 		}
 		if ((int)i == m->version_stmt &&
-		    (o->min_version_major > m->ver_major ||
-		     (o->min_version_major == m->ver_major && o->min_version_minor > m->ver_minor))) {
-			ptx_buf_printf(&in.b, ".version %u.%u\n", o->min_version_major,
-				       o->min_version_minor);
+		    (in.ver_major > m->ver_major ||
+		     (in.ver_major == m->ver_major && in.ver_minor > m->ver_minor))) {
+			ptx_buf_printf(&in.b, ".version %u.%u\n", in.ver_major, in.ver_minor);
+			continue;
+		}
+		if (ptx_inject_is_target(m, s) &&
+		    ptx_inject_target_sm(&in) != (unsigned)atoi(m->target + 3)) {
+			/* `.target sm_75, debug`: the name replaced, the options kept */
+			ptx_buf_printf(&in.b, ".target sm_%u", ptx_inject_target_sm(&in));
+			ptx_parse_print_toks(m, s->tok + 2, s->ntok - 2, &in.b);
+			ptx_buf_printf(&in.b, "\n");
 			continue;
 		}
 		if (i == in.f->head) {

@@ -78,19 +78,43 @@ int ptx_print(const struct ptx_module *m, char **out, size_t *out_len, struct er
 #define PTX_MEM_ADDR_REG "%gxm_addr"
 #define PTX_MEM_SK_REG "%gxm_sk"
 #define PTX_MEM_MASK_REG "%gxm_mask"
+/* The SM's id (.b32), read once at the kernel's entry where mem_code names
+ * it (ptx_emit_opts.inline_smid): a special-register read and its latency
+ * once per thread, not at every access's probe.  A warp counts in the
+ * copy of the SM it started on (as a program that reads %smid once,
+ * ptx_emit.c). */
+#define PTX_SMID_NAME "gxs_smid"
+#define PTX_SMID_REG "%" PTX_SMID_NAME
 
 /*
- * The election of a warp's lowest active lane, for the probe code pasted
- * into kernels: the active mask into the .b32 register mask, and every
- * other lane branches to label (tmp .b32 and pred .pred are scratch).
- * ptx_inject_wait: where those lanes wait for the runner, after label:
- * a shfl.sync over the mask (value unused), which makes them wait as
- * bar.warp.sync does without ordering memory (docs/ptx-inject.md).
+ * The election of a warp's runner, for the probe code pasted into
+ * kernels: the active mask into the .b32 register mask, and every other
+ * lane branches to label (tmp .b32 and pred .pred are scratch).  With
+ * sync (the device is sm_90 or newer: PTX_ELECT_SYNC_SM), `elect.sync`
+ * over the mask elects the runner (one instruction, where the lane-mask
+ * test is a special-register read, an and, a compare); else the lowest
+ * active lane by `%lanemask_lt`.  ptx_inject_wait: where those lanes wait
+ * for the runner, after label: a shfl.sync over the mask (value unused),
+ * which makes them wait as bar.warp.sync does without ordering memory
+ * (docs/ptx-inject.md).
  */
 struct ptx_buf;
 void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, const char *pred,
-		      const char *label);
+		      const char *label, int sync);
+/* The least target elect.sync needs, and the least .version (8.0). */
+#define PTX_ELECT_SYNC_SM 90
+#define PTX_ELECT_SYNC_VERSION_MAJOR 8
+#define PTX_ELECT_SYNC_VERSION_MINOR 0
 void ptx_inject_wait(struct ptx_buf *b, const char *mask, const char *tmp);
+/*
+ * Does code branch only forward: no call, return, exit or indirect branch,
+ * and every `bra` to a label later in its scope or one around it (no
+ * loop)?  <0 when it does not lex.  Such a program cannot hold its runner
+ * while the other lanes of its warp run ahead: ptxas predicates the region
+ * or reconverges its lanes at the region's end (a convergence barrier that
+ * every lane of the election's branch passes), so the lanes need no wait.
+ */
+int ptx_inject_forward_only(const char *code, struct err *e);
 
 /*
  * The register holding the launch's id (bpf_gpu_launch_id) in the kernel,
@@ -146,6 +170,15 @@ struct ptx_inject_opts {
 	/* the wait after a region: 0 unless mem_code branches only forward
 	 * (no loop, call or return), 1 always, -1 never (to compare them) */
 	int mem_wait;
+	/*
+	 * The device runs sm_90 or newer: the mem regions elect their runner
+	 * with elect.sync (ptx_inject_elect), and the module's .target is
+	 * raised to sm_90 (.version to 8.0) where it is lower, for that and
+	 * for code in extra/entry_code/exit_code/mem_func made with
+	 * ptx_emit_opts.elect_sync.  PTX for an older target is valid for a
+	 * newer one, and the driver compiles the module for its device.
+	 */
+	int elect_sync;
 	int *mem_inlined; /* set to 1 when mem_code was pasted, else 0 (may be NULL) */
 	size_t *mem_sites; /* set to the kernel's probed accesses (may be NULL) */
 	size_t *mem_regions; /* set to the regions mem_code was pasted in (may be NULL) */

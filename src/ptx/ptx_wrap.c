@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ptx_inject.h"
 
@@ -184,7 +185,7 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 		       : kind == PTX_PROBE_MEM ? "warp (the lane its region elects)"
 					  : "warp (lowest active lane)");
 	if (elect)
-		ptx_inject_elect(site, "%gxp_m", "%gxp_lt", "%gxp_skip", "GXP_DONE");
+		ptx_inject_elect(site, "%gxp_m", "%gxp_lt", "%gxp_skip", "GXP_DONE", o->elect_sync);
 	else if (kind == PTX_PROBE_MEM)
 		ptx_buf_printf(site, "\tmov.b32 %%gxp_m, %s;\n", PTX_MEM_MASK_REG);
 	else
@@ -232,6 +233,12 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 	const char *name = p->name ? p->name : "?";
 
 	io.inline_frame = &frame;
+	/* the SM's id read once, at the kernel's entry (pasted) or the
+	 * function's (called); GPUEXT_PTX_SMID_ONCE=0: %smid at each probe,
+	 * to compare both in one build */
+	const char *once = getenv("GPUEXT_PTX_SMID_ONCE");
+	if (!(once && !strcmp(once, "0")))
+		io.inline_smid = PTX_SMID_REG;
 	err = ptx_wrap_inline_block(b, &body, p, &io, PTX_PROBE_MEM, NULL, &ctx, sym, e);
 	if (err) {
 		ptx_buf_free(&body);
@@ -268,19 +275,28 @@ int ptx_emit_mem_probe(struct ptx_buf *b, struct ptx_buf *func, struct ptx_buf *
 	 * addresses reach the function too: only global memory counts. */
 	ptx_buf_printf(func, "// mem probe of program '%s', its body inline\n"
 			     ".func %s_probe(.param .b64 addr, .param .b32 size, .param .b32 kind)\n"
-			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %s, %%gxp_y, %%gxp_z;\n"
+			     "{\n\t.reg .b64 %s, %s;\n\t.reg .b32 %s, %%gxp_y, %%gxp_z, %s;\n"
 			     "\t.reg .pred %%gxp_g;\n"
 			     "\tld.param.b64 %s, [addr];\n\tisspacep.global %%gxp_g, %s;\n"
 			     "\t@!%%gxp_g bra GXP_RET;\n"
 			     "\tld.param.b32 %%gxp_y, [size];\n\tld.param.b32 %%gxp_z, [kind];\n"
 			     "\tmov.b64 %s, {%%gxp_y, %%gxp_z};\n",
-		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG, PTX_MEM_ADDR_REG,
-		       PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
-	ptx_inject_elect(func, PTX_MEM_MASK_REG, "%gxp_y", "%gxp_g", "GXP_DONE");
+		       name, sym, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG, PTX_MEM_MASK_REG, PTX_SMID_REG,
+		       PTX_MEM_ADDR_REG, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG);
+	ptx_inject_elect(func, PTX_MEM_MASK_REG, "%gxp_y", "%gxp_g", "GXP_DONE", o->elect_sync);
+	ptx_buf_printf(func, "\tmov.u32 %s, %%smid;\n", PTX_SMID_REG);
 	if (block.len)
 		ptx_buf_append(func, block.text, block.len);
 	ptx_buf_printf(func, "GXP_DONE:\n");
-	ptx_inject_wait(func, PTX_MEM_MASK_REG, "%gxp_y");
+	/* the lanes wait for the runner unless the body branches only
+	 * forward (ptx_inject_forward_only: as the pasted regions);
+	 * GPUEXT_PTX_MEM_WAIT=1 always, =0 never, to compare */
+	const char *w = getenv("GPUEXT_PTX_MEM_WAIT");
+	int wait = w && !strcmp(w, "1")   ? 1
+		   : w && !strcmp(w, "0") ? 0
+					  : ptx_inject_forward_only(block.len ? block.text : "", e) != 1;
+	if (wait)
+		ptx_inject_wait(func, PTX_MEM_MASK_REG, "%gxp_y");
 	ptx_buf_printf(func, "GXP_RET:\n\tret;\n}\n\n");
 	if (site && block.len)
 		ptx_buf_append(site, block.text, block.len);

@@ -16,7 +16,9 @@
  *     guard, straight-line: a warp that ran a probe in pieces, lanes
  *     running ahead of the runner, would count more);
  * each kernel twice: the mem probe called at every access, and pasted
- * inline at every access (ptx_inject_opts.mem_code).
+ * inline at every access (ptx_inject_opts.mem_code); on sm_90 and newer a
+ * third time, pasted with the runner elected by elect.sync
+ * (ptx_inject_opts.elect_sync, the module's target raised to sm_90).
  * Exit 0 all passed, 1 a check failed, 77 no GPU.
  *   inject_check --ptx-out DIR   writes the instrumented modules (maps at
  *                                address 0; inject_inline_*: the mem
@@ -68,9 +70,10 @@ static void cases(struct kernel_case *c)
 	c[2] = (struct kernel_case){"early_ret", 1, {4 * (N + 1)}, 2 * even, 8 * even, 2 * warps};
 }
 
-/* mem_code: the mem probe inline (else called). */
+/* mem_code: the mem probe inline (else called); elect_sync: its regions
+ * elect by elect.sync. */
 static char *instrument(const char *text, const char *kernel, const char *extra,
-			const char *mem_code, struct err *e)
+			const char *mem_code, int elect_sync, struct err *e)
 {
 	struct ptx_module *m;
 	char *out = NULL;
@@ -81,7 +84,8 @@ static char *instrument(const char *text, const char *kernel, const char *extra,
 	struct ptx_inject_opts o = {.kernel = kernel, .entry_sym = "gx_ent_probe",
 				    .exit_sym = "gx_ext_probe",
 				    .mem_sym = mem_code ? NULL : "gx_mem_probe", .mem_code = mem_code,
-				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
+				    .extra = extra, .min_version_major = 7, .min_version_minor = 8,
+				    .elect_sync = elect_sync};
 	if (ptx_inject(m, &o, &out, &len, e))
 		out = NULL;
 	ptx_module_free(m);
@@ -142,6 +146,7 @@ static int run(struct ptx_rt *rt, const char *text, const struct kernel_case *kc
 	return err;
 }
 
+/* mem_inline: 0 called, 1 pasted, 2 pasted with elect.sync. */
 static void check_kernel(struct ptx_rt *rt, const char *text, const struct kernel_case *kc,
 			 void *const *inputs, int mem_inline)
 {
@@ -154,7 +159,8 @@ static void check_kernel(struct ptx_rt *rt, const char *text, const struct kerne
 	struct err e = {{0}};
 	char *extra = NULL, *inst = NULL, *mem_code = NULL, name[96];
 
-	snprintf(name, sizeof(name), "%s%s", kc->name, mem_inline ? " (mem inline)" : "");
+	snprintf(name, sizeof(name), "%s%s", kc->name,
+		 mem_inline == 2 ? " (mem inline, elect.sync)" : mem_inline ? " (mem inline)" : "");
 	snprintf(def.name, sizeof(def.name), "counts");
 	if (ptx_rt_map_create(rt, &def, &m, &e))
 		goto fail;
@@ -163,7 +169,7 @@ static void check_kernel(struct ptx_rt *rt, const char *text, const struct kerne
 		err_set(&e, EINVAL, "translating the probe programs failed");
 		goto fail;
 	}
-	if (!(inst = instrument(text, kc->name, extra, mem_code, &e)))
+	if (!(inst = instrument(text, kc->name, extra, mem_code, mem_inline == 2, &e)))
 		goto fail;
 	if (run(rt, text, kc, inputs, want, &e) || run(rt, inst, kc, inputs, got, &e) ||
 	    ptx_rt_map_foreach(m, read_value0, &w, &e))
@@ -209,7 +215,7 @@ static int write_modules(const char *dir, const char *text, const struct kernel_
 
 	for (int i = 0; i < 6 && !rc; i++) {
 		int in = i >= 3; /* the mem probe inline */
-		char *inst = instrument(text, kc[i % 3].name, extra, in ? mem_code : NULL, &e);
+		char *inst = instrument(text, kc[i % 3].name, extra, in ? mem_code : NULL, 0, &e);
 		char path[512];
 		if (!inst) {
 			fprintf(stderr, "%s: %s\n", kc[i % 3].name, e.msg);
@@ -260,7 +266,8 @@ int main(int argc, char **argv)
 		u[i] = (uint32_t)(i % 7 + 1);
 	}
 	void *in_add[2] = {a, b}, *in_reduce[1] = {u}, *in_none[1] = {NULL};
-	for (int mem_inline = 0; mem_inline < 2; mem_inline++) {
+	int modes = rt->cc_major * 10 + rt->cc_minor >= PTX_ELECT_SYNC_SM ? 3 : 2;
+	for (int mem_inline = 0; mem_inline < modes; mem_inline++) {
 		check_kernel(rt, text, &kc[0], in_add, mem_inline);
 		check_kernel(rt, text, &kc[1], in_reduce, mem_inline);
 		check_kernel(rt, text, &kc[2], in_none, mem_inline);

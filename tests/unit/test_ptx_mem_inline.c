@@ -110,17 +110,19 @@ static void mem_probe_free(struct mem_probe *mp)
 	free(mp->site);
 }
 
-/* loop: ptx_inject_opts.mem_run_loop; regions: .mem_regions */
-static char *inject_mem_regions(const struct ptx_module *m, const char *kernel,
-				const struct mem_probe *mp, size_t max, int loop, int *inlined,
-				size_t *sites, size_t *regions)
+/* loop: ptx_inject_opts.mem_run_loop; regions: .mem_regions; elect:
+ * .elect_sync */
+static char *inject_mem_elect(const struct ptx_module *m, const char *kernel,
+			      const struct mem_probe *mp, size_t max, int loop, int elect,
+			      int *inlined, size_t *sites, size_t *regions)
 {
 	struct ptx_inject_opts o = {.kernel = kernel, .mem_sym = mp->sym, .mem_code = mp->site,
 				    .mem_func = mp->func, .mem_inline_max = max,
 				    .mem_run_loop = loop, .mem_inlined = inlined,
 				    .mem_sites = sites, .mem_regions = regions,
 				    .extra = mp->extra, .only_kernel = 1,
-				    .min_version_major = 7, .min_version_minor = 8};
+				    .min_version_major = 7, .min_version_minor = 8,
+				    .elect_sync = elect};
 	struct err e = {{0}};
 	char *out;
 	size_t len;
@@ -128,6 +130,13 @@ static char *inject_mem_regions(const struct ptx_module *m, const char *kernel,
 		fail_msg("%s: %s", kernel, e.msg);
 	assert_int_equal(strlen(out), len);
 	return out;
+}
+
+static char *inject_mem_regions(const struct ptx_module *m, const char *kernel,
+				const struct mem_probe *mp, size_t max, int loop, int *inlined,
+				size_t *sites, size_t *regions)
+{
+	return inject_mem_elect(m, kernel, mp, max, loop, 0, inlined, sites, regions);
 }
 
 static char *inject_mem(const struct ptx_module *m, const char *kernel,
@@ -158,7 +167,9 @@ static void ptxas_ok(const char *out, const char *arch, const char *what)
  * larger, on the examples' kernels), with a copy an access and with a copy
  * a region: every access the line scan counts in one region, one copy an
  * access or a region, no call left, the probe functions not in the
- * module; ptxas accepts both for sm_90a.
+ * module; ptxas accepts both for sm_90a; and a copy an access with the
+ * runner elected by elect.sync (the module's target raised to sm_90),
+ * which ptxas accepts for sm_90 and sm_100; memtrace's %smid read once.
  */
 static void test_corpus_inline(void **state)
 {
@@ -181,14 +192,15 @@ static void test_corpus_inline(void **state)
 		if (ptx_parse(text, len, &m, &e))
 			fail_msg("%s: %s", paths[i], e.msg);
 		const struct mem_probe *mp = strstr(paths[i], "build/examples/") ? &mt : &sig;
-		for (size_t k = 0; k < 2 * ptx_module_kernel_count(m); k++) {
-			/* each kernel twice: a copy an access (they fit), one a region */
-			const char *name = ptx_module_kernel_name(m, k / 2);
-			int loop = k % 2, inlined = 0;
+		for (size_t k = 0; k < 3 * ptx_module_kernel_count(m); k++) {
+			/* each kernel three times: a copy an access (they fit), one
+			 * a region, a copy an access elected by elect.sync */
+			const char *name = ptx_module_kernel_name(m, k / 3);
+			int loop = k % 3 == 1, elect = k % 3 == 2, inlined = 0;
 			size_t want, exits, sites = 0, n_regions = 0;
 			ptx_corpus_count(text, name, &want, &exits);
-			char *out = inject_mem_regions(m, name, mp, SIZE_MAX, loop, &inlined, &sites,
-						       &n_regions);
+			char *out = inject_mem_elect(m, name, mp, SIZE_MAX, loop, elect, &inlined,
+						     &sites, &n_regions);
 			const char *body = strstr(out, ".entry ");
 			assert_non_null(body);
 			size_t in_regions, n = regions(body, NULL, 0, &in_regions);
@@ -199,9 +211,28 @@ static void test_corpus_inline(void **state)
 					 "%d, loop %d), want %zu", paths[i], name, sites, in_regions, n,
 					 copies, inlined, loop, want);
 			assert_null(strstr(out, mp->sym));
-			ptxas_ok(out, "sm_90a", paths[i]);
-			total += loop ? 0 : want;
-			kernels += !loop;
+			/* memtrace's per-SM maps: the SM's id read once, at the
+			 * kernel's entry, not in each pasted copy */
+			if (mp == &mt)
+				assert_int_equal(count_str(body, "%smid"), 1);
+			if (elect) {
+				/* every region's election, and nothing else's */
+				assert_int_equal(count_str(body, "elect.sync"), n);
+				assert_null(strstr(body, "%lanemask_lt"));
+				/* raised to sm_90 where lower (sm_90a modules stay) */
+				const char *tg = ptx_module_target(m);
+				int low = atoi(tg + 3) < 90;
+				assert_non_null(strstr(out, low ? "\n.target sm_90" : tg));
+				ptxas_ok(out, low ? "sm_90" : tg, paths[i]);
+				if (low)
+					ptxas_ok(out, "sm_100", paths[i]);
+			} else {
+				assert_int_equal(count_str(body, "%lanemask_lt"), n);
+				assert_null(strstr(body, "elect.sync"));
+				ptxas_ok(out, "sm_90a", paths[i]);
+			}
+			total += loop || elect ? 0 : want;
+			kernels += !loop && !elect;
 			free(out);
 		}
 		ptx_module_free(m);
@@ -389,8 +420,9 @@ static void test_runs(void **state)
 /*
  * Programs that branch only forward (memcost_none: only to its end;
  * memtrace: its tests) need no wait after their regions; one that calls
- * (mem_local: a bpf-to-bpf callee) gets the shfl.sync after each;
- * ptx_inject_opts.mem_wait overrides it both ways.
+ * (mem_local: a bpf-to-bpf callee) gets the shfl.sync after each, and
+ * likewise in the called form's function; ptx_inject_opts.mem_wait
+ * overrides it both ways.
  */
 static void test_wait(void **state)
 {
@@ -404,6 +436,8 @@ static void test_wait(void **state)
 	for (size_t i = 0; i < 3; i++) {
 		struct mem_probe mp = {0};
 		mem_probe_make(progs[i], &mp);
+		/* called, likewise: its lanes wait only for the one that calls */
+		assert_int_equal(count_str(mp.func, "shfl.sync"), i == 2);
 		/* the program's choice, then always, then never (mem_wait) */
 		for (int w = 0; w < 3; w++) {
 			struct ptx_inject_opts o = {.kernel = "k", .mem_sym = mp.sym,
