@@ -29,9 +29,10 @@ mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
-STEPS=${STEPS:-overhead checks}
+STEPS=${STEPS:-cost overhead checks}
+COST_ONLY=${COST_ONLY-26,27,41,42,46,47,54,55,56,57}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"build:recompile base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop first:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o"}
+TOOLS=${TOOLS:-"build:recompile base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload first:smload"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -45,7 +46,7 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader > "
 date -u >> "$OUT/machine.txt"
 
 if want cost; then
-	step cost 20 build/bench/gpu_block_cost -rounds 15
+	step cost 20 build/bench/gpu_block_cost -rounds 15 ${COST_ONLY:+-only $COST_ONLY}
 	step cost_check 10 build/bench/gpu_block_cost -check
 fi
 
@@ -54,14 +55,14 @@ if want overhead; then
 		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 	step overhead_reduce 20 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
-		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop" \
+		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist base:smload build:smload" \
 		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
 fi
 
 if want checks; then
 	step block_ctx 25 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
-	step tools 35 env OUT="$OUT/tools" TOOLS="${CHECK_TOOLS:-threadhist kernelretsnoop}" \
+	step tools 40 env OUT="$OUT/tools" TOOLS="${CHECK_TOOLS:-threadhist kernelretsnoop smload}" \
 		tests/gpu/tools.sh
 fi
 

@@ -97,6 +97,10 @@ enum {
 	V_W_TIME,        // barrier exit + %globaltimer after it into shared (no global write)
 	V_W_CODE,        // barrier exit + 32 dependent integer instructions after it
 	V_W_LANES32,     // barrier exit + all of warp 0 stores 8 B each (256 B, one st)
+	V_E_ST6_MID,     // thread 0 six 8-byte stores (a 48-byte record) once its loads are issued
+	V_E_V2X3_MID,    // the record as three 16-byte stores there
+	V_E_RED3_MID,    // three reds on its SM's line there (smload's entry)
+	V_E_ST6_MID_T,   // six stores there, one of them the %globaltimer read at entry
 	V_COUNT
 };
 static const char *const names[] = {
@@ -127,6 +131,8 @@ static const char *const names[] = {
 	"E: 1 red at (SM, size), one word an SM", "E: %smid + %globaltimer at entry, no write",
 	"W: 8-B store by thread 0 before it waits", "W: + %globaltimer to shared, no write",
 	"W: + 32 dependent integer instructions", "W: + warp 0 stores 256 B (one st)",
+	"E: six 8-B stores after the loads are issued", "E: three 16-B stores after the loads",
+	"E: 3 reds on SM line after the loads", "E: six stores after the loads, timer from entry",
 };
 
 __device__ static unsigned smid()
@@ -347,11 +353,21 @@ __device__ static void w_write(unsigned long long *slots, unsigned long long nsl
 			     "st.global.L2::cache_hint.u64 [%0], %1, pol; }" ::"l"(at),
 			     "l"((unsigned long long)bid) : "memory");
 		break;
-	case V_W_ST6:
+	case V_W_ST6: case V_E_ST6_MID:
 		for (int k = 0; k < 6; k++)
 			st64(r48 + k, bid + k);
 		break;
-	case V_W_V2X3:
+	case V_E_ST6_MID_T:
+		st64(r48, rec[0]);
+		for (int k = 1; k < 6; k++)
+			st64(r48 + k, bid + k);
+		break;
+	case V_E_RED3_MID: {
+		unsigned long long *l = SM_LINE;
+		red(l, 1), red(l + 1, 8), red(l + 2, 256);
+		break;
+	}
+	case V_W_V2X3: case V_E_V2X3_MID:
 		for (int k = 0; k < 6; k += 2)
 			asm volatile("st.global.v2.u64 [%0], {%1, %2};" ::"l"(r48 + k),
 				     "l"((unsigned long long)bid + k), "l"((unsigned long long)bid)
@@ -401,13 +417,16 @@ __global__ void vecadd_w(const float *a, const float *b, float *c, int n,
 	bool entry_writer = V == V_E_ST_W7 ? t == 224 : t == 0;
 	if (V == V_W_LAST && t == 0)
 		*(volatile unsigned *)&count = 0;
+	if (V == V_E_ST6_MID_T && t == 0)
+		rec[0] = globaltimer();
 	if ((V == V_E_ST || V == V_E_ST_W7 || V == V_E_RED_SM || V == V_E_RED_ONE ||
 	     V == V_E_SREG || (V == V_E_ST_HALF && !(bid & 1))) && entry_writer)
 		w_write<V>(slots, nslots, (unsigned long long *)vrec);
 	int i = blockIdx.x * blockDim.x + t;
 	if (i < n) {
 		float x = a[i], y = b[i];
-		if ((V == V_E_ST_MID || V == V_E_RED_SM_MID) && t == 0)
+		if ((V == V_E_ST_MID || V == V_E_RED_SM_MID || V == V_E_ST6_MID || V == V_E_V2X3_MID ||
+		     V == V_E_RED3_MID || V == V_E_ST6_MID_T) && t == 0)
 			w_write<V>(slots, nslots, rec);
 		c[i] = x + y;
 	}
@@ -442,7 +461,7 @@ __global__ void vecadd_w(const float *a, const float *b, float *c, int n,
 		asm volatile("barrier.sync 0, %0;" ::"r"(count32) : "memory");
 		return;
 	}
-	if ((V >= V_W_BARE && V < V_W_LAST) || V > V_W_ST_PRE) {
+	if ((V >= V_W_BARE && V < V_W_LAST) || (V > V_W_ST_PRE && V <= V_W_LANES32)) {
 		bool last = barrier_exit();
 		bool warp0 = V == V_W_LANES || V == V_W_LANES32;
 		if (warp0 ? threadIdx.x < 32 && __shfl_sync(~0u, (int)last, 0) : last)
@@ -465,6 +484,8 @@ static const kernel_fn kernels[V_COUNT] = {
 	vecadd_w<V_E_ST_MID>, vecadd_w<V_E_ST_END>, vecadd_w<V_E_ST_W7>, vecadd_w<V_E_ST_HALF>,
 	vecadd_w<V_E_RED_SM>, vecadd_w<V_E_RED_SM_MID>, vecadd_w<V_E_RED_ONE>, vecadd_w<V_E_SREG>,
 	vecadd_w<V_W_ST_PRE>, vecadd_w<V_W_TIME>, vecadd_w<V_W_CODE>, vecadd_w<V_W_LANES32>,
+	vecadd_w<V_E_ST6_MID>, vecadd_w<V_E_V2X3_MID>, vecadd_w<V_E_RED3_MID>,
+	vecadd_w<V_E_ST6_MID_T>,
 };
 static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
 static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");
