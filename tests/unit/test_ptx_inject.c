@@ -677,8 +677,7 @@ static unsigned words_named(const char *text)
 /*
  * The block record in registers: a block program that only reads fields of
  * its ctx names just the words it reads (threadhist: sm | threads;
- * kernelretsnoop: the times, block, sm | threads, warps; smload: block,
- * sm | threads, warps at entry, the times too at the exit; gpu_block_fields:
+ * kernelretsnoop: the times, block, sm | threads, warps; gpu_block_fields:
  * all six), with r1 = 0 and no record address; in the kernel, no %globaltimer unless a time is read (one at
  * entry for a start time, kept in thread (0,0,0)'s register where its
  * barrier exit reads it, and one at the exit for an end), and no record
@@ -699,8 +698,6 @@ static void test_block_ctx_words(void **state)
 	} progs[] = {
 		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x08},
 		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block", PTX_PROBE_BLOCK_EXIT, 0x1f},
-		{"build/bpf/tools/smload.bpf.o", "sl_entry", PTX_PROBE_BLOCK_ENTRY, 0x1c},
-		{"build/bpf/tools/smload.bpf.o", "sl_exit", PTX_PROBE_BLOCK_EXIT, 0x1f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", PTX_PROBE_BLOCK_ENTRY, 0x3f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_exit", PTX_PROBE_BLOCK_EXIT, 0x3f},
 	};

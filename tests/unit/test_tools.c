@@ -618,20 +618,14 @@ static void test_memtrace_block_many(void **state)
  * imbalance 2600 / 1800 = 1.444; warps 6 and 2: 1.5.  A block whose end
  * reads before its start (a clock step) adds no time.
  */
-/* smload's two programs on block (bx, 0) of 64 threads on sm. */
-static void sl_run(struct object *obj, uint32_t bx, uint32_t sm, uint64_t start, uint64_t end)
-{
-	run_block(obj, "sl_entry", bx, 0, sm, 64, start, 0);
-	run_block(obj, "sl_exit", bx, 0, sm, 64, start, end);
-}
-
 static void test_smload(void **state)
 {
 	struct object *obj = tool_open("smload");
 	gpu.grid[0] = 8, gpu.grid[1] = 1, gpu.grid[2] = 1;
 	static const uint64_t dur[] = {100, 1100, 100, 500};
 	for (unsigned b = 0; b < 4; b++)
-		sl_run(obj, b, b < 3 ? 2 : 5, 1000 * (b + 1), 1000 * (b + 1) + dur[b]);
+		run_block(obj, "sl_block", b, 0, b < 3 ? 2 : 5, 64, 1000 * (b + 1),
+			  1000 * (b + 1) + dur[b]);
 	char *text = summary(tool_smload_summary, obj, 0);
 	assert_string_equal(
 		text,
@@ -647,7 +641,7 @@ static void test_smload(void **state)
 	assert_non_null(strstr(text, "{\"sm\":2,\"blocks\":3,\"warps\":6,\"threads\":192,"
 				     "\"busy_ns\":2600}"));
 	free(text);
-	sl_run(obj, 7, 5, 9000, 8000); /* end before start */
+	run_block(obj, "sl_block", 7, 0, 5, 64, 9000, 8000); /* end before start */
 	text = summary(tool_smload_summary, obj, 1);
 	assert_non_null(strstr(text, "{\"sm\":5,\"blocks\":2,\"warps\":4,\"threads\":128,"
 				     "\"busy_ns\":1000}"));
@@ -966,7 +960,7 @@ static void test_tools_injected(void **state)
 		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_block"},
 		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
 		{"memtrace_block", "mt_access"},
-		{"smload", "sl_exit"}, {"threadhist", "th_block"},
+		{"smload", "sl_block"}, {"threadhist", "th_block"},
 		{"warpretsnoop", "wrs_exit"},
 	};
 	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
