@@ -9,7 +9,10 @@
 # bench/gpu_block_cost), base/ (main's gpuext, agent and bpf/ of the
 # session's start), first/gpuext (a script: build/gpuext with
 # GPUEXT_PTX_BLOCK_ENTRY_FIRST=1, the block_entry program at the kernel's
-# entry), bench/gpu_tools_overhead.sh and tests/gpu/{lib,block_ctx,tools}.sh;
+# entry), optionally nofb/ (round 4: gpuext, agent and bpf/tools of the
+# branch built without the sunk program's copy in the exit block, to see
+# what that copy costs; not a correct build), bench/gpu_tools_overhead.sh
+# and tests/gpu/{lib,block_ctx,tools}.sh;
 # the examples are the repository's (../build/examples).  Steps, each
 # logged, none fatal, each cut at its own limit, ~150 s in all (STEPS picks
 # some):
@@ -30,9 +33,9 @@ cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
 STEPS=${STEPS:-cost overhead checks}
-COST_ONLY=${COST_ONLY-26,27,41,42,46,47,54,55,56,57}
+COST_ONLY=${COST_ONLY-26,27,41,42,46,47,54,56,57,58,59,60}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"build:recompile base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload first:smload"}
+TOOLS=${TOOLS:-"base:threadhist build:threadhist first:threadhist nofb:threadhist base:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -55,7 +58,7 @@ if want overhead; then
 		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 	step overhead_reduce 20 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
-		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist base:smload build:smload" \
+		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist" \
 		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
 fi

@@ -101,6 +101,13 @@ enum {
 	V_E_V2X3_MID,    // the record as three 16-byte stores there
 	V_E_RED3_MID,    // three reds on its SM's line there (smload's entry)
 	V_E_ST6_MID_T,   // six stores there, one of them the %globaltimer read at entry
+	V_E_RED_MID_FB,  // the red once the loads are issued, guarded by a flag that thread 0
+			 // sets at entry and clears there, and the same again at every
+			 // thread's exit (gpuext's sunk block_entry program's shape)
+	V_E_WARP_MAX,    // no barrier: each warp's lane 0, after its store of c, one
+			 // red.max of %globaltimer at the block's slot (the end as a max)
+	V_E_WARP_MAX_REC, // that, and thread 0 the rest of a record (five stores) once its
+			  // loads are issued, the start time read at entry
 	V_COUNT
 };
 static const char *const names[] = {
@@ -133,6 +140,9 @@ static const char *const names[] = {
 	"W: + 32 dependent integer instructions", "W: + warp 0 stores 256 B (one st)",
 	"E: six 8-B stores after the loads are issued", "E: three 16-B stores after the loads",
 	"E: 3 reds on SM line after the loads", "E: six stores after the loads, timer from entry",
+	"E: red after the loads, flag-guarded, again at every exit",
+	"E: each warp red.max of its end time at the block's slot, no barrier",
+	"E: that + the record's other five stores after the loads",
 };
 
 __device__ static unsigned smid()
@@ -362,6 +372,11 @@ __device__ static void w_write(unsigned long long *slots, unsigned long long nsl
 		for (int k = 1; k < 6; k++)
 			st64(r48 + k, bid + k);
 		break;
+	case V_E_WARP_MAX_REC: /* all but the end (word 1) */
+		st64(r48, rec[0]);
+		for (int k = 2; k < 6; k++)
+			st64(r48 + k, bid + k);
+		break;
 	case V_E_RED3_MID: {
 		unsigned long long *l = SM_LINE;
 		red(l, 1), red(l + 1, 8), red(l + 2, 256);
@@ -389,7 +404,7 @@ __device__ static void w_write(unsigned long long *slots, unsigned long long nsl
 		break;
 	}
 	case V_W_RED: red(at, 1); break;
-	case V_E_RED_SM: case V_E_RED_SM_MID: red(SM_LINE, 256); break;
+	case V_E_RED_SM: case V_E_RED_SM_MID: case V_E_RED_MID_FB: red(SM_LINE, 256); break;
 	case V_E_RED_ONE: red(slots + (smid() * 1024ull + blockDim.x - 1) % nslots, 1); break;
 	case V_E_SREG: rec[3] = smid() + globaltimer(); break;
 	case V_W_ST_PRE: st64(at, bid); break;
@@ -417,21 +432,32 @@ __global__ void vecadd_w(const float *a, const float *b, float *c, int n,
 	bool entry_writer = V == V_E_ST_W7 ? t == 224 : t == 0;
 	if (V == V_W_LAST && t == 0)
 		*(volatile unsigned *)&count = 0;
-	if (V == V_E_ST6_MID_T && t == 0)
+	if ((V == V_E_ST6_MID_T || V == V_E_WARP_MAX_REC) && t == 0)
 		rec[0] = globaltimer();
 	if ((V == V_E_ST || V == V_E_ST_W7 || V == V_E_RED_SM || V == V_E_RED_ONE ||
 	     V == V_E_SREG || (V == V_E_ST_HALF && !(bid & 1))) && entry_writer)
 		w_write<V>(slots, nslots, (unsigned long long *)vrec);
 	int i = blockIdx.x * blockDim.x + t;
+	bool pend = V == V_E_RED_MID_FB && t == 0;
 	if (i < n) {
 		float x = a[i], y = b[i];
+		if (V == V_E_RED_MID_FB && pend) {
+			w_write<V>(slots, nslots, rec);
+			pend = false;
+		}
 		if ((V == V_E_ST_MID || V == V_E_RED_SM_MID || V == V_E_ST6_MID || V == V_E_V2X3_MID ||
-		     V == V_E_RED3_MID || V == V_E_ST6_MID_T) && t == 0)
+		     V == V_E_RED3_MID || V == V_E_ST6_MID_T || V == V_E_WARP_MAX_REC) && t == 0)
 			w_write<V>(slots, nslots, rec);
 		c[i] = x + y;
 	}
 	if (V == V_E_ST_END && t == 0)
 		w_write<V>(slots, nslots, rec);
+	if (V == V_E_RED_MID_FB && pend) /* where thread 0 never loaded */
+		w_write<V>(slots, nslots, rec);
+	if ((V == V_E_WARP_MAX || V == V_E_WARP_MAX_REC) && (t & 31) == 0) {
+		unsigned long long *end = slots + (bid * 6ull) % (nslots - 6) + 1;
+		asm volatile("red.global.max.u64 [%0], %1;" ::"l"(end), "l"(globaltimer()) : "memory");
+	}
 	if (V == V_W_LAST) {
 		unsigned mask = __activemask(), lt;
 		asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(lt));
@@ -485,7 +511,8 @@ static const kernel_fn kernels[V_COUNT] = {
 	vecadd_w<V_E_RED_SM>, vecadd_w<V_E_RED_SM_MID>, vecadd_w<V_E_RED_ONE>, vecadd_w<V_E_SREG>,
 	vecadd_w<V_W_ST_PRE>, vecadd_w<V_W_TIME>, vecadd_w<V_W_CODE>, vecadd_w<V_W_LANES32>,
 	vecadd_w<V_E_ST6_MID>, vecadd_w<V_E_V2X3_MID>, vecadd_w<V_E_RED3_MID>,
-	vecadd_w<V_E_ST6_MID_T>,
+	vecadd_w<V_E_ST6_MID_T>, vecadd_w<V_E_RED_MID_FB>, vecadd_w<V_E_WARP_MAX>,
+	vecadd_w<V_E_WARP_MAX_REC>,
 };
 static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
 static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");
