@@ -33,9 +33,9 @@ cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
 STEPS=${STEPS:-cost overhead checks}
-COST_ONLY=${COST_ONLY-26,27,41,42,46,47,54,56,57,58,59,60}
+COST_ONLY=${COST_ONLY-26,27,41,42,46,47,48,61}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"base:threadhist build:threadhist first:threadhist nofb:threadhist base:kernelretsnoop build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_krs_store1.bpf.o"}
+TOOLS=${TOOLS:-"base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload build:$BB/blockv_th_smonly.bpf.o first:$BB/blockv_th_smonly.bpf.o build:$BB/blockv_entry_only.bpf.o first:$BB/blockv_entry_only.bpf.o"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -57,8 +57,8 @@ if want overhead; then
 	step overhead 70 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-5} \
 		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
-	step overhead_reduce 20 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
-		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist" \
+	step overhead_reduce 25 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
+		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload" \
 		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
 fi

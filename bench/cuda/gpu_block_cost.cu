@@ -108,6 +108,7 @@ enum {
 			 // red.max of %globaltimer at the block's slot (the end as a max)
 	V_E_WARP_MAX_REC, // that, and thread 0 the rest of a record (five stores) once its
 			  // loads are issued, the start time read at entry
+	V_E_RED_ONE_MID, // one red at (SM, block size) once the loads are issued (threadhist)
 	V_COUNT
 };
 static const char *const names[] = {
@@ -143,6 +144,7 @@ static const char *const names[] = {
 	"E: red after the loads, flag-guarded, again at every exit",
 	"E: each warp red.max of its end time at the block's slot, no barrier",
 	"E: that + the record's other five stores after the loads",
+	"E: 1 red at (SM, size) after the loads, one word an SM",
 };
 
 __device__ static unsigned smid()
@@ -405,7 +407,9 @@ __device__ static void w_write(unsigned long long *slots, unsigned long long nsl
 	}
 	case V_W_RED: red(at, 1); break;
 	case V_E_RED_SM: case V_E_RED_SM_MID: case V_E_RED_MID_FB: red(SM_LINE, 256); break;
-	case V_E_RED_ONE: red(slots + (smid() * 1024ull + blockDim.x - 1) % nslots, 1); break;
+	case V_E_RED_ONE: case V_E_RED_ONE_MID:
+		red(slots + (smid() * 1024ull + blockDim.x - 1) % nslots, 1);
+		break;
 	case V_E_SREG: rec[3] = smid() + globaltimer(); break;
 	case V_W_ST_PRE: st64(at, bid); break;
 	case V_W_TIME: rec[1] = globaltimer(); break;
@@ -446,7 +450,8 @@ __global__ void vecadd_w(const float *a, const float *b, float *c, int n,
 			pend = false;
 		}
 		if ((V == V_E_ST_MID || V == V_E_RED_SM_MID || V == V_E_ST6_MID || V == V_E_V2X3_MID ||
-		     V == V_E_RED3_MID || V == V_E_ST6_MID_T || V == V_E_WARP_MAX_REC) && t == 0)
+		     V == V_E_RED3_MID || V == V_E_ST6_MID_T || V == V_E_WARP_MAX_REC ||
+		     V == V_E_RED_ONE_MID) && t == 0)
 			w_write<V>(slots, nslots, rec);
 		c[i] = x + y;
 	}
@@ -512,7 +517,7 @@ static const kernel_fn kernels[V_COUNT] = {
 	vecadd_w<V_W_ST_PRE>, vecadd_w<V_W_TIME>, vecadd_w<V_W_CODE>, vecadd_w<V_W_LANES32>,
 	vecadd_w<V_E_ST6_MID>, vecadd_w<V_E_V2X3_MID>, vecadd_w<V_E_RED3_MID>,
 	vecadd_w<V_E_ST6_MID_T>, vecadd_w<V_E_RED_MID_FB>, vecadd_w<V_E_WARP_MAX>,
-	vecadd_w<V_E_WARP_MAX_REC>,
+	vecadd_w<V_E_WARP_MAX_REC>, vecadd_w<V_E_RED_ONE_MID>,
 };
 static_assert(sizeof(kernels) / sizeof(kernels[0]) == V_COUNT, "a kernel per variant");
 static_assert(sizeof(names) / sizeof(names[0]) == V_COUNT, "a name per variant");
