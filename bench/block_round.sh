@@ -11,7 +11,9 @@
 # GPUEXT_PTX_BLOCK_ENTRY_FIRST=1, the block_entry program at the kernel's
 # entry), optionally nofb/ (round 4: gpuext, agent and bpf/tools of the
 # branch built without the sunk program's copy in the exit block, to see
-# what that copy costs; not a correct build), bench/gpu_tools_overhead.sh
+# what that copy costs; not a correct build) and prev/ (round 6: the
+# branch's previous build, whose sunk program's thread (0,0,0) test was at
+# entry), bench/gpu_tools_overhead.sh
 # and tests/gpu/{lib,block_ctx,tools}.sh;
 # the examples are the repository's (../build/examples).  Steps, each
 # logged, none fatal, each cut at its own limit, ~150 s in all (STEPS picks
@@ -32,10 +34,10 @@ mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
-STEPS=${STEPS:-cost overhead checks}
-COST_ONLY=${COST_ONLY-26,27,41,42,46,47,48,61}
+STEPS=${STEPS:-overhead checks}
+COST_ONLY=${COST_ONLY-}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload build:$BB/blockv_th_smonly.bpf.o first:$BB/blockv_th_smonly.bpf.o build:$BB/blockv_entry_only.bpf.o first:$BB/blockv_entry_only.bpf.o"}
+TOOLS=${TOOLS:-"base:threadhist build:threadhist prev:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop build:$BB/blockv_entry_only.bpf.o first:$BB/blockv_entry_only.bpf.o"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -58,7 +60,7 @@ if want overhead; then
 		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 	step overhead_reduce 25 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
-		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload" \
+		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist" \
 		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
 fi

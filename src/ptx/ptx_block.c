@@ -334,6 +334,15 @@ static void ptx_block_program(const struct ptx_block *k, struct ptx_buf *b, cons
 	ptx_buf_printf(b, "%s", code);
 }
 
+/* %gxb_p = this thread is not thread (0,0,0) (%gxb_a, %gxb_b scratch). */
+static void ptx_block_not_first(struct ptx_buf *b)
+{
+	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tmov.u32 %%gxb_b, %%tid.y;\n"
+			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
+			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n"
+			  "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n");
+}
+
 /* The record's words that only the exit gives: 0 before it. */
 static void ptx_block_zero_exit_words(struct ptx_buf *b, unsigned words)
 {
@@ -347,7 +356,8 @@ static void ptx_block_zero_exit_words(struct ptx_buf *b, unsigned words)
  * computes the words the block_entry program reads and, where anything
  * reads the record in memory, writes it; the counted exit's zeroed counter
  * and barrier; the block_entry program, unless it is sunk past the first
- * loads (then thread (0,0,0) only notes that it has it to run). */
+ * loads (then every thread only notes that it is still to run, with no
+ * special-register read: anything before the loads delays them). */
 static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 {
 	const char *code = k->o->block_entry_code;
@@ -360,22 +370,17 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 	 * its block_exit program, or for its sunk block_entry program */
 	int keep_start = k->start_reg || (sunk && (k->entry.words & W_START));
 
-	if (!code && !meet && !k->start_shared && !keep_start)
-		return; /* nothing to do at entry */
+	if (sunk) /* every thread: which one is thread (0,0,0) is asked there */
+		ptx_buf_printf(b, "\t.reg .pred %%%s_bp; // block probes: the block_entry program "
+				  "is still to run\n\tmov.pred %%%s_bp, 1;\n", k->pfx, k->pfx);
+	if (!(code && !sunk) && !meet && !k->start_shared && !keep_start)
+		return; /* nothing (else) to do at entry */
 	if (keep_start)
 		ptx_buf_printf(b, "\t.reg .b64 %%%s_start; // block probes: thread (0,0,0)'s "
 				  "start time, for its block programs\n", k->pfx);
-	if (sunk)
-		ptx_buf_printf(b, "\t.reg .pred %%%s_bp; // block probes: the block_entry program "
-				  "is still to run (thread (0,0,0))\n", k->pfx);
 	ptx_buf_printf(b, "\t{ // block probes: thread (0,0,0) starts the block\n");
 	ptx_block_regs(b);
-	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tmov.u32 %%gxb_b, %%tid.y;\n"
-			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
-			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n"
-			  "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n");
-	if (sunk)
-		ptx_buf_printf(b, "\tsetp.eq.u32 %%%s_bp, %%gxb_a, 0;\n", k->pfx);
+	ptx_block_not_first(b);
 	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_MEET;\n");
 	if ((words & W_START) || k->start_shared || keep_start)
 		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%globaltimer;\n");
@@ -414,8 +419,12 @@ void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b)
 	ptx_buf_printf(b, "\t{ // block probes: the block_entry program, once, in thread "
 			  "(0,0,0)\n");
 	ptx_block_regs(b);
-	ptx_buf_printf(b, "\t@!%%%s_bp bra GXB_DONE;\n"
-			  "\tsetp.ne.u32 %%%s_bp, %%gxb_m, %%gxb_m;\n", k->pfx, k->pfx);
+	/* the first time a thread gets here, it asks whether it is thread
+	 * (0,0,0): at the sink point the question's special-register reads wait
+	 * with the loads, not before them */
+	ptx_buf_printf(b, "\t@!%%%s_bp bra GXB_DONE;\n\tmov.pred %%%s_bp, 0;\n", k->pfx, k->pfx);
+	ptx_block_not_first(b);
+	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_DONE;\n");
 	if (words & W_START)
 		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%%s_start;\n", k->pfx);
 	ptx_block_words(b, words);

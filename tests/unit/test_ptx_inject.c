@@ -859,7 +859,7 @@ static void test_block_entry_sunk(void **state)
 		assert_true(load2 && add && run && exit);
 		assert_true(load2 < run && run < add && strstr(run + 1, progs[i].label) > exit);
 		assert_int_equal(count_str(out, "_bp;"), 1);               /* declared */
-		assert_int_equal(count_str(out, "bra GXB_DONE;\n\tsetp.ne.u32"), 2); /* guarded */
+		assert_int_equal(count_str(out, "bra GXB_DONE;\n\tmov.pred"), 2); /* guarded */
 		/* the start time at entry only, kept for the program (pasted twice) */
 		int start = strstr(site, PTX_BLOCK_CTX_WORD "0") != NULL;
 		assert_int_equal(count_str(out, "%globaltimer") - 2 * count_str(site, "%globaltimer") -
