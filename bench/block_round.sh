@@ -11,9 +11,8 @@
 # GPUEXT_PTX_BLOCK_ENTRY_FIRST=1, the block_entry program at the kernel's
 # entry), optionally nofb/ (round 4: gpuext, agent and bpf/tools of the
 # branch built without the sunk program's copy in the exit block, to see
-# what that copy costs; not a correct build) and prev/ (round 6: the
-# branch's previous build, whose sunk program's thread (0,0,0) test was at
-# entry), bench/gpu_tools_overhead.sh
+# what that copy costs; not a correct build) and prev/ (rounds 6 and 7:
+# the branch's previous build), bench/gpu_tools_overhead.sh
 # and tests/gpu/{lib,block_ctx,tools}.sh;
 # the examples are the repository's (../build/examples).  Steps, each
 # logged, none fatal, each cut at its own limit, ~150 s in all (STEPS picks
@@ -23,7 +22,8 @@
 #   overhead  the block tools and bare block programs on vecadd -n 16M
 #             (REPEAT=5 interleaved runs: median ratio and range; the
 #             recompile column: the agent's recompile with no probes), and
-#             the tools on reduce -n 16M (REPEAT=3);
+#             the tools on reduce -n 16M (REPEAT=3) and gemm -n 2048 (one
+#             run: 2 ms launches);
 #   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist,
 #             kernelretsnoop);
 #   ncu       Nsight Compute's stall reasons and memory counters for a few
@@ -37,7 +37,7 @@ export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
 STEPS=${STEPS:-overhead checks}
 COST_ONLY=${COST_ONLY-}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"base:threadhist build:threadhist prev:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop build:$BB/blockv_entry_only.bpf.o first:$BB/blockv_entry_only.bpf.o"}
+TOOLS=${TOOLS:-"base:threadhist build:threadhist prev:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -63,6 +63,9 @@ if want overhead; then
 		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist" \
 		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
+	step overhead_gemm 40 env OUT="$OUT/overhead_gemm" ITERS=31 TIMEOUT=15 REPEAT=1 \
+		CASES="gemm -n 2048" TOOLS="base:threadhist build:threadhist" bench/gpu_tools_overhead.sh
+	cp "$OUT/overhead_gemm/gpu_tools_overhead.md" "$OUT/overhead_gemm.md" 2>/dev/null
 fi
 
 if want checks; then
@@ -84,7 +87,7 @@ fi
 
 # what comes back: a few files; each step's folder as one tarball
 find "$OUT" -mindepth 2 -type f -size +256k -delete
-for d in overhead overhead_reduce block_ctx tools; do
+for d in overhead overhead_reduce overhead_gemm block_ctx tools; do
 	[ -d "$OUT/$d" ] && tar -C "$OUT" -czf "$OUT/$d.tgz" "$d" && rm -rf "${OUT:?}/$d"
 done
 
@@ -92,7 +95,7 @@ echo "== summary ($((SECONDS - t0)) s)"
 cat "$OUT/machine.txt"
 [ -f "$OUT/cost.log" ] && cat "$OUT/cost.log"
 [ -f "$OUT/cost_check.log" ] && tail -1 "$OUT/cost_check.log"
-for f in overhead overhead_reduce; do
+for f in overhead overhead_reduce overhead_gemm; do
 	[ -f "$OUT/$f.md" ] && tail -n +7 "$OUT/$f.md"
 done
 for f in block_ctx tools; do

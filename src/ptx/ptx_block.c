@@ -421,8 +421,11 @@ void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b)
 	ptx_block_regs(b);
 	/* the first time a thread gets here, it asks whether it is thread
 	 * (0,0,0): at the sink point the question's special-register reads wait
-	 * with the loads, not before them */
-	ptx_buf_printf(b, "\t@!%%%s_bp bra GXB_DONE;\n\tmov.pred %%%s_bp, 0;\n", k->pfx, k->pfx);
+	 * with the loads, not before them; %tid.x first (the kernel has it
+	 * already, as a rule), %tid.y and %tid.z only where it is 0 */
+	ptx_buf_printf(b, "\t@!%%%s_bp bra GXB_DONE;\n\tmov.pred %%%s_bp, 0;\n"
+			  "\tmov.u32 %%gxb_a, %%tid.x;\n\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
+			  "\t@%%gxb_p bra GXB_DONE;\n", k->pfx, k->pfx);
 	ptx_block_not_first(b);
 	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_DONE;\n");
 	if (words & W_START)
