@@ -824,9 +824,11 @@ static const char blk_loop[] =
  * time too): in the kernel, once right after the run of loads (both loads
  * and the address between them before it, the add that uses them after it)
  * and once in the exit block, for a thread (0,0,0) that never loaded, each
- * guarded by the pending predicate that thread (0,0,0) sets at entry;
- * with the start time read at entry.  Where something at entry waits for
- * the program (a warp entry probe), where the kernel has no global load,
+ * guarded by a predicate every thread sets at entry; a thread asks there
+ * whether it is thread (0,0,0) (no %tid read before the loads), and the
+ * start time is read at entry where the program reads it.  Where something
+ * at entry waits for the program (a warp entry probe), where the kernel
+ * has no global load,
  * where its first loads are in a loop, where a function of the module
  * leaves the kernel (`exit`), and with
  * GPUEXT_PTX_BLOCK_ENTRY_FIRST set, it runs once at entry.  ptxas accepts
@@ -866,6 +868,11 @@ static void test_block_entry_sunk(void **state)
 					 count_str(extra, "%globaltimer"),
 				 start);
 		assert_int_equal(count_str(out, "_start;"), start ? 3 : 0);
+		/* nothing before the kernel's loads reads which thread it is,
+		 * unless thread (0,0,0) reads its start time there */
+		char *first_load = strstr(out, "ld.global.f32 %f1");
+		*first_load = 0;
+		assert_true((strstr(out, "%tid.y") != NULL) == start);
 		free(out);
 
 		/* at entry: with a warp entry probe, in a kernel with no load,
