@@ -22,8 +22,8 @@
 #   overhead  the block tools and bare block programs on vecadd -n 16M
 #             (REPEAT=5 interleaved runs: median ratio and range; the
 #             recompile column: the agent's recompile with no probes), and
-#             the tools on reduce -n 16M (REPEAT=3) and, with `gemm` in
-#             STEPS, gemm -n 2048 (one run: 2 ms launches);
+#             the tools on reduce -n 16M (REPEAT=3) and gemm -n 2048 (one
+#             run: 2 ms launches);
 #   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist,
 #             kernelretsnoop);
 #   ncu       Nsight Compute's stall reasons and memory counters for a few
@@ -37,7 +37,7 @@ export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
 STEPS=${STEPS:-overhead checks}
 COST_ONLY=${COST_ONLY-}
 BB=build/bpf/bench/progs
-TOOLS=${TOOLS:-"base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop prev:kernelretsnoop first:kernelretsnoop base:smload build:smload"}
+TOOLS=${TOOLS:-"base:threadhist build:threadhist prev:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -60,10 +60,10 @@ if want overhead; then
 		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 	step overhead_reduce 25 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
-		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload" \
+		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist" \
 		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
-	want gemm && step overhead_gemm 40 env OUT="$OUT/overhead_gemm" ITERS=31 TIMEOUT=15 REPEAT=1 \
+	step overhead_gemm 40 env OUT="$OUT/overhead_gemm" ITERS=31 TIMEOUT=15 REPEAT=1 \
 		CASES="gemm -n 2048" TOOLS="base:threadhist build:threadhist" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_gemm/gpu_tools_overhead.md" "$OUT/overhead_gemm.md" 2>/dev/null
 fi

@@ -80,8 +80,7 @@ enum { GPUEXT_MEM_LOAD = 0, GPUEXT_MEM_STORE = 1, GPUEXT_MEM_ATOMIC = 2 };
  * are here.
  */
 struct gpuext_block_ctx {
-	__u64 start_ns;     /* %globaltimer when thread (0,0,0) entered (docs/ptx-inject.md:
-			       * or once it issued the kernel's first loads) */
+	__u64 start_ns;     /* %globaltimer when thread (0,0,0) entered */
 	__u64 end_ns;       /* block_exit: %globaltimer at the last exit; block_entry: 0 */
 	__u64 block;        /* linear block index: x + gridDim.x * (y + gridDim.y * z) */
 	__u32 sm;           /* SM the block runs on (%smid) */

@@ -334,13 +334,6 @@ static void ptx_block_program(const struct ptx_block *k, struct ptx_buf *b, cons
 	ptx_buf_printf(b, "%s", code);
 }
 
-/* Does thread (0,0,0) keep its start time in PFX_start: for its block_exit
- * program (the barrier exit), or for its sunk block_entry program? */
-static int ptx_block_keeps_start(const struct ptx_block *k)
-{
-	return k->start_reg || (k->sink_at && (k->entry.words & W_START));
-}
-
 /* %gxb_p = this thread is not thread (0,0,0) (%gxb_a, %gxb_b scratch). */
 static void ptx_block_not_first(struct ptx_buf *b)
 {
@@ -373,26 +366,25 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 	int meet = k->counted || k->o->n_block_arrays;
 	int record = k->record_at_entry, sunk = k->sink_at != 0;
 	unsigned words = sunk ? 0 : k->entry.words | (record ? W_ALL : 0);
-	/* thread (0,0,0)'s start time in a register of the kernel's scope, for
-	 * its block programs; read at the sink point where there is one */
-	int keep_start = ptx_block_keeps_start(k), start_here = keep_start && !sunk;
+	/* thread (0,0,0)'s start time in a register of the kernel's scope: for
+	 * its block_exit program, or for its sunk block_entry program */
+	int keep_start = k->start_reg || (sunk && (k->entry.words & W_START));
 
+	if (sunk) /* every thread: which one is thread (0,0,0) is asked there */
+		ptx_buf_printf(b, "\t.reg .pred %%%s_bp; // block probes: the block_entry program "
+				  "is still to run\n\tmov.pred %%%s_bp, 1;\n", k->pfx, k->pfx);
+	if (!(code && !sunk) && !meet && !k->start_shared && !keep_start)
+		return; /* nothing (else) to do at entry */
 	if (keep_start)
 		ptx_buf_printf(b, "\t.reg .b64 %%%s_start; // block probes: thread (0,0,0)'s "
 				  "start time, for its block programs\n", k->pfx);
-	if (sunk) /* every thread: which one is thread (0,0,0) is asked there */
-		ptx_buf_printf(b, "\t.reg .pred %%%s_bp; // block probes: the block_entry program "
-				  "or start time is still to come\n\tmov.pred %%%s_bp, 1;\n",
-			       k->pfx, k->pfx);
-	if (!(code && !sunk) && !meet && !k->start_shared && !start_here)
-		return; /* nothing (else) to do at entry */
 	ptx_buf_printf(b, "\t{ // block probes: thread (0,0,0) starts the block\n");
 	ptx_block_regs(b);
 	ptx_block_not_first(b);
 	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_MEET;\n");
-	if ((words & W_START) || k->start_shared || start_here)
+	if ((words & W_START) || k->start_shared || keep_start)
 		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%globaltimer;\n");
-	if (start_here)
+	if (keep_start)
 		ptx_buf_printf(b, "\tmov.u64 %%%s_start, %%gxb_c0;\n", k->pfx);
 	ptx_block_words(b, words);
 	ptx_block_zero_exit_words(b, words);
@@ -420,13 +412,12 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 
 void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b)
 {
-	const char *code = k->o->block_entry_code;
 	unsigned words = k->entry.words;
 
 	if (!k->sink_at)
 		return;
-	ptx_buf_printf(b, "\t{ // block probes: thread (0,0,0)'s start time and block_entry "
-			  "program, once\n");
+	ptx_buf_printf(b, "\t{ // block probes: the block_entry program, once, in thread "
+			  "(0,0,0)\n");
 	ptx_block_regs(b);
 	/* the first time a thread gets here, it asks whether it is thread
 	 * (0,0,0): at the sink point the question's special-register reads wait
@@ -437,15 +428,11 @@ void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b)
 			  "\t@%%gxb_p bra GXB_DONE;\n", k->pfx, k->pfx);
 	ptx_block_not_first(b);
 	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_DONE;\n");
-	if (ptx_block_keeps_start(k))
-		ptx_buf_printf(b, "\tmov.u64 %%%s_start, %%globaltimer;\n", k->pfx);
-	if (code) {
-		if (words & W_START)
-			ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%%s_start;\n", k->pfx);
-		ptx_block_words(b, words);
-		ptx_block_zero_exit_words(b, words);
-		ptx_block_program(k, b, code, k->entry);
-	}
+	if (words & W_START)
+		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%%s_start;\n", k->pfx);
+	ptx_block_words(b, words);
+	ptx_block_zero_exit_words(b, words);
+	ptx_block_program(k, b, k->o->block_entry_code, k->entry);
 	ptx_buf_printf(b, "GXB_DONE:\n\t}\n");
 }
 
@@ -624,14 +611,14 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 	k->start_reg = !k->counted && !k->exit.mem && (k->exit.words & W_START);
 	k->start_shared = k->exit.mem || (k->counted && (k->exit.words & W_START));
 	k->record_used = k->entry.mem || k->exit.mem || k->start_shared || k->counted;
-	/* the block_entry program and the start time kept in a register past
-	 * the first loads, where nothing at entry waits for them (no barrier
-	 * there, no warp entry probe), the program reads its words from
-	 * registers and thread (0,0,0) gets to the exit block if not to the
-	 * loads; GPUEXT_PTX_BLOCK_ENTRY_FIRST keeps them at entry, to compare */
-	if ((o->block_entry_code || k->start_reg) && !k->counted && !o->n_block_arrays &&
-	    !o->entry_code && !o->entry_sym && !k->entry.mem &&
-	    !getenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST") && ptx_block_leaves_by_exit(m, f, 0))
+	/* the block_entry program past the first loads, where nothing at entry
+	 * waits for it (no barrier there, no warp entry probe), it reads its
+	 * words from registers and thread (0,0,0) gets to the exit block if not
+	 * to the loads; GPUEXT_PTX_BLOCK_ENTRY_FIRST keeps it at entry, to
+	 * compare */
+	if (o->block_entry_code && !k->counted && !o->n_block_arrays && !o->entry_code &&
+	    !o->entry_sym && !k->entry.mem && !getenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST") &&
+	    ptx_block_leaves_by_exit(m, f, 0))
 		k->sink_at = ptx_block_sink_point(m, f);
 }
 
