@@ -169,7 +169,8 @@ static void check_kernel(struct ptx_rt *rt, const char *text, const struct kerne
 		err_set(&e, EINVAL, "translating the probe programs failed");
 		goto fail;
 	}
-	if (!(inst = instrument(text, kc->name, extra, mem_code, mem_inline == 2, &e)))
+	if (!(inst = instrument(text, kc->name, extra, mem_code,
+				mem_inline == 2 ? PTX_ELECT_SYNC_ALL : 0, &e)))
 		goto fail;
 	if (run(rt, text, kc, inputs, want, &e) || run(rt, inst, kc, inputs, got, &e) ||
 	    ptx_rt_map_foreach(m, read_value0, &w, &e))

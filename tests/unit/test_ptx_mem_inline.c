@@ -199,7 +199,8 @@ static void test_corpus_inline(void **state)
 			int loop = k % 3 == 1, elect = k % 3 == 2, inlined = 0;
 			size_t want, exits, sites = 0, n_regions = 0;
 			ptx_corpus_count(text, name, &want, &exits);
-			char *out = inject_mem_elect(m, name, mp, SIZE_MAX, loop, elect, &inlined,
+			char *out = inject_mem_elect(m, name, mp, SIZE_MAX, loop,
+						     elect ? PTX_ELECT_SYNC_ALL : 0, &inlined,
 						     &sites, &n_regions);
 			const char *body = strstr(out, ".entry ");
 			assert_non_null(body);
@@ -418,6 +419,39 @@ static void test_runs(void **state)
 }
 
 /*
+ * elect.sync out of loops (PTX_ELECT_SYNC_OUT_OF_LOOPS, the agent's default
+ * on sm_90): runs_text's 4 regions before its loop elect by elect.sync, the
+ * 2 in the loop (between $L__BB0_1 and the branch back) by the lane mask;
+ * with PTX_ELECT_SYNC_ALL every region by elect.sync; the target raised
+ * either way; ptxas accepts both.
+ */
+static void test_elect_loops(void **state)
+{
+	struct mem_probe mp = {0};
+	struct ptx_module *m;
+	struct err e = {{0}};
+
+	mem_probe_make(TEST_BPF_DIR "/tools/memtrace.bpf.o", &mp);
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	for (int all = 0; all < 2; all++) {
+		int inlined = 0;
+		size_t sites = 0, n = 0;
+		char *out = inject_mem_elect(m, "k", &mp, SIZE_MAX, 0,
+					     all ? PTX_ELECT_SYNC_ALL : PTX_ELECT_SYNC_OUT_OF_LOOPS,
+					     &inlined, &sites, &n);
+		assert_int_equal(n, 6);
+		assert_int_equal(count_str(out, "elect.sync"), all ? 6 : 4);
+		assert_int_equal(count_str(out, "%lanemask_lt"), all ? 0 : 2);
+		assert_non_null(strstr(out, "\n.target sm_90\n"));
+		assert_non_null(strstr(out, ".version 8.0\n"));
+		ptxas_ok(out, "sm_90", all ? "elect everywhere" : "elect out of loops");
+		free(out);
+	}
+	ptx_module_free(m);
+	mem_probe_free(&mp);
+}
+
+/*
  * Programs that branch only forward (memcost_none: only to its end;
  * memtrace: its tests) need no wait after their regions; one that calls
  * (mem_local: a bpf-to-bpf callee) gets the shfl.sync after each, and
@@ -530,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_inline),
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_elect_loops),
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_size_rule),
 		cmocka_unit_test(test_local),
