@@ -65,6 +65,12 @@ int agent_mem_wait(void)
 	return v && !strcmp(v, "1") ? 1 : v && !strcmp(v, "0") ? -1 : 0;
 }
 
+int agent_mem_simt(void)
+{
+	const char *v = getenv("GPUEXT_PTX_MEM_SIMT");
+	return !(v && !strcmp(v, "0"));
+}
+
 int agent_elect_sync(void)
 {
 	const char *v = getenv("GPUEXT_PTX_ELECT");

@@ -52,6 +52,7 @@ struct ptx_inject {
 	 * lane mask (ptx_inject_opts.elect_sync); NULL: nowhere */
 	unsigned char *in_loop;
 	int mem_wait; /* a region's lanes wait for its runner (shfl.sync) */
+	int mem_simt; /* a run's accesses probed by as many lanes at once (ptx_inject.h) */
 	unsigned ver_major, ver_minor; /* the least .version to write */
 };
 
@@ -448,6 +449,49 @@ static unsigned char *ptx_inject_loops(const struct ptx_module *m, const struct 
 }
 
 /*
+ * The lanes' form of a region of k > 1 accesses (in->mem_simt): the lane
+ * of rank j among the active ones runs mem_code once for access j, with
+ * its own copy of that access's address (any lane's stands for the
+ * warp's), all of them at once: one pass of the program's instructions
+ * where the runner ran k one after the other.  A warp of fewer active
+ * lanes than accesses goes round again (access j + lanes, ...).  Size and
+ * kind an immediate where the run's accesses all have the same, else
+ * chosen by the rank like the address.
+ */
+static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
+{
+	const char *P = in->pfx;
+	const unsigned long long *sk = in->mem_run_sk;
+
+	ptx_buf_printf(&in->b, "\t{ // mem probes of %u accesses, once per warp, by %u lanes at once\n"
+			       "\t.reg .b32 %s, %%%s_t, %%%s_j, %%%s_n;\n\t.reg .pred %%%s_p;\n"
+			       "\t.reg .b64 %s, %s;\n"
+			       "\tactivemask.b32 %s;\n\tmov.u32 %%%s_t, %%lanemask_lt;\n"
+			       "\tand.b32 %%%s_t, %%%s_t, %s;\n\tpopc.b32 %%%s_j, %%%s_t;\n"
+			       "\tpopc.b32 %%%s_n, %s;\n%s_l:\n"
+			       "\tsetp.ge.u32 %%%s_p, %%%s_j, %u;\n\t@%%%s_p bra %s_d;\n"
+			       "\tmov.b64 %s, %%%s_a0;\n\tmov.b64 %s, 0x%llx;\n",
+		       k, k, PTX_MEM_MASK_REG, P, P, P, P, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG,
+		       PTX_MEM_MASK_REG, P, P, P, PTX_MEM_MASK_REG, P, P, P, PTX_MEM_MASK_REG, P, P,
+		       P, k, P, P, PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG, sk[0]);
+	for (unsigned j = 1; j < k; j++) {
+		ptx_buf_printf(&in->b, "\tsetp.eq.u32 %%%s_p, %%%s_j, %u;\n\t@%%%s_p mov.b64 %s, %%%s_a%u;\n",
+			       P, P, j, P, PTX_MEM_ADDR_REG, P, j);
+		if (!same)
+			ptx_buf_printf(&in->b, "\t@%%%s_p mov.b64 %s, 0x%llx;\n", P, PTX_MEM_SK_REG,
+				       sk[j]);
+	}
+	ptx_buf_printf(&in->b, "%s\tadd.u32 %%%s_j, %%%s_j, %%%s_n;\n\tbra %s_l;\n%s_d:\n",
+		       in->o->mem_code, P, P, P, P, P);
+	if (in->mem_wait) {
+		char tmp[80];
+		snprintf(tmp, sizeof(tmp), "%%%s_t", P);
+		ptx_inject_wait(&in->b, PTX_MEM_MASK_REG, tmp);
+	}
+	ptx_buf_printf(&in->b, "\t}\n");
+}
+
+/*
  * The region of the run that access s (the j-th of its run, j + 1 = k
  * accesses) ends: elected once, the runner runs o->mem_code for each
  * access in turn, in a scope holding it in the registers mem_code reads
@@ -481,6 +525,12 @@ static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *
 	snprintf(mask_tmp, sizeof(mask_tmp), "%%%s_t", P);
 	snprintf(pred, sizeof(pred), "%%%s_p", P);
 	snprintf(done, sizeof(done), "%s_d", P);
+	if (k > 1 && in->mem_simt) {
+		ptx_inject_mem_lanes(in, k, same);
+		if (skip)
+			ptx_buf_printf(&in->b, "%s_m%zu:\n", P, n);
+		return;
+	}
 	ptx_buf_printf(&in->b, "\t{ // mem probes of %u access%s, once per warp\n"
 			       "\t.reg .b32 %s, %s;\n\t.reg .pred %s;\n\t.reg .b64 %s, %s;\n",
 		       k, k > 1 ? "es" : "", PTX_MEM_MASK_REG, mask_tmp, pred, PTX_MEM_ADDR_REG,
@@ -582,6 +632,23 @@ static int ptx_inject_mem_after(struct ptx_inject *in, const struct ptx_stmt *s)
 }
 
 /*
+ * Does code store only to its own thread's memory (st.local, st.param),
+ * its other writes atomics and reductions?  Then lanes that run it at once
+ * cannot lose each other's updates (the lanes' form of a run).
+ */
+static int ptx_inject_stores_local(const char *code)
+{
+	for (const char *p = code; (p = strstr(p, "st.")); p += 3) {
+		int word = p == code || !(p[-1] == '_' || p[-1] == '.' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+					  (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9') ||
+					  p[-1] == '%');
+		if (word && strncmp(p, "st.local", 8) && strncmp(p, "st.param", 8))
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Which form the kernel's mem probes take (in->mem_inline): inline when
  * o->mem_code is given and its copies, one per region (one per access
  * without mem_run_loop), come to at most o->mem_inline_max bytes.
@@ -611,16 +678,17 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 		*in->o->mem_regions = regions;
 	if (!in->o->mem_code)
 		return 0;
-	/* a copy an access where they fit, else a copy a region, else called */
-	size_t len = strlen(in->o->mem_code), max = in->o->mem_sym ? in->o->mem_inline_max : SIZE_MAX;
-	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
-	copies = in->mem_run_loop ? regions : sites;
-	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
-	int forward = in->o->mem_wait ? in->o->mem_wait < 0
-				       : ptx_inject_forward_only(in->o->mem_code, in->e);
+	int forward = ptx_inject_forward_only(in->o->mem_code, in->e);
 	if (forward < 0)
 		return forward;
-	in->mem_wait = !forward;
+	in->mem_simt = in->o->mem_simt && forward && ptx_inject_stores_local(in->o->mem_code);
+	/* a copy an access where they fit, else a copy a region, else called;
+	 * with the lanes' form, a copy a region */
+	size_t len = strlen(in->o->mem_code), max = in->o->mem_sym ? in->o->mem_inline_max : SIZE_MAX;
+	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
+	copies = in->mem_run_loop || in->mem_simt ? regions : sites;
+	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
+	in->mem_wait = in->o->mem_wait ? in->o->mem_wait > 0 : !forward;
 	return 0;
 }
 

@@ -169,6 +169,16 @@ struct ptx_inject_opts {
 	const char *mem_func;
 	size_t mem_inline_max;
 	int mem_run_loop; /* a copy a region even where a copy an access fits */
+	/*
+	 * A run of several accesses probed by as many of the warp's lanes at
+	 * once (the lane of rank j among the active ones takes access j, with
+	 * its own copy of the address): one copy of mem_code a region, one
+	 * pass of its instructions instead of one an access; where mem_code
+	 * branches only forward and writes only its own thread's memory
+	 * besides atomics (so lanes running it at once lose no update), else
+	 * ignored.  A program sees the same warp mask and lane count.
+	 */
+	int mem_simt;
 	/* the wait after a region: 0 unless mem_code branches only forward
 	 * (no loop, call or return), 1 always, -1 never (to compare them) */
 	int mem_wait;
