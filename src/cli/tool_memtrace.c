@@ -172,10 +172,14 @@ static int mt_read_block(const struct object *obj, struct mt_totals t[MT_KINDS],
 	return 0;
 }
 
+/* Busiest first; among equals the lowest address (the rows shown do not
+ * depend on which slots the regions took). */
 static int mt_by_accesses(const void *a, const void *b)
 {
 	const struct mt_region *x = a, *y = b;
-	return x->accesses < y->accesses ? 1 : x->accesses > y->accesses ? -1 : 0;
+	if (x->accesses != y->accesses)
+		return x->accesses < y->accesses ? 1 : -1;
+	return x->base < y->base ? -1 : x->base > y->base;
 }
 
 static int mt_by_base(const void *a, const void *b)
