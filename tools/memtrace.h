@@ -122,9 +122,12 @@ struct mt_block_traffic {
  * The block's region cache (one value, key 0): MT_BLOCK_SLOTS regions with
  * their thread accesses, tag = region + 1 (0: free; 64 bits because clang's
  * default BPF target has no 32-bit compare-and-swap).  Region r is looked
- * for in slot r % MT_BLOCK_SLOTS and the MT_BLOCK_PROBES - 1 after it (so
- * a block's consecutive regions never collide: a tile of a 2048 x 2048 GEMM
- * reads a column panel spanning all 8 regions of B), claimed by a shared
+ * for in slot (r ^ r >> MT_BLOCK_SLOT_BITS) % MT_BLOCK_SLOTS and the
+ * MT_BLOCK_PROBES - 1 after it (a block's consecutive regions seldom meet
+ * in a slot -- a tile of a 2048 x 2048 GEMM reads a column panel spanning
+ * all 8 regions of B -- nor do arrays a multiple of MT_BLOCK_SLOTS regions
+ * apart: vecadd's, 32; an access whose region is in its first slot costs a
+ * shared load and add), claimed by a shared
  * compare-and-swap (the winner also sets the slot's bit in `claimed`, once
  * a region and block).  The block's end adds each claimed slot's count to the global
  * heat map with reductions only: the end of a block is on the path of the
@@ -132,7 +135,8 @@ struct mt_block_traffic {
  * no slot is counted in the global heat map at each access, as without the
  * cache.
  */
-#define MT_BLOCK_SLOTS 16
+#define MT_BLOCK_SLOT_BITS 4
+#define MT_BLOCK_SLOTS (1 << MT_BLOCK_SLOT_BITS)
 #define MT_BLOCK_PROBES 4
 struct mt_block_slot {
 	__u64 tag;      /* region + 1; 0: free */
@@ -142,6 +146,14 @@ struct mt_block_slot {
 struct mt_block_regions {
 	__u64 claimed; /* bit s: slot s holds a region */
 	struct mt_block_slot slot[MT_BLOCK_SLOTS];
+};
+
+/* The block's counts, one value of one block-local array: the traffic per
+ * kind (index kind & 3, the fourth unused: a kind's index is then proven
+ * in range, no test), and the region cache. */
+struct mt_block {
+	struct mt_block_traffic traffic[4];
+	struct mt_block_regions regions;
 };
 
 #endif

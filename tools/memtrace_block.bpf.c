@@ -58,20 +58,13 @@ struct {
 	__type(value, struct mt_region_bits);
 } region_bits SEC(".maps");
 
-/* The block's traffic per kind, and its region cache (memtrace.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
-	__uint(max_entries, 3);
-	__type(key, __u32);
-	__type(value, struct mt_block_traffic);
-} block_traffic SEC(".maps");
-
+/* The block's counts (memtrace.h): one value, found by one lookup. */
 struct {
 	__uint(type, BPF_MAP_TYPE_GPU_BLOCK_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct mt_block_regions);
-} block_regions SEC(".maps");
+	__type(value, struct mt_block);
+} block SEC(".maps");
 
 /* n thread accesses to region in the global heat map: reductions only. */
 static __always_inline void mt_heat_global(__u64 region, __u64 n)
@@ -87,59 +80,41 @@ static __always_inline void mt_heat_global(__u64 region, __u64 n)
 	__sync_fetch_and_or(&b->zeros, ~(region + 1));
 }
 
-/* The class of an access of size bytes (memtrace.h), -1 for other sizes. */
-static __always_inline int mt_size_class(__u32 size)
+/*
+ * Access sizes with a class (memtrace.h): bit size of MT_CLASS_SIZES; the
+ * class, log2 of the size, is the 3-bit field of MT_CLASS_TABLE at bit
+ * 3 x size mod 64 (3, 6, 12, 24, 48, 32).  Tables rather than a switch:
+ * the program's text is pasted at every access (ptxas folds either, the
+ * size being a constant there), and its length decides whether it is
+ * pasted at all (docs/ptx-inject.md).
+ */
+#define MT_CLASS_SIZES (1ull << 1 | 1ull << 2 | 1ull << 4 | 1ull << 8 | 1ull << 16 | 1ull << 32)
+#define MT_CLASS_TABLE (1ull << 6 | 2ull << 12 | 3ull << 24 | 4ull << 48 | 5ull << 32)
+
+/* What the fast path of an access left to mt_slow. */
+#define MT_SLOW_TRAFFIC 1 /* an access size outside the classes */
+#define MT_SLOW_HEAT 2    /* the region not in its first slot of the cache */
+
+/* Region r's first slot in the block's cache (memtrace.h). */
+static __always_inline __u32 mt_block_slot(__u64 region)
 {
-	switch (size) {
-	case 1: return 0;
-	case 2: return 1;
-	case 4: return 2;
-	case 8: return 3;
-	case 16: return 4;
-	case 32: return 5;
-	default: return -1;
-	}
+	return (region ^ region >> MT_BLOCK_SLOT_BITS) & (MT_BLOCK_SLOTS - 1);
 }
 
-/* One warp instruction of lanes accessing size bytes each, of kind. */
-static __always_inline void mt_count(__u32 kind, __u32 size, __u64 lanes)
+/*
+ * lanes thread accesses to region whose tag was not in its first slot:
+ * claim a slot for it in the block's cache r, or find it in one of the
+ * others, or (no slot left for it there) count it in the global heat map.
+ * Once per block and region in the common case.
+ */
+static __always_inline void mt_heat_claim(struct mt_block_regions *r, __u64 region, __u64 lanes)
 {
-	int c = mt_size_class(size);
-
-	if (c < 0) { /* rare: straight to the global counters */
-		__u32 key = kind * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
-		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
-		if (!t)
-			return;
-		__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
-		__sync_fetch_and_add(&t->other_lanes, lanes);
-		__sync_fetch_and_add(&t->other_instrs, 1);
-		return;
-	}
-	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
-	if (!b)
-		return;
-	if (lanes == 32) {
-		__sync_fetch_and_add(&b->full[c], 1);
-	} else {
-		__sync_fetch_and_add(&b->part_lanes[c], (__u32)lanes);
-		__sync_fetch_and_add(&b->part_instrs, 1);
-	}
-}
-
-/* lanes thread accesses to region: into the block's cache, or (no slot
- * left for it there) the global heat map. */
-static __always_inline void mt_heat(__u64 region, __u64 lanes)
-{
-	__u32 zero = 0;
+	__u32 s0 = mt_block_slot(region);
 	__u64 tag = region + 1;
-	struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
 
-	if (!r)
-		return;
 #pragma unroll
 	for (int i = 0; i < MT_BLOCK_PROBES; i++) {
-		__u32 s = (region + i) & (MT_BLOCK_SLOTS - 1);
+		__u32 s = (s0 + i) & (MT_BLOCK_SLOTS - 1);
 		__u64 cur = r->slot[s].tag;
 		if (cur == 0 && !(cur = __sync_val_compare_and_swap(&r->slot[s].tag, 0, tag))) {
 			__sync_fetch_and_or(&r->claimed, 1ull << s);
@@ -153,21 +128,89 @@ static __always_inline void mt_heat(__u64 region, __u64 lanes)
 	mt_heat_global(region, lanes);
 }
 
-SEC("gpu/mem/*")
-int mt_access(struct gpuext_mem_ctx *ctx)
+/*
+ * What the fast path left (what: MT_SLOW_*): an access size outside the
+ * classes, straight to the global counters (rare); a region to claim a
+ * slot for.  Out of line (a function of its own, called from one place):
+ * the program's body is pasted at every access of a kernel, and the pasted
+ * text decides whether it is pasted at all (docs/ptx-inject.md: past
+ * 16 KiB more than the called form, a kernel runs its probes called until
+ * the pasted form has compiled).
+ */
+static __noinline int mt_slow(__u32 what, __u32 kind, __u32 size, __u64 region, __u64 lanes)
 {
-	__u64 lanes = bpf_gpu_lane_count();
+	__u32 zero = 0;
+	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
 
-	if (MT_PARTS & MT_PART_TRAFFIC)
-		mt_count(ctx->kind, ctx->size, lanes);
-	if (MT_PARTS & MT_PART_HEAT)
-		mt_heat(ctx->addr >> MT_REGION_SHIFT, lanes);
+	if ((MT_PARTS & MT_PART_TRAFFIC) && (what & MT_SLOW_TRAFFIC)) {
+		__u32 key = (kind & 3) * SPREAD_SLOTS + (bpf_gpu_warp_id() & (SPREAD_SLOTS - 1));
+		struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
+		if (t) {
+			__sync_fetch_and_add(&t->other_bytes, (__u64)size * lanes);
+			__sync_fetch_and_add(&t->other_lanes, lanes);
+			__sync_fetch_and_add(&t->other_instrs, 1);
+		}
+	}
+	if ((MT_PARTS & MT_PART_HEAT) && (what & MT_SLOW_HEAT) && b)
+		mt_heat_claim(&b->regions, region, lanes);
 	return 0;
 }
 
-/* Add the two 32-bit counts of w (low, high) to a[0], a[1]. */
+/*
+ * One warp instruction of lanes accessing size bytes each, counted in b
+ * (its kind's): one shared add for a whole warp, to the counter of its
+ * size's class; MT_SLOW_TRAFFIC for a size without one.
+ */
+static __always_inline __u32 mt_count(struct mt_block_traffic *b, __u32 size, __u64 lanes)
+{
+	if (size >= 64 || !((MT_CLASS_SIZES >> size) & 1))
+		return MT_SLOW_TRAFFIC;
+	__u32 *full = &b->full[(MT_CLASS_TABLE >> ((size * 3) & 63)) & 7];
+	if (lanes == 32) {
+		__sync_fetch_and_add(full, 1);
+	} else { /* part_lanes[class] */
+		__sync_fetch_and_add(full + MT_SIZE_CLASSES, (__u32)lanes);
+		__sync_fetch_and_add(&b->part_instrs, 1);
+	}
+	return 0;
+}
+
+/* lanes thread accesses to region: in its first slot of the block's cache
+ * r where it is there (one shared load and add), else MT_SLOW_HEAT. */
+static __always_inline __u32 mt_heat(struct mt_block_regions *r, __u64 region, __u64 lanes)
+{
+	__u32 s = mt_block_slot(region);
+
+	if (r->slot[s].tag != region + 1)
+		return MT_SLOW_HEAT;
+	__sync_fetch_and_add(&r->slot[s].accesses, (__u32)lanes);
+	return 0;
+}
+
+SEC("gpu/mem/*")
+int mt_access(struct gpuext_mem_ctx *ctx)
+{
+	__u64 lanes = bpf_gpu_lane_count(), region = ctx->addr >> MT_REGION_SHIFT;
+	__u32 zero = 0, slow = 0;
+	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
+
+	if (!b)
+		return 0;
+	if (MT_PARTS & MT_PART_TRAFFIC)
+		slow |= mt_count(&b->traffic[ctx->kind & 3], ctx->size, lanes);
+	if (MT_PARTS & MT_PART_HEAT)
+		slow |= mt_heat(&b->regions, region, lanes);
+	if (slow)
+		mt_slow(slow, ctx->kind, ctx->size, region, lanes);
+	return 0;
+}
+
+/* Add the two 32-bit counts of w (low, high) to a[0], a[1]: a word that
+ * is 0 (most are: a block uses few size classes) costs one test. */
 static __always_inline void mt_add_pair(__u64 *a, __u64 w)
 {
+	if (!w)
+		return;
 	if ((__u32)w)
 		__sync_fetch_and_add(&a[0], (__u64)(__u32)w);
 	if (w >> 32)
@@ -175,55 +218,58 @@ static __always_inline void mt_add_pair(__u64 *a, __u64 w)
 }
 
 /*
- * The block's traffic of kind into the global counters (copy of this SM's
- * chosen by the block index).  Its 7 words are loaded first, one after the
- * other with nothing between them (so the loads overlap), and only words
- * that are not 0 are added (a block uses few size classes).
+ * The block's traffic of kind (b) into the global counters (this SM's copy
+ * 0: a block adds once, so spreading over SPREAD_SLOTS copies saves no
+ * contention worth the block index it reads).  The block's 32-bit
+ * counters are at the indices of struct mt_traffic's 64-bit ones (full,
+ * part_lanes, part_instrs: memtrace.h), read as 7 words loaded first, one
+ * after the other with nothing between them (so the loads overlap).
  */
-static __always_inline void mt_flush_traffic(__u32 kind, __u32 copy)
+static __always_inline void mt_flush_traffic(const struct mt_block_traffic *b, __u32 kind)
 {
-	__u32 key = kind * SPREAD_SLOTS + copy;
-	struct mt_block_traffic *b = bpf_map_lookup_elem(&block_traffic, &kind);
+	__u32 key = kind * SPREAD_SLOTS;
 	struct mt_traffic *t = bpf_map_lookup_elem(&traffic, &key);
 
-	if (!b || !t)
+	if (!t)
 		return;
 	const __u64 *w = (const __u64 *)b;
-	__u64 f0 = w[0], f1 = w[1], f2 = w[2], p0 = w[3], p1 = w[4], p2 = w[5];
-	__u64 pi = w[6];
-	if (!(f0 | f1 | f2 | p0 | p1 | p2 | pi))
-		return;
-	mt_add_pair(&t->full[0], f0);
-	mt_add_pair(&t->full[2], f1);
-	mt_add_pair(&t->full[4], f2);
-	mt_add_pair(&t->part_lanes[0], p0);
-	mt_add_pair(&t->part_lanes[2], p1);
-	mt_add_pair(&t->part_lanes[4], p2);
-	if ((__u32)pi)
-		__sync_fetch_and_add(&t->part_instrs, (__u64)(__u32)pi);
+	__u64 *g = (__u64 *)t;
+	__u64 w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6];
+	mt_add_pair(&g[0], w0);
+	mt_add_pair(&g[2], w1);
+	mt_add_pair(&g[4], w2);
+	mt_add_pair(&g[6], w3);
+	mt_add_pair(&g[8], w4);
+	mt_add_pair(&g[10], w5);
+	if ((__u32)w6) /* part_instrs; its other half is padding */
+		__sync_fetch_and_add(&g[12], (__u64)(__u32)w6);
 }
 
 SEC("gpu/block_exit/*")
 int mt_block_flush(struct gpuext_block_ctx *ctx)
 {
-	__u32 copy = ctx->block & (SPREAD_SLOTS - 1), zero = 0;
+	__u32 zero = 0;
+	struct mt_block *b = bpf_map_lookup_elem(&block, &zero);
 
+	if (!b)
+		return 0;
 	if (MT_PARTS & MT_PART_TRAFFIC) {
-		mt_flush_traffic(GPUEXT_MEM_LOAD, copy);
-		mt_flush_traffic(GPUEXT_MEM_STORE, copy);
-		mt_flush_traffic(GPUEXT_MEM_ATOMIC, copy);
+		/* GPUEXT_MEM_LOAD, _STORE, _ATOMIC: a loop, not 3 copies of the
+		 * body (code every kernel carries) */
+#pragma clang loop unroll(disable)
+		for (__u32 kind = 0; kind < 3; kind++)
+			mt_flush_traffic(&b->traffic[kind], kind);
 	}
 	if (MT_PARTS & MT_PART_HEAT) {
-		struct mt_block_regions *r = bpf_map_lookup_elem(&block_regions, &zero);
-		if (!r)
-			return 0;
 		/* each claimed slot's count and its region into the global map:
-		 * one load tells which (a block touches few regions) */
-		__u64 claimed = r->claimed;
-#pragma unroll
+		 * one load tells which (a block touches few regions); a loop, as
+		 * above */
+		__u64 claimed = b->regions.claimed;
+#pragma clang loop unroll(disable)
 		for (int s = 0; s < MT_BLOCK_SLOTS; s++)
 			if (claimed & (1ull << s))
-				mt_heat_global(r->slot[s].tag - 1, r->slot[s].accesses);
+				mt_heat_global(b->regions.slot[s].tag - 1,
+					       b->regions.slot[s].accesses);
 	}
 	return 0;
 }

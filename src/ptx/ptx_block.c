@@ -362,41 +362,57 @@ static void ptx_block_exit_code(const struct ptx_block *k, struct ptx_buf *b)
 	ptx_buf_printf(b, "\t}\n");
 }
 
+/* A block-local array's bytes as declared: whole 16-byte units, which
+ * ptx_block_arrays_zero stores. */
+static uint32_t ptx_block_array_bytes(const struct ptx_block_array *a)
+{
+	return (a->bytes + 15) & ~15u;
+}
+
 /*
- * Block-local arrays: every thread zeroes the 8-byte words linear-thread-
- * index, + the block's threads, ... of each array, before the entry
- * barrier, which then makes the zeroes visible to the whole block (shared
- * memory starts undefined in every block).  Own scope and labels.
+ * Block-local arrays: zeroed before the entry barrier, which then makes the
+ * zeroes visible to the whole block (shared memory starts undefined in
+ * every block), by the threads of the block's first row (y = z = 0:
+ * thread x zeroes the 16-byte units x, x + ntid.x, ... of each array, one
+ * vector store each).  What every block pays at its start, on the path of
+ * the kernel: a memory-bound kernel of short blocks (vecadd, 21 SASS
+ * instructions a thread) ran every thread through the 8-byte words'
+ * loop before; now the other rows leave after a test of their y and z,
+ * and a row's threads past the largest array's units after one compare
+ * (a few hundred bytes: one warp's stores).  Own scope and labels.
  */
 static void ptx_block_arrays_zero(const struct ptx_block *k, struct ptx_buf *b)
 {
+	uint32_t most = 0;
+
 	if (!k->o->n_block_arrays)
 		return;
-	ptx_buf_printf(b, "\t{ // block-local arrays: zeroed by all threads\n"
-			       "\t.reg .pred %%gxz_p;\n\t.reg .b32 %%gxz_i, %%gxz_n, %%gxz_t;\n"
-			       "\t.reg .b64 %%gxz_a, %%gxz_o;\n"
-			       /* i = x + ntid.x * (y + ntid.y * z), n = the block's threads */
-			       "\tmov.u32 %%gxz_i, %%tid.z;\n\tmov.u32 %%gxz_n, %%ntid.y;\n"
-			       "\tmov.u32 %%gxz_t, %%tid.y;\n"
-			       "\tmad.lo.u32 %%gxz_i, %%gxz_i, %%gxz_n, %%gxz_t;\n"
-			       "\tmov.u32 %%gxz_n, %%ntid.x;\n\tmov.u32 %%gxz_t, %%tid.x;\n"
-			       "\tmad.lo.u32 %%gxz_i, %%gxz_i, %%gxz_n, %%gxz_t;\n"
-			       "\tmov.u32 %%gxz_t, %%ntid.y;\n\tmul.lo.u32 %%gxz_n, %%gxz_n, %%gxz_t;\n"
-			       "\tmov.u32 %%gxz_t, %%ntid.z;\n\tmul.lo.u32 %%gxz_n, %%gxz_n, %%gxz_t;\n"
-			       "\tshl.b32 %%gxz_i, %%gxz_i, 3;\n\tshl.b32 %%gxz_n, %%gxz_n, 3;\n");
+	for (size_t n = 0; n < k->o->n_block_arrays; n++)
+		if (ptx_block_array_bytes(&k->o->block_arrays[n]) > most)
+			most = ptx_block_array_bytes(&k->o->block_arrays[n]);
+	ptx_buf_printf(b, "\t{ // block-local arrays: zeroed by the threads of row 0\n"
+			  "\t.reg .pred %%gxz_p;\n\t.reg .b32 %%gxz_i, %%gxz_n, %%gxz_t, %%gxz_a;\n"
+			  "\t.reg .b64 %%gxz_z;\n"
+			  "\tmov.u32 %%gxz_i, %%tid.y;\n\tmov.u32 %%gxz_t, %%tid.z;\n"
+			  "\tor.b32 %%gxz_i, %%gxz_i, %%gxz_t;\n\tsetp.ne.u32 %%gxz_p, %%gxz_i, 0;\n"
+			  "\t@%%gxz_p bra GXZ_done;\n"
+			  /* i = x x 16, n = ntid.x x 16: bytes */
+			  "\tmov.u32 %%gxz_i, %%tid.x;\n\tshl.b32 %%gxz_i, %%gxz_i, 4;\n"
+			  "\tsetp.ge.u32 %%gxz_p, %%gxz_i, %u;\n\t@%%gxz_p bra GXZ_done;\n"
+			  "\tmov.u32 %%gxz_n, %%ntid.x;\n\tshl.b32 %%gxz_n, %%gxz_n, 4;\n"
+			  "\tmov.b64 %%gxz_z, 0;\n", most);
 	for (size_t n = 0; n < k->o->n_block_arrays; n++) {
 		const struct ptx_block_array *a = &k->o->block_arrays[n];
 		ptx_buf_printf(b, "\tmov.u32 %%gxz_t, %%gxz_i;\n"
-				       "GXZ_%zu:\n\tsetp.ge.u32 %%gxz_p, %%gxz_t, %u;\n"
-				       "\t@%%gxz_p bra GXZ_%zu_done;\n"
-				       "\tmov.u64 %%gxz_a, %s;\n\tcvt.u64.u32 %%gxz_o, %%gxz_t;\n"
-				       "\tadd.s64 %%gxz_a, %%gxz_a, %%gxz_o;\n"
-				       "\tst.shared.u64 [%%gxz_a], 0;\n"
-				       "\tadd.u32 %%gxz_t, %%gxz_t, %%gxz_n;\n\tbra GXZ_%zu;\n"
-				       "GXZ_%zu_done:\n",
-			       n, a->bytes, n, a->sym, n, n);
+				  "GXZ_%zu:\n\tsetp.ge.u32 %%gxz_p, %%gxz_t, %u;\n"
+				  "\t@%%gxz_p bra GXZ_%zu_done;\n"
+				  "\tmov.u32 %%gxz_a, %s;\n\tadd.u32 %%gxz_a, %%gxz_a, %%gxz_t;\n"
+				  "\tst.shared.v2.u64 [%%gxz_a], {%%gxz_z, %%gxz_z};\n"
+				  "\tadd.u32 %%gxz_t, %%gxz_t, %%gxz_n;\n\tbra GXZ_%zu;\n"
+				  "GXZ_%zu_done:\n",
+			       n, ptx_block_array_bytes(a), n, a->sym, n, n);
 	}
-	ptx_buf_printf(b, "\t}\n");
+	ptx_buf_printf(b, "GXZ_done:\n\t}\n");
 }
 
 /* The block-local arrays' declarations: before the extra code, whose
@@ -405,8 +421,8 @@ void ptx_block_arrays_decl(const struct ptx_inject_opts *o, struct ptx_buf *b)
 {
 	for (size_t k = 0; k < o->n_block_arrays; k++)
 		ptx_buf_printf(b, "// a block-local array (MAP_TYPE_GPU_BLOCK_ARRAY)\n"
-				  ".shared .align 8 .b8 %s[%u];\n",
-			       o->block_arrays[k].sym, o->block_arrays[k].bytes);
+				  ".shared .align 16 .b8 %s[%u];\n",
+			       o->block_arrays[k].sym, ptx_block_array_bytes(&o->block_arrays[k]));
 }
 
 /* Block-local arrays with a block_exit program and the counted exit: each

@@ -273,15 +273,33 @@ static void ptx_emit_comment(struct ptx_ctx *c, size_t i)
 	ptx_buf_printf(c->b, "\t// %zu: %s\n", i, text);
 }
 
-/* Second operand of an ALU/JMP instruction, 64-bit: a register or %t0. */
-static const char *ptx_src64(struct ptx_ctx *c, const struct isa_insn *in, char *buf)
+enum { PTX_SRC64_LEN = 24 };
+
+/*
+ * Second operand of an ALU/JMP instruction, 64-bit, into buf (of
+ * PTX_SRC64_LEN): a register, or the immediate sign-extended to 64 bits as
+ * eBPF does -- written as the operand itself where the instruction takes
+ * one (literal), else moved into %t0 first.  A literal operand keeps the
+ * text short: a program is pasted at every access of a kernel, and its
+ * length decides whether it is pasted at all (docs/ptx-inject.md).
+ */
+static const char *ptx_src64(struct ptx_ctx *c, const struct isa_insn *in, char *buf,
+			     int literal)
 {
 	if (ISA_SRC(in->code) == ISA_X) {
 		sprintf(buf, "%%r%u", in->src);
 		return buf;
 	}
-	ptx_buf_printf(c->b, "\tmov.b64 %%t0, %lld;\n", (long long)in->imm);
-	return "%t0";
+	if (!literal) {
+		ptx_buf_printf(c->b, "\tmov.b64 %%t0, %lld;\n", (long long)in->imm);
+		return "%t0";
+	}
+	if (in->imm >= 0)
+		sprintf(buf, "%d", in->imm);
+	else /* the 64-bit pattern: a negative literal of an unsigned type is
+	      * not PTX */
+		sprintf(buf, "0x%016llx", (unsigned long long)(int64_t)in->imm);
+	return buf;
 }
 
 /* The same, 32-bit, in %h1; dst's low half goes to %h0. */
@@ -312,13 +330,53 @@ static void ptx_emit_bswap(struct ptx_ctx *c, unsigned d, int bits)
 	ptx_buf_printf(b, "\tcvt.u64.u32 %%r%u, %%h2;\n", d);
 }
 
+/*
+ * A block-local array's pointer in eBPF register r is kept twice: the
+ * generic address in %rN (what NULL tests, spills and anything the
+ * analysis does not follow use) and its shared-window address in %saN (32
+ * bits: shared memory is smaller), which ptx_stack proves current wherever
+ * it says the register is such a pointer, and which its loads, stores and
+ * atomics address (`ld.shared [%saN+off]`): a generic address turned back
+ * into a shared one costs a cvta (a subtraction ptxas does not fold) at
+ * every access.  ptxas drops whichever of the two is never read.  Before
+ * ALU64 instruction i (operand s), %saN follows %rN (ptx_stack's
+ * shared_def).
+ */
+static void ptx_emit_shared_def(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
+				const char *s)
+{
+	unsigned d = in->dst;
+
+	switch (c->use[i].shared_def) {
+	case PTX_SHARED_COPY:
+		ptx_buf_printf(c->b, "\tmov.b32 %%sa%u, %%sa%u;\n", d, in->src);
+		break;
+	case PTX_SHARED_ADD:
+		if (ISA_SRC(in->code) == ISA_X)
+			ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h3, %s;\n\t%s.u32 %%sa%u, %%sa%u, %%h3;\n",
+				       s, ISA_OP(in->code) == ISA_ALU_SUB ? "sub" : "add", d, d);
+		else
+			ptx_buf_printf(c->b, "\t%s.u32 %%sa%u, %%sa%u, %u;\n",
+				       ISA_OP(in->code) == ISA_ALU_SUB ? "sub" : "add", d, d,
+				       (uint32_t)in->imm);
+		break;
+	case PTX_SHARED_ADD_SRC:
+		ptx_buf_printf(c->b, "\tcvt.u32.u64 %%h3, %%r%u;\n\tadd.u32 %%sa%u, %%sa%u, %%h3;\n", d,
+			       d, in->src);
+		break;
+	default:
+		break;
+	}
+}
+
 static int ptx_emit_alu64(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 			  struct err *e)
 {
 	struct ptx_buf *b = c->b;
-	char sbuf[8];
+	char sbuf[PTX_SRC64_LEN];
 	unsigned d = in->dst;
 	const char *s;
+	int op = ISA_OP(in->code);
 
 	switch (ISA_OP(in->code)) {
 	case ISA_ALU_NEG:
@@ -332,7 +390,14 @@ static int ptx_emit_alu64(struct ptx_ctx *c, size_t i, const struct isa_insn *in
 	default:
 		break;
 	}
-	s = ptx_src64(c, in, sbuf);
+	/* a literal where the PTX instruction takes one (a shift by a constant
+	 * is written below; div/rem test theirs first) */
+	s = ptx_src64(c, in, sbuf,
+		      op == ISA_ALU_ADD || op == ISA_ALU_SUB || op == ISA_ALU_MUL || op == ISA_ALU_OR ||
+			      op == ISA_ALU_AND || op == ISA_ALU_XOR ||
+			      (op == ISA_ALU_MOV && in->off == 0) || op == ISA_ALU_LSH ||
+			      op == ISA_ALU_RSH || op == ISA_ALU_ARSH);
+	ptx_emit_shared_def(c, i, in, s);
 	switch (ISA_OP(in->code)) {
 	case ISA_ALU_ADD:
 		ptx_buf_printf(b, "\tadd.s64 %%r%u, %%r%u, %s;\n", d, d, s);
@@ -364,6 +429,10 @@ static int ptx_emit_alu64(struct ptx_ctx *c, size_t i, const struct isa_insn *in
 		const char *op = ISA_OP(in->code) == ISA_ALU_LSH   ? "shl.b64"
 				 : ISA_OP(in->code) == ISA_ALU_RSH ? "shr.u64"
 								   : "shr.s64";
+		if (ISA_SRC(in->code) != ISA_X) { /* by a constant */
+			ptx_buf_printf(b, "\t%s %%r%u, %%r%u, %d;\n", op, d, d, in->imm & 63);
+			break;
+		}
 		ptx_buf_printf(b, "\tcvt.u32.u64 %%h1, %s;\n\tand.b32 %%h1, %%h1, 63;\n", s);
 		ptx_buf_printf(b, "\t%s %%r%u, %%r%u, %%h1;\n", op, d, d);
 		break;
@@ -523,7 +592,7 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 	int64_t t = (int64_t)i + in->off + 1;
 	const char *cmp;
 	int sign = 0;
-	char sbuf[8], abuf[8];
+	char sbuf[PTX_SRC64_LEN], abuf[8];
 	const char *a, *s;
 
 	int err = ptx_check_target(c, i, t, e);
@@ -555,7 +624,7 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 		return err_set(e, EINVAL, "insn %zu: unknown jump opcode 0x%02x", i, in->code);
 	}
 	if (wide) {
-		s = ptx_src64(c, in, sbuf);
+		s = ptx_src64(c, in, sbuf, 1);
 		sprintf(abuf, "%%r%u", in->dst);
 		a = abuf;
 	} else {
@@ -715,6 +784,15 @@ static uint32_t ptx_fn_sm_copies(const struct ptx_ctx *c, const struct ptx_fn *f
 	return n;
 }
 
+/* Does function fn look up a block-local array inline (ptx_emit_shared_def)? */
+static int ptx_fn_block_arrays(const struct ptx_ctx *c, const struct ptx_fn *fn)
+{
+	for (size_t i = fn->start; i < fn->end; i++)
+		if (c->p->insns[i].code == ISA_OPC_JMP_CALL && c->calls[i].block_array)
+			return 1;
+	return 0;
+}
+
 /* bpf_map_lookup_elem on an array: the element, NULL past max_entries (no
  * test where ptx_stack proved the key below it). */
 static void ptx_emit_array_lookup(struct ptx_ctx *c, size_t i, const struct ptx_map_ref *r)
@@ -731,6 +809,12 @@ static void ptx_emit_array_lookup(struct ptx_ctx *c, size_t i, const struct ptx_
 		ptx_buf_printf(c->b, "\tmov.b64 %%r0, %%t0;\n");
 	else
 		ptx_buf_printf(c->b, "\tselp.b64 %%r0, %%t0, 0, %%p0;\n");
+	if (c->calls[i].block_array) { /* the shared-window address beside it */
+		char sym[PTX_BLOCK_ARRAY_SYM_LEN];
+		ptx_block_array_sym((size_t)(r - c->o->maps), sym, sizeof(sym));
+		ptx_buf_printf(c->b, "\tmov.u32 %%sa0, %s;\n\tmad.lo.u32 %%sa0, %%h0, %u, %%sa0;\n",
+			       sym, r->value_stride);
+	}
 }
 
 /* n (< 8) bytes at byte `at` of the value into the element at %t0 + at,
@@ -1032,13 +1116,14 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 	unsigned size = isa_size_bytes(in->code), base = load ? in->src : in->dst;
 	const char *type = ptx_mem_type(in->code, sign);
 	/* a block-local array: .shared instructions on the address in the
-	 * shared window (%t4); a device map's value: .global ones on the
-	 * generic address (global memory's window is the identity); the same
-	 * code otherwise */
+	 * shared window (%saN, ptx_emit_shared_def); a device map's value:
+	 * .global ones on the generic address (global memory's window is the
+	 * identity); the same code otherwise */
 	int shared = u->space == PTX_SPACE_SHARED, global = u->space == PTX_SPACE_GLOBAL;
 	const char *sp = shared ? ".shared" : global ? ".global" : "";
 	int aligned = size == 1 || (base == ISA_REG_FP && in->off % (int)size == 0) ||
-		      (global && u->off >= 0 && u->off % (int)size == 0); /* off: the address mod 8 */
+		      ((global || shared) && u->off >= 0 &&
+		       u->off % (int)size == 0); /* off: the address mod 8 */
 	char val[8], breg[8];
 
 	if (ISA_CLASS(in->code) == ISA_ST) {
@@ -1051,9 +1136,9 @@ static void ptx_emit_mem(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 		ptx_emit_mem_reg(c, in, u, val);
 		return;
 	}
-	snprintf(breg, sizeof(breg), "%%r%u", base);
-	if (shared) {
-		ptx_buf_printf(b, "\tcvta.to.shared.u64 %%t4, %%r%u;\n", base);
+	snprintf(breg, sizeof(breg), shared ? "%%sa%u" : "%%r%u", base);
+	if (shared && !aligned) { /* the test's 64-bit arithmetic */
+		ptx_buf_printf(b, "\tcvt.u64.u32 %%t4, %%sa%u;\n", base);
 		strcpy(breg, "%t4");
 	}
 	if (aligned) {
@@ -1115,9 +1200,13 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 	int shared = c->use[i].space == PTX_SPACE_SHARED;
 	int global = c->use[i].space == PTX_SPACE_GLOBAL;
 	const char *sp = shared ? ".shared" : global ? ".global" : "";
-	ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n", in->dst, in->off);
-	if (shared)
-		ptx_buf_printf(b, "\tcvta.to.shared.u64 %%t1, %%t1;\n");
+	char addr[32]; /* shared: the shared-window address (ptx_emit_shared_def) */
+	if (shared) {
+		snprintf(addr, sizeof(addr), "%%sa%u+%d", in->dst, in->off);
+	} else {
+		ptx_buf_printf(b, "\tadd.s64 %%t1, %%r%u, %d;\n", in->dst, in->off);
+		strcpy(addr, "%t1");
+	}
 	if (w == 64)
 		ptx_buf_printf(b, "\tmov.b64 %%t0, %%r%u;\n", in->src);
 	else
@@ -1135,13 +1224,13 @@ static int ptx_emit_atomic(struct ptx_ctx *c, size_t i, const struct isa_insn *i
 	/* global or shared: a real atomic on the generic address; without
 	 * the fetch flag a reduction, which no later instruction waits for */
 	if (in->imm == ISA_ATOMIC_CMPXCHG)
-		ptx_buf_printf(b, "\tatom%s.cas.b%d %s, [%%t1], %s, %s;\n", sp, w, old, cmpv, val);
+		ptx_buf_printf(b, "\tatom%s.cas.b%d %s, [%s], %s, %s;\n", sp, w, old, addr, cmpv, val);
 	else if (!(in->imm & ISA_FETCH))
-		ptx_buf_printf(b, "\tred%s.%s.%s%d [%%t1], %s;\n", sp, op,
-			       !strcmp(op, "add") ? "u" : "b", w, val);
+		ptx_buf_printf(b, "\tred%s.%s.%s%d [%s], %s;\n", sp, op,
+			       !strcmp(op, "add") ? "u" : "b", w, addr, val);
 	else
-		ptx_buf_printf(b, "\tatom%s.%s.%s%d %s, [%%t1], %s;\n", sp, op,
-			       !strcmp(op, "add") ? "u" : "b", w, old, val);
+		ptx_buf_printf(b, "\tatom%s.%s.%s%d %s, [%s], %s;\n", sp, op,
+			       !strcmp(op, "add") ? "u" : "b", w, old, addr, val);
 	if (local) {
 		ptx_buf_printf(b, "\tbra Lb%zu;\nLa%zu: // the stack: thread-private\n", i, i);
 		ptx_buf_printf(b, "\tld.u%d %s, [%%t1];\n", w, old);
@@ -1316,6 +1405,8 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 			  "\t.reg .pred %%p<2>;\n\t.reg .b64 %%warp;\n");
 	if (frame)
 		ptx_buf_printf(b, "\t.local .align 8 .b8 stack[%u];\n", frame);
+	if (ptx_fn_block_arrays(c, fn)) /* ptx_emit_shared_def */
+		ptx_buf_printf(b, "\t.reg .b32 %%sa<11>;\n");
 	if ((c->sm_copies = ptx_fn_sm_copies(c, fn)))
 		ptx_buf_printf(b, "\t.reg .b32 %%sm;\n\tmov.u32 %%sm, %s;\n"
 				  "\tmin.u32 %%sm, %%sm, %u;\n", ptx_emit_smid(c), c->sm_copies - 1);
@@ -1348,7 +1439,8 @@ static int ptx_emit_function(struct ptx_ctx *c, size_t f, struct err *e)
 	for (size_t i = fn->start; i < fn->end; i++) {
 		if (c->o->comments)
 			ptx_emit_comment(c, i);
-		ptx_buf_printf(b, "L%zu:\n", i);
+		if (c->target[i]) /* only where a jump lands: the text is pasted */
+			ptx_buf_printf(b, "L%zu:\n", i);
 		int err = ptx_emit_insn(c, i, e);
 		if (err)
 			return err;

@@ -9,13 +9,16 @@
  * into a block-local array (or NULL): an inline lookup's result plus any
  * offset (V_SHARED, which joins with another scalar into a scalar); and a
  * pointer into a device map's value (or NULL), an inline lookup's result
- * plus offsets (V_GLOBAL, off = the address mod 8 while only constants were
- * added, else -1; joins like V_SHARED).  Scalars include values loaded from
+ * plus offsets (V_GLOBAL); for both, off = the address mod 8 while what was
+ * added is known mod 8 (constants; scalars whose low 3 bits are known 0),
+ * else -1.  Scalars include values loaded from
  * memory: a frame or ctx pointer can only get into memory through a store
  * or a helper, both of which make it escape here.
  *
  * Along the way, an upper bound of each scalar (lim: the value is below it,
- * 0 when nothing is known) and of each 4-byte unit of the frame (what was
+ * 0 when nothing is known), its low bits known to be 0 (tz: the value is a
+ * multiple of 2^tz; a shifted or masked index) and of each 4-byte unit of
+ * the frame (what was
  * stored there; the promoted frame starts zeroed), through constants,
  * masks, shifts, sums and products, so that an inline lookup whose key is
  * proven below max_entries needs no bounds test (nor its result a NULL
@@ -35,6 +38,7 @@ struct val {
 	uint8_t kind;
 	int32_t off;
 	uint64_t lim; /* V_SCALAR: the value is below lim; 0: not known */
+	uint8_t tz;   /* V_SCALAR: the value is a multiple of 2^tz (<= 64) */
 };
 
 enum { UNITS = PTX_STACK_SLOTS * 2, UNIT_ANY = UINT32_MAX };
@@ -81,29 +85,41 @@ static uint64_t val_max(struct val v)
 /* A scalar of at most max. */
 static struct val scalar_max(uint64_t max)
 {
-	return (struct val){V_SCALAR, 0, max == UINT64_MAX ? 0 : max + 1};
+	return (struct val){V_SCALAR, 0, max == UINT64_MAX ? 0 : max + 1, 0};
 }
 
 static struct val val_join(struct val a, struct val b)
 {
 	if (a.kind == V_UNSEEN)
 		return b;
-	if (a.kind == V_SCALAR && b.kind == V_SCALAR)
-		return scalar_max(val_max(a) > val_max(b) ? val_max(a) : val_max(b));
+	if (a.kind == V_SCALAR && b.kind == V_SCALAR) {
+		struct val v = scalar_max(val_max(a) > val_max(b) ? val_max(a) : val_max(b));
+		v.tz = a.tz < b.tz ? a.tz : b.tz;
+		return v;
+	}
 	if (b.kind == V_UNSEEN || (a.kind == b.kind && a.off == b.off))
 		return a;
-	if (a.kind == V_GLOBAL && b.kind == V_GLOBAL) /* alignments differ */
-		return (struct val){V_GLOBAL, -1, 0};
+	if (a.kind == b.kind && (a.kind == V_GLOBAL || a.kind == V_SHARED))
+		return (struct val){a.kind, -1, 0, 0}; /* alignments differ */
 	if (val_is_scalar(a) && val_is_scalar(b))
-		return (struct val){V_SCALAR, 0, 0};
-	return (struct val){V_ANY, 0, 0};
+		return (struct val){V_SCALAR, 0, 0, 0};
+	return (struct val){V_ANY, 0, 0, 0};
 }
 
-/* v + k for a global pointer: the address mod 8, where known. */
-static struct val global_add(struct val v, int64_t k)
+/* v + k for a map value's pointer (V_SHARED, V_GLOBAL): the address mod
+ * 8, where known. */
+static struct val value_add(struct val v, int64_t k)
 {
 	if (v.off >= 0)
 		v.off = (int32_t)((v.off + (k & 7)) & 7);
+	return v;
+}
+
+/* v + a scalar s: the address mod 8 stays known where s is a multiple of 8. */
+static struct val value_add_scalar(struct val v, struct val s)
+{
+	if (s.tz < 3)
+		v.off = -1;
 	return v;
 }
 
@@ -145,11 +161,9 @@ static void access(struct analysis *a, struct val v, int32_t off, unsigned size,
 		}
 		*space = PTX_SPACE_CTX;
 		*at = (int32_t)x;
-	} else if (v.kind == V_SHARED) {
-		*space = PTX_SPACE_SHARED;
-	} else if (v.kind == V_GLOBAL) {
-		*space = PTX_SPACE_GLOBAL;
-		*at = global_add(v, off).off;
+	} else if (v.kind == V_SHARED || v.kind == V_GLOBAL) {
+		*space = v.kind == V_SHARED ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL;
+		*at = value_add(v, off).off;
 	} else {
 		escape(a, v);
 	}
@@ -298,6 +312,55 @@ static uint64_t alu_max(const struct isa_insn *in, uint64_t a, uint64_t b)
 	return m > top ? top : m;
 }
 
+/* The low zero bits of constant k (64 for 0). */
+static uint8_t tz_of(uint64_t k)
+{
+	return k ? (uint8_t)__builtin_ctzll(k) : 64;
+}
+
+/*
+ * The low bits known 0 of ALU instruction in's result, a (dst) and b (src
+ * or the immediate) multiples of 2^a and 2^b.  A 32-bit operation's result
+ * is known to its low 32 bits (and 0-extended).
+ */
+static uint8_t alu_tz(const struct isa_insn *in, unsigned a, unsigned b)
+{
+	int w32 = ISA_CLASS(in->code) == ISA_ALU, x = ISA_SRC(in->code) == ISA_X;
+	unsigned t, k = (unsigned)in->imm & (w32 ? 31 : 63);
+
+	switch (ISA_OP(in->code)) {
+	case ISA_ALU_MOV:
+		t = in->off ? 0 : b; /* movsx: the sign's bits */
+		break;
+	case ISA_ALU_ADD:
+	case ISA_ALU_SUB:
+	case ISA_ALU_OR:
+	case ISA_ALU_XOR:
+		t = a < b ? a : b;
+		break;
+	case ISA_ALU_NEG:
+		t = a;
+		break;
+	case ISA_ALU_MUL:
+		t = a + b;
+		break;
+	case ISA_ALU_AND:
+		t = a > b ? a : b;
+		break;
+	case ISA_ALU_LSH:
+		t = x ? a : a + k;
+		break;
+	case ISA_ALU_RSH:
+		t = x || a <= k ? 0 : a - k;
+		break;
+	default: /* div, mod, arsh, end */
+		t = 0;
+		break;
+	}
+	t = t > 64 ? 64 : t;
+	return (uint8_t)(w32 && t > 32 ? 32 : t);
+}
+
 /* Is code an ALU64 add/sub of a constant, which moves a pointer? */
 static int moves_ptr(uint8_t code)
 {
@@ -311,8 +374,8 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 	const struct isa_insn *in = &a->p->insns[i];
 	struct ptx_stack_use *u = &a->st->use[i];
 	struct val *dst = in->dst < ISA_NR_REGS ? &r->r[in->dst] : NULL;
-	struct val src = in->src < ISA_NR_REGS ? r->r[in->src] : (struct val){V_SCALAR, 0, 0};
-	const struct val scalar = {V_SCALAR, 0, 0};
+	struct val src = in->src < ISA_NR_REGS ? r->r[in->src] : (struct val){V_SCALAR, 0, 0, 0};
+	const struct val scalar = {V_SCALAR, 0, 0, 0};
 	uint8_t cls = ISA_CLASS(in->code);
 	int x = ISA_SRC(in->code) == ISA_X;
 
@@ -320,9 +383,12 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 		return; /* malformed: the emitter rejects it */
 	if (in->code == ISA_OPC_LD_IMM64) {
 		*dst = scalar;
-		if (in->src == ISA_PSEUDO_NONE && i + 1 < a->end)
-			*dst = scalar_max((uint64_t)(uint32_t)in->imm |
-					  (uint64_t)(uint32_t)a->p->insns[i + 1].imm << 32);
+		if (in->src == ISA_PSEUDO_NONE && i + 1 < a->end) {
+			uint64_t k = (uint64_t)(uint32_t)in->imm |
+				     (uint64_t)(uint32_t)a->p->insns[i + 1].imm << 32;
+			*dst = scalar_max(k);
+			dst->tz = tz_of(k);
+		}
 		return;
 	}
 	if (in->code == ISA_OPC_JMP_CALL || in->code == ISA_OPC_JMP_CALLX) {
@@ -353,9 +419,9 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 		for (unsigned k = 0; k <= 5; k++)
 			r->r[k] = scalar;
 		if (in->code == ISA_OPC_JMP_CALL && a->calls[i].block_array)
-			r->r[0] = (struct val){V_SHARED, 0, 0};
+			r->r[0] = (struct val){V_SHARED, 0, 0, 0};
 		if (in->code == ISA_OPC_JMP_CALL && a->calls[i].global_value)
-			r->r[0] = (struct val){V_GLOBAL, 0, 0};
+			r->r[0] = (struct val){V_GLOBAL, 0, 0, 0};
 		return;
 	}
 	switch (cls) {
@@ -411,30 +477,33 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 		return;
 	case ISA_ALU64:
 		if (in->code == ISA_OPC_ALU64_MOV_X && in->off == 0) {
+			if (record && src.kind == V_SHARED)
+				u->shared_def = PTX_SHARED_COPY;
 			*dst = src;
 			return;
 		}
-		/* a block-local array's pointer plus any scalar: the same array */
-		if (dst->kind == V_SHARED &&
-		    (moves_ptr(in->code) ||
-		     (in->code == ISA_OPC_ALU64_ADD_X && src.kind == V_SCALAR)))
-			return;
-		if (in->code == ISA_OPC_ALU64_ADD_X && dst->kind == V_SCALAR && src.kind == V_SHARED) {
-			*dst = src;
-			return;
-		}
-		/* a device map's value plus a constant or a scalar: the same
-		 * value (in a verified program; the address mod 8 is known after
-		 * a constant only) */
-		if (dst->kind == V_GLOBAL && moves_ptr(in->code)) {
-			*dst = global_add(*dst, in->code == ISA_OPC_ALU64_ADD_K ? in->imm
-										: -(int64_t)in->imm);
+		/* a map value's pointer (a block-local array's, a device map's)
+		 * plus a constant or a scalar: the same value (in a verified
+		 * program), its address mod 8 known where what was added is */
+		if ((dst->kind == V_SHARED || dst->kind == V_GLOBAL) && moves_ptr(in->code)) {
+			*dst = value_add(*dst, in->code == ISA_OPC_ALU64_ADD_K ? in->imm
+									       : -(int64_t)in->imm);
+			if (record && dst->kind == V_SHARED)
+				u->shared_def = PTX_SHARED_ADD;
 			return;
 		}
-		if (in->code == ISA_OPC_ALU64_ADD_X &&
-		    ((dst->kind == V_GLOBAL && src.kind == V_SCALAR) ||
-		     (dst->kind == V_SCALAR && src.kind == V_GLOBAL))) {
-			*dst = (struct val){V_GLOBAL, -1, 0};
+		if (in->code == ISA_OPC_ALU64_ADD_X && (dst->kind == V_SHARED || dst->kind == V_GLOBAL) &&
+		    src.kind == V_SCALAR) {
+			*dst = value_add_scalar(*dst, src);
+			if (record && dst->kind == V_SHARED)
+				u->shared_def = PTX_SHARED_ADD;
+			return;
+		}
+		if (in->code == ISA_OPC_ALU64_ADD_X && dst->kind == V_SCALAR &&
+		    (src.kind == V_SHARED || src.kind == V_GLOBAL)) {
+			*dst = value_add_scalar(src, *dst);
+			if (record && dst->kind == V_SHARED)
+				u->shared_def = PTX_SHARED_ADD_SRC;
 			return;
 		}
 		if (moves_ptr(in->code) && (dst->kind == V_FP || dst->kind == V_CTX)) {
@@ -457,13 +526,16 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 				escape(a, src);
 		}
 		/* a pointer made something else is no longer followed */
-		if (from_ptr)
-			*dst = (struct val){V_ANY, 0, 0};
-		else
-			*dst = scalar_max(alu_max(in, mov ? 0 : val_max(*dst),
-						  x ? val_max(src)
-						    : cls == ISA_ALU ? (uint64_t)(uint32_t)in->imm
-								     : (uint64_t)(int64_t)in->imm));
+		if (from_ptr) {
+			*dst = (struct val){V_ANY, 0, 0, 0};
+		} else {
+			uint64_t k = cls == ISA_ALU ? (uint64_t)(uint32_t)in->imm
+						    : (uint64_t)(int64_t)in->imm;
+			uint8_t tz = alu_tz(in, mov || dst->kind != V_SCALAR ? 0 : dst->tz,
+					    !x ? tz_of(k) : src.kind == V_SCALAR ? src.tz : 0);
+			*dst = scalar_max(alu_max(in, mov ? 0 : val_max(*dst), x ? val_max(src) : k));
+			dst->tz = tz;
+		}
 		return;
 	}
 	case ISA_JMP:
@@ -529,7 +601,7 @@ static int join_into(struct analysis *a, size_t j, const struct regs *s)
 			if (widen)
 				v.lim = 0;
 		}
-		if (v.kind != dv->kind || v.off != dv->off || v.lim != dv->lim)
+		if (v.kind != dv->kind || v.off != dv->off || v.lim != dv->lim || v.tz != dv->tz)
 			changed = 1;
 		*dv = v;
 	}
@@ -572,12 +644,12 @@ int ptx_stack_analyze(const struct prog *p, size_t start, size_t end,
 	}
 	struct regs entry = {0}; /* the promoted frame starts zeroed */
 	for (unsigned r = 0; r < ISA_NR_REGS; r++)
-		entry.r[r] = (struct val){V_SCALAR, 0, 0};
+		entry.r[r] = (struct val){V_SCALAR, 0, 0, 0};
 	for (unsigned k = 0; k < PTX_STACK_SLOTS; k++)
-		entry.slot[k] = (struct val){V_SCALAR, 0, 0};
-	entry.r[ISA_REG_FP] = (struct val){V_FP, 0, 0};
+		entry.slot[k] = (struct val){V_SCALAR, 0, 0, 0};
+	entry.r[ISA_REG_FP] = (struct val){V_FP, 0, 0, 0};
 	if (ctx_bytes)
-		entry.r[1] = (struct val){V_CTX, 0, 0};
+		entry.r[1] = (struct val){V_CTX, 0, 0, 0};
 	join_into(&a, start, &entry);
 	/* The lattice has height 3 per register: this ends after a few passes. */
 	while (changed) {

@@ -17,11 +17,14 @@
  * escape: the function keeps today's memory frame.  Along the way it follows
  * the pointers an inline lookup in a block-local array returns (and what is
  * derived from them by adding offsets): loads, stores and atomics through
- * them are marked PTX_SPACE_SHARED, for .shared-space instructions; likewise
- * the pointers an inline lookup in an array in device memory returns:
- * PTX_SPACE_GLOBAL, for .global-space instructions, with the address mod 8
- * where only constants were added (the value is 8-aligned), so that an
- * access proven aligned needs no run-time alignment test.  It also bounds
+ * them are marked PTX_SPACE_SHARED, for .shared-space instructions on the
+ * pointer's shared-window address, which the emitter keeps beside it
+ * (shared_def says where it moves); likewise the pointers an inline lookup
+ * in an array in device memory returns: PTX_SPACE_GLOBAL, for .global-space
+ * instructions.  Both with the address mod 8 where what was added is known
+ * mod 8 (constants, and scalars with known low zero bits: `(i & 15) << 4`;
+ * values are 8-aligned), so that an access proven aligned needs no run-time
+ * alignment test.  It also bounds
  * scalars and what the frame's 4-byte units hold (constants, masks, shifts,
  * sums, products), so that an inline lookup whose key is proven below
  * max_entries needs no bounds test (key_in_range).  The
@@ -47,9 +50,20 @@ enum ptx_stack_space {
 	PTX_SPACE_OTHER = 0, /* not provably the frame or the ctx */
 	PTX_SPACE_STACK,     /* the function's frame, at off from r10 */
 	PTX_SPACE_CTX,       /* the probe's ctx (only read), at byte off */
-	PTX_SPACE_SHARED,    /* a block-local array: the block's shared memory */
+	PTX_SPACE_SHARED,    /* a block-local array: the block's shared memory;
+			      * off as for PTX_SPACE_GLOBAL */
 	PTX_SPACE_GLOBAL,    /* a device map's value: global memory; off is the
 			      * address mod 8, or -1 when not known */
+};
+
+/* ptx_stack_use.shared_def: an ALU64 instruction whose dst is (or stays) a
+ * block-local array pointer, so the emitter moves the pointer's
+ * shared-window address with it. */
+enum ptx_shared_def {
+	PTX_SHARED_NONE = 0,
+	PTX_SHARED_COPY,    /* dst = src, src the pointer */
+	PTX_SHARED_ADD,     /* dst, the pointer, += src or the immediate (-= for SUB) */
+	PTX_SHARED_ADD_SRC, /* dst, a scalar, += src, the pointer */
 };
 
 /* Per instruction: a load/store's operand; at an inline map call, the key
@@ -58,6 +72,7 @@ struct ptx_stack_use {
 	uint8_t space, value_space;
 	uint8_t key_in_range; /* an inline map call: the key is proven below
 			       * max_entries (in a promoted frame) */
+	uint8_t shared_def;   /* enum ptx_shared_def */
 	int32_t off, value_off;
 };
 
@@ -70,7 +85,8 @@ struct ptx_stack_call {
 	uint32_t value_bytes;
 	uint32_t max_entries; /* an inline map call's array */
 	uint8_t block_array; /* an inline lookup in a block-local array: r0 is
-			      * NULL or a generic pointer into shared memory */
+			      * NULL or a generic pointer into shared memory,
+			      * 8-aligned (its values are) */
 	uint8_t global_value; /* an inline lookup in an array in device memory:
 			       * r0 is NULL or an 8-aligned pointer to global
 			       * memory (ptx_devmap.h: values 8-aligned) */

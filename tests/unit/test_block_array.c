@@ -123,13 +123,17 @@ static void test_emit_shared_space(void **state)
 	char sym[160];
 
 	emit(obj, refs, &code, &site, sym);
-	/* the lookup: the injector's array by name, no map header, no call */
+	/* the lookup: the injector's array by name, no map header, no call;
+	 * the generic address (for NULL tests) and the shared-window one */
 	assert_true(count_str(code.text, "mov.u64 %t2, gx_block_map0;\n\tcvta.shared.u64") >= 1);
+	assert_true(count_str(code.text, "mov.u32 %sa0, gx_block_map0;") >= 1);
 	assert_null(strstr(code.text, "gx_rt_map_lookup"));
-	/* the counters: shared reductions; the tag: a shared compare-and-swap */
-	assert_int_equal(count_str(code.text, "red.shared.add.u32"), 2);
-	assert_int_equal(count_str(code.text, "atom.shared.cas.b64"), 1);
+	/* the counters: shared reductions; the tag: a shared compare-and-swap,
+	 * all at the shared-window address (no cvta back from the generic one) */
+	assert_int_equal(count_str(code.text, "red.shared.add.u32 [%sa"), 2);
+	assert_int_equal(count_str(code.text, "atom.shared.cas.b64 %t2, [%sa"), 1);
 	assert_null(strstr(code.text, "\tred.add.u32"));
+	assert_null(strstr(code.text, "cvta.to.shared"));
 	/* the flush: loads from shared memory, the update inline into it */
 	assert_true(count_str(site.text, "ld.shared.u32") >= 4);
 	assert_true(count_str(site.text, "map_update_elem, inline: array of 4 x 16 bytes") == 1);
@@ -235,14 +239,15 @@ static void test_inject(void **state)
 	if (ptx_inject(m, &o, &out, &len, &e))
 		fail_msg("inject: %s", e.msg);
 	/* declared once, before the probes that name it */
-	const char *decl = strstr(out, ".shared .align 8 .b8 gx_block_map0[64];\n");
+	const char *decl = strstr(out, ".shared .align 16 .b8 gx_block_map0[64];\n");
 	assert_non_null(decl);
 	assert_int_equal(count_str(out, ".b8 gx_block_map0["), 1);
 	assert_true(decl < strstr(out, sym));
-	/* zeroed by all threads, then the entry barrier */
+	/* zeroed by the threads of row 0, 16 bytes a store, then the entry
+	 * barrier */
 	const char *zero = strstr(out, "GXZ_0:"), *meet = strstr(out, "GXB_MEET:\n\tbar.sync 0;");
 	assert_true(zero && meet && zero < meet);
-	assert_int_equal(count_str(out, "st.shared.u64 [%gxz_a], 0;"), 1);
+	assert_int_equal(count_str(out, "st.shared.v2.u64 [%gxz_a], {%gxz_z, %gxz_z};"), 1);
 	/* a release before each warp's exit count, an acquire before the flush */
 	assert_int_equal(count_str(out, "fence.acq_rel.cta;"), 2);
 	int st;
@@ -291,8 +296,8 @@ static void test_fail_open(void **state)
 	char *out = test_run_cmd(cmd, &st);
 	assert_non_null(out);
 	if (st || !strstr(out, "app ok") ||
-	    !strstr(out, "gpuext: kernel reduce_atomic runs unchanged: with 2 block-local "
-			 "array(s) of 432 bytes and the block record's 48 added to its static "
+	    !strstr(out, "gpuext: kernel reduce_atomic runs unchanged: with 1 block-local "
+			 "array(s) of 488 bytes and the block record's 48 added to its static "
 			 "shared memory: "))
 		fail_msg("status %d:\n%s", st, out);
 	free(out);

@@ -304,21 +304,25 @@ static void test_array_lookup_inline(void **state)
 }
 
 /*
- * Loads and stores through an inline array lookup's result are .global, and
- * need no alignment test where the address is known mod 8 (the value is
- * 8-aligned, constants added): the byte-by-byte fallback (label Lu<insn>)
- * is written only for the access at a misaligned constant offset and the
- * one after a variable offset.
+ * Loads and stores through an inline array lookup's result are .global
+ * (an array in device memory) or .shared at the pointer's shared-window
+ * address %saN (a block-local array: no cvta at the access), and need no
+ * alignment test where the address is known mod 8 (the value is 8-aligned;
+ * constants added, or a scalar whose low 3 bits are known 0: a masked index
+ * shifted by 4): the byte-by-byte fallback (label Lu<insn>) is written only
+ * for the access at a misaligned constant offset and the one after a
+ * variable offset of unknown alignment.
  */
-static void test_map_value_access(void **state)
+static void map_value_access(uint32_t type, const char *sp, const char *reg)
 {
 	struct isa_insn insns[32];
 	size_t n = 0;
-	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
+	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, type, 16, 16, 1, 0, 0};
 	struct ptx_emit_opts o = {.maps = &ref};
 	struct map *maps[1] = {NULL};
 	struct ptx_buf prog = {0};
 	struct err e = {{0}};
+	char want[128];
 
 #define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
 	I(ISA_OPC_ST_W, ISA_REG_FP, 0, -4, 3);
@@ -327,15 +331,20 @@ static void test_map_value_access(void **state)
 	I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0);
 	I(0, 0, 0, 0, 0);
 	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM);
-	I(ISA_OPC_JMP_JEQ_K, 0, 0, 8, 0);
+	I(ISA_OPC_JMP_JEQ_K, 0, 0, 13, 0);
 	I(ISA_OPC_LDX_DW, 1, 0, 8, 0);         /* 7: aligned */
 	I(ISA_OPC_STX_W, 0, 1, 4, 0);          /* 8: aligned */
 	I(ISA_OPC_ALU64_MOV_X, 6, 0, 0, 0);
 	I(ISA_OPC_ALU64_ADD_K, 6, 0, 0, 2);
 	I(ISA_OPC_LDX_H, 3, 6, 2, 0);          /* 11: r0 + 4, aligned */
 	I(ISA_OPC_LDX_DW, 3, 0, 4, 0);         /* 12: r0 + 4, 8 bytes: tested */
+	I(ISA_OPC_ALU64_MOV_X, 7, 1, 0, 0);
+	I(ISA_OPC_ALU64_AND_K, 7, 0, 0, 15);
+	I(ISA_OPC_ALU64_LSH_K, 7, 0, 0, 4);
+	I(ISA_OPC_ALU64_ADD_X, 7, 0, 0, 0);    /* r0 + (x & 15) x 16 */
+	I(ISA_OPC_LDX_DW, 8, 7, 8, 0);         /* 17: aligned */
 	I(ISA_OPC_ALU64_ADD_X, 6, 1, 0, 0);
-	I(ISA_OPC_LDX_W, 4, 6, 0, 0);          /* 14: variable offset: tested */
+	I(ISA_OPC_LDX_W, 4, 6, 0, 0);          /* 19: variable offset: tested */
 	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
 	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
 #undef I
@@ -344,14 +353,28 @@ static void test_map_value_access(void **state)
 	p.map_cnt = 1;
 	if (ptx_emit_prog(&prog, &p, &o, NULL, &e))
 		fail_msg("%s", e.msg);
-	assert_non_null(strstr(prog.text, "L7:\n\tld.global.u64 %r1, [%r0+8];\nL8:\n"));
-	assert_non_null(strstr(prog.text, "L8:\n\tst.global.u32 [%r0+4], %r1;\nL9:\n"));
-	assert_non_null(strstr(prog.text, "L11:\n\tld.global.u16 %r3, [%r6+2];\nL12:\n"));
+#define WANT(fmt, ...)                                                      \
+	do {                                                                \
+		snprintf(want, sizeof(want), fmt, __VA_ARGS__);             \
+		if (!strstr(prog.text, want))                               \
+			fail_msg("want '%s' in:\n%s", want, prog.text);     \
+	} while (0)
+	WANT("\tld%s.u64 %%r1, [%s0+8];\n\tst%s.u32 [%s0+4], %%r1;\n", sp, reg, sp, reg);
+	WANT("\tld%s.u16 %%r3, [%s6+2];\n", sp, reg);
+	WANT("\tld%s.u64 %%r8, [%s7+8];\n", sp, reg);
+#undef WANT
 	assert_int_equal(count_of(prog.text, "misaligned"), 2);
 	assert_non_null(strstr(prog.text, "Lu12: // misaligned"));
-	assert_non_null(strstr(prog.text, "Lu14: // misaligned"));
-	assert_int_equal(count_of(prog.text, "\tld.u"), 0); /* every access .global */
+	assert_non_null(strstr(prog.text, "Lu19: // misaligned"));
+	assert_int_equal(count_of(prog.text, "\tld.u"), 0); /* every access in its space */
+	assert_int_equal(count_of(prog.text, "cvta.to"), 0);
 	ptx_buf_free(&prog);
+}
+
+static void test_map_value_access(void **state)
+{
+	map_value_access(MAP_TYPE_ARRAY, ".global", "%r");
+	map_value_access(MAP_TYPE_GPU_BLOCK_ARRAY, ".shared", "%sa");
 }
 
 /*

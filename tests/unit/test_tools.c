@@ -1023,7 +1023,7 @@ static void test_tools_injected(void **state)
 				 * .shared arrays the module declares, shared
 				 * reductions */
 				if (!strcmp(tool[t][0], "memtrace_block") &&
-				    (!strstr(ptx, ".shared .align 8 .b8 gx_block_map") ||
+				    (!strstr(ptx, ".shared .align 16 .b8 gx_block_map") ||
 				     !strstr(ptx, "red.shared.add.u32")))
 					fail_msg("memtrace_block: no block-local counters in %s", path);
 				/* a module that declares the runtime is linked with
