@@ -64,7 +64,11 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 		if (sscanf(line, "load %d %15s %*u %511s", &mod, kind, path) >= 2 && path[0]) {
 			char *ptx = test_read_file(path, NULL);
 			if (ptx && mod > 0 && mod < 64 && strstr(ptx, "gx_map_table"))
-				forms[mod] = strstr(ptx, "_probe, (") ? 'c' : 'p';
+				/* pasted regions (which may also call the
+				 * function where a warp's lanes are too few) */
+				forms[mod] = strstr(ptx, "{ // mem probes of ") || !strstr(ptx, "_probe, (")
+						     ? 'p'
+						     : 'c';
 			/* the election of an inline entry or exit probe */
 			if (ptx && strstr(ptx, "activemask.b32 %gxp_m") && n_inst < 16) {
 				inst_mods[n_inst++] = mod;
