@@ -1,32 +1,38 @@
 #!/usr/bin/env bash
-# block_round.sh - one GPU round of the block probes' work (issue 6, Must
-# show 3), from a stage folder beside the repository root of a GPU machine:
+# block_round.sh - one GPU round of the block tools' work (issue 6, Must
+# show 3: threadhist and kernelretsnoop <= 5% on vecadd -n 16M), from a
+# stage folder beside the repository root of a GPU machine:
 #
 #   cd STAGE && OUT=DIR bash gpu.sh      (gpu.sh: a copy of this script)
 #
-# STAGE holds build/ (the branch: gpuext, libgpuext-agent.so, bpf/), base/
-# (main's gpuext, agent and bpf/ of the session's start), bench/
-# gpu_tools_overhead.sh and tests/gpu/{lib,block_ctx,tools,launch_id}.sh;
+# STAGE holds build/ (the branch: gpuext, libgpuext-agent.so, bpf/,
+# bench/gpu_block_cost), base/ (main's gpuext, agent and bpf/ of the
+# session's start), first/gpuext (a script: build/gpuext with
+# GPUEXT_PTX_BLOCK_ENTRY_FIRST=1, the block_entry program at the kernel's
+# entry), bench/gpu_tools_overhead.sh and tests/gpu/{lib,block_ctx,tools}.sh;
 # the examples are the repository's (../build/examples).  Steps, each
-# logged, none fatal, each cut at its own limit (a row of
-# bench/gpu_tools_overhead.sh is written when complete), ~150 s in all:
-#   1. tests/gpu/block_ctx.sh: every field of the block record, in registers,
-#      in shared memory and with the counted exit, on the four examples;
-#   2. tests/gpu/tools.sh (every tool on every example, their checks) and
-#      tests/gpu/launch_id.sh;
-#   3. the block tools and the empty probes on vecadd -n 16M and reduce -n
-#      16M, base vs branch in one table (ITERS=31: the 30 launches after
-#      the first).
-# Rounds 1 and 2 of the session ran variants of this script (the branch's
-# history has them): bare programs (bench/progs/blockv_*), gemm -n 2048,
-# and the branch merged with devcodegen's (combo/).
+# logged, none fatal, each cut at its own limit, ~150 s in all (STEPS picks
+# some):
+#   cost      bench/cuda/gpu_block_cost: the hand-written variants (what a
+#             block's global write costs where), 15 interleaved rounds;
+#   overhead  the block tools and bare block programs on vecadd -n 16M
+#             (REPEAT=5 interleaved runs: median ratio and range; the
+#             recompile column: the agent's recompile with no probes), and
+#             the tools on reduce -n 16M (REPEAT=3);
+#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist,
+#             kernelretsnoop);
+#   ncu       Nsight Compute's stall reasons and memory counters for a few
+#             variants of gpu_block_cost, where ncu is installed.
 set -u
 OUT=${OUT:-out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD/../gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export EX=$PWD/../build/examples
-BB=build/bpf/bench/progs BE=build/bpf/examples MB=base/bpf/bench/progs ME=base/bpf/examples
+export EX=$PWD/../build/examples CUDA_CACHE_DISABLE=1
+STEPS=${STEPS:-cost overhead checks}
+COST_ONLY=${COST_ONLY-26,27,41,42,46,47,54,55,56,57}
+BB=build/bpf/bench/progs
+TOOLS=${TOOLS:-"build:recompile base:threadhist build:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload first:smload"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -35,35 +41,57 @@ step() { # step NAME LIMIT CMD...: run, log, never fatal
 	timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
 	echo "$name: exit $? ($((SECONDS - t0)) s)"
 }
+want() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader > "$OUT/machine.txt" 2>&1
+date -u >> "$OUT/machine.txt"
 
-step block_ctx 20 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
-tail -1 "$OUT/block_ctx.log"
+if want cost; then
+	step cost 20 build/bench/gpu_block_cost -rounds 15 ${COST_ONLY:+-only $COST_ONLY}
+	step cost_check 10 build/bench/gpu_block_cost -check
+fi
 
-step tools 70 env OUT="$OUT/tools" tests/gpu/tools.sh
-tail -1 "$OUT/tools.log"
+if want overhead; then
+	step overhead 70 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-5} \
+		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
+	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
+	step overhead_reduce 20 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
+		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist base:smload build:smload" \
+		bench/gpu_tools_overhead.sh
+	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
+fi
 
-step launch_id 30 env OUT="$OUT/launch_id" tests/gpu/launch_id.sh
-tail -1 "$OUT/launch_id.log"
+if want checks; then
+	step block_ctx 25 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
+	step tools 40 env OUT="$OUT/tools" TOOLS="${CHECK_TOOLS:-threadhist kernelretsnoop smload}" \
+		tests/gpu/tools.sh
+fi
 
-step overhead 35 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 \
-	CASES="vecadd -n 16777216;reduce -n 16777216" \
-	TOOLS="base:threadhist build:threadhist base:kernelretsnoop build:kernelretsnoop base:smload build:smload base:$ME/gpu_block_empty.bpf.o build:$BE/gpu_block_empty.bpf.o build:$BB/blockv_exit_only.bpf.o build:$BB/blockv_th_smonly.bpf.o build:$BE/gpu_empty.bpf.o" \
-	bench/gpu_tools_overhead.sh
-cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
+NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if want ncu && [ -n "$NCU" ]; then
+	# plain, W bare, W + store, W + bulk, W last warp, E store, E red
+	step ncu $((150 - (SECONDS - t0) > 10 ? 150 - (SECONDS - t0) : 10)) \
+		"$NCU" --csv --page raw --section WarpStateStats --section SpeedOfLight \
+		--metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_red.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_drain_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio \
+		build/bench/gpu_block_cost -rounds 1 -iters 2 -only 26,27,36,39,41,46
+elif want ncu; then
+	echo "ncu: not installed" | tee "$OUT/ncu.log"
+fi
 
-# what comes back: a few files; each step's folder as one tarball, without
-# the big per-run outputs (kernelretsnoop's records)
-rm -f "$OUT"/tools/tools.tgz
-rm -rf "$OUT"/tools/logs/*.json
+# what comes back: a few files; each step's folder as one tarball
 find "$OUT" -mindepth 2 -type f -size +256k -delete
-for d in block_ctx tools launch_id overhead; do
+for d in overhead overhead_reduce block_ctx tools; do
 	[ -d "$OUT/$d" ] && tar -C "$OUT" -czf "$OUT/$d.tgz" "$d" && rm -rf "${OUT:?}/$d"
 done
 
 echo "== summary ($((SECONDS - t0)) s)"
-grep -h "passed" "$OUT/block_ctx.log" "$OUT/tools.log" "$OUT/launch_id.log"
-grep -h "FAIL" "$OUT/block_ctx.log" "$OUT/tools.log" "$OUT/launch_id.log" | head -10
-for f in overhead; do
+cat "$OUT/machine.txt"
+[ -f "$OUT/cost.log" ] && cat "$OUT/cost.log"
+[ -f "$OUT/cost_check.log" ] && tail -1 "$OUT/cost_check.log"
+for f in overhead overhead_reduce; do
 	[ -f "$OUT/$f.md" ] && tail -n +7 "$OUT/$f.md"
 done
+for f in block_ctx tools; do
+	[ -f "$OUT/$f.log" ] && grep -h "passed" "$OUT/$f.log" | tail -1
+	[ -f "$OUT/$f.log" ] && grep -h "FAIL" "$OUT/$f.log" | head -5
+done
+[ -f "$OUT/ncu.log" ] && wc -l "$OUT/ncu.log"

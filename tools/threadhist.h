@@ -5,24 +5,21 @@
 
 #include <linux/types.h>
 
-#include "spread.h"
+/* SM ids (%smid) the counters hold: 0 .. TH_MAX_SM - 1 (an H200 has 132
+ * SMs; a block on a higher id is not counted). */
+#define TH_MAX_SM 256
+/* Block sizes the counters hold: 1 .. TH_SIZES threads (CUDA's limit is
+ * 1024 threads a block). */
+#define TH_SIZES 1024
 
-/* Max SM id + 1 the per-SM array holds (H100/H200 have 132 SMs). */
-#define TH_MAX_SM 1024
-/* log2 buckets of threads per block, as the CLI's histograms count them
- * (bucket b >= 1 holds [2^(b-1), 2^b)): a block has at most 1024 threads,
- * bucket 11. */
-#define TH_SIZE_BUCKETS 12
-
-/* Value of `sm_threads` (key: SM id x SPREAD_SLOTS + spread slot, the slot
- * chosen by block index): one 128-byte line, everything a block adds, so
- * that a block touches one line and the SMs' counters, which every block
- * of the grid updates, never share one (spread.h). */
-struct th_sm_count {
-	__u64 threads;
-	__u64 warps;
-	__u64 blocks_by_size[TH_SIZE_BUCKETS]; /* blocks, by log2 bucket of threads */
-	__u64 pad[2];
-};
+/* `sm_blocks`: an array of __u64, key SM id x TH_SIZES + threads - 1, value
+ * the blocks of exactly that many threads that ran on that SM.  The host
+ * multiplies: threads = blocks x size, warps = blocks x ceil(size / 32), the
+ * size histogram adds blocks by size; so one add a block, and an SM's
+ * counters are 8 KiB apart from the next SM's (no two SMs share a line). */
+static inline __u32 th_key(__u32 sm, __u32 threads)
+{
+	return sm * TH_SIZES + ((threads - 1) & (TH_SIZES - 1));
+}
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * tool_threadhist.c - threadhist's summary: threads, warps and blocks in
  * total, a bar per SM (threads), and a log2 histogram of threads per block
- * (every block of every launch, counted by size on the device).
+ * (every block of every launch), all from the device's count of blocks per
+ * SM and exact size (tools/threadhist.h).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,15 +24,15 @@ struct th_sms {
 static int th_sm_one(void *arg, const void *key, const void *value)
 {
 	struct th_sms *s = arg;
-	struct th_sm_count c;
+	uint64_t blocks;
 	uint32_t k;
 	memcpy(&k, key, 4);
-	memcpy(&c, value, sizeof(c));
-	if (!c.warps)
-		return 0; /* array: every SM id is a key */
-	/* an SM's SPREAD_SLOTS copies are consecutive keys (arrays are walked
-	 * in key order): add them up */
-	uint32_t sm = k / SPREAD_SLOTS;
+	memcpy(&blocks, value, sizeof(blocks));
+	if (!blocks)
+		return 0; /* array: every (SM, size) is a key */
+	/* an SM's sizes are consecutive keys (arrays are walked in key
+	 * order): add them up */
+	uint32_t sm = k / TH_SIZES, size = k % TH_SIZES + 1;
 	if (!s->n || s->sm[s->n - 1] != sm) {
 		if (s->n == TH_MAX_SM)
 			return 0;
@@ -39,12 +40,10 @@ static int th_sm_one(void *arg, const void *key, const void *value)
 		s->threads[s->n] = s->warps[s->n] = 0;
 		s->n++;
 	}
-	s->threads[s->n - 1] += c.threads;
-	s->warps[s->n - 1] += c.warps;
-	for (int b = 0; b < TH_SIZE_BUCKETS; b++) {
-		s->sizes.count[b] += c.blocks_by_size[b];
-		s->blocks += c.blocks_by_size[b];
-	}
+	s->threads[s->n - 1] += blocks * size;
+	s->warps[s->n - 1] += blocks * ((size + 31) / 32);
+	hist_log2_add(&s->sizes, size, blocks);
+	s->blocks += blocks;
 	return 0;
 }
 
@@ -57,7 +56,7 @@ int tool_threadhist_event(FILE *out, const struct object *obj, const char *map,
 int tool_threadhist_summary(FILE *out, const struct object *obj,
 			    const struct session_status *st, int json)
 {
-	struct map *per_sm = tool_map(obj, "sm_threads", 4, sizeof(struct th_sm_count));
+	struct map *per_sm = tool_map(obj, "sm_blocks", 4, sizeof(uint64_t));
 	struct th_sms *sms = calloc(1, sizeof(*sms));
 	uint64_t threads = 0, warps = 0;
 	if (!per_sm || !sms) {

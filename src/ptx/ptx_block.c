@@ -96,18 +96,39 @@ static int ptx_block_calls_out(const struct ptx_module *m, const struct ptx_stmt
 	return 1;
 }
 
+/* Does every thread of kernel f leave through its own ret/exit (which the
+ * exit block gathers), and, with `waits`, no thread wait for another?  No
+ * `exit` in a function (it would leave without the exit block), no call out
+ * of the module (unprovable), and with `waits` no barrier or warp sync in
+ * the kernel or any function of the module (an indirect call could reach
+ * any of them). */
+static int ptx_block_leaves_by_exit(const struct ptx_module *m, const struct ptx_func *kernel,
+				    int waits)
+{
+	for (size_t f = 0; f < m->nfunc; f++) {
+		const struct ptx_func *fn = &m->funcs[f];
+		if (fn->entry && fn != kernel)
+			continue;
+		for (size_t i = fn->head + 1; i < fn->end; i++) {
+			const struct ptx_stmt *s = &m->stmts[i];
+			if (s->kind == PTX_STMT_INSN &&
+			    ((waits && ptx_block_waits(m, s)) || ptx_block_calls_out(m, s) ||
+			     (!fn->entry && ptx_parse_tok_is(m, s->opcode, "exit"))))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 /*
  * Can the block's last exit be found with the barrier?  Only if every
- * thread leaves through the exit block (the kernel's ret/exit all branch
- * there; an `exit` in a function would leave warp 0 waiting forever) and
- * no thread waits for another: a kernel whose threads meet at a barrier,
- * or whose lanes sync as a warp, after some of them returned early relies
- * on the hardware counting those as arrived, and with warp 0 held at the
- * exit block they would not be.  Checked over the kernel and every
- * function of the module (an indirect call could reach any of them); a
- * call out of the module is not provable.  barrier.sync/arrive without
- * .aligned (lanes of a warp may reach the exit block apart) need sm_70
- * and PTX 6.0.
+ * thread leaves through the exit block (an `exit` in a function would leave
+ * warp 0 waiting forever) and no thread waits for another: a kernel whose
+ * threads meet at a barrier, or whose lanes sync as a warp, after some of
+ * them returned early relies on the hardware counting those as arrived, and
+ * with warp 0 held at the exit block they would not be.
+ * barrier.sync/arrive without .aligned (lanes of a warp may reach the exit
+ * block apart) need sm_70 and PTX 6.0.
  */
 static int ptx_block_exit_by_barrier(const struct ptx_module *m, const struct ptx_func *kernel,
 				     const struct ptx_inject_opts *o)
@@ -118,19 +139,109 @@ static int ptx_block_exit_by_barrier(const struct ptx_module *m, const struct pt
 		major = o->min_version_major, minor = o->min_version_minor;
 	if (o->block_exit_counted || ptx_block_target_sm(m) < 70 || major < 6)
 		return 0;
-	for (size_t f = 0; f < m->nfunc; f++) {
-		const struct ptx_func *fn = &m->funcs[f];
-		if (fn->entry && fn != kernel)
+	return ptx_block_leaves_by_exit(m, kernel, 1);
+}
+
+/* The first dot-separated part of statement s's opcode. */
+static int ptx_block_op_is(const struct ptx_module *m, const struct ptx_stmt *s, const char *op)
+{
+	const struct ptx_tok *k = &m->toks[s->opcode];
+	size_t n = strlen(op);
+	return k->len >= n && !memcmp(m->text + k->off, op, n) &&
+	       (k->len == n || m->text[k->off + n] == '.');
+}
+
+/* Is s a load from global memory (ld.global..., ld.volatile.global...)? */
+static int ptx_block_global_load(const struct ptx_module *m, const struct ptx_stmt *s)
+{
+	const struct ptx_tok *k = &m->toks[s->opcode];
+	return s->kind == PTX_STMT_INSN && ptx_block_op_is(m, s, "ld") &&
+	       memmem(m->text + k->off, k->len, ".global", 7);
+}
+
+/* Is s plain arithmetic: no memory, no control, no waiting? */
+static int ptx_block_arith(const struct ptx_module *m, const struct ptx_stmt *s)
+{
+	static const char *const ops[] = {"add", "sub", "mul", "mad", "fma", "shl", "shr",
+					  "and", "or", "xor", "not", "cvt", "cvta", "mov",
+					  "setp", "selp", "min", "max", "neg", "abs", "bfe", "bfi"};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (ptx_block_op_is(m, s, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* Does statement s name one of the n registers (tokens) in regs? */
+static int ptx_block_names_any(const struct ptx_module *m, const struct ptx_stmt *s,
+			       const uint32_t *regs, size_t n)
+{
+	for (uint32_t t = s->tok; t < s->tok + s->ntok; t++)
+		for (size_t r = 0; m->toks[t].kind == PTX_TOK_REG && r < n; r++)
+			if (ptx_block_tok_same(m, t, regs[r]))
+				return 1;
+	return 0;
+}
+
+/* Is statement `at` of kernel f in a loop: does a branch at or after it go
+ * back to a label at or before it (an indirect branch counts as one)? */
+static int ptx_block_in_loop(const struct ptx_module *m, const struct ptx_func *f, size_t at)
+{
+	for (size_t j = at; j < f->end; j++) {
+		const struct ptx_stmt *s = &m->stmts[j];
+		if (s->kind != PTX_STMT_INSN)
 			continue;
-		for (size_t i = fn->head + 1; i < fn->end; i++) {
-			const struct ptx_stmt *s = &m->stmts[i];
-			if (s->kind == PTX_STMT_INSN &&
-			    (ptx_block_waits(m, s) || ptx_block_calls_out(m, s) ||
-			     (!fn->entry && ptx_parse_tok_is(m, s->opcode, "exit"))))
-				return 0;
+		if (ptx_block_op_is(m, s, "brx"))
+			return 1;
+		if (!ptx_block_op_is(m, s, "bra") || !s->nopnd)
+			continue;
+		uint32_t target = m->opnds[s->opnd].tok;
+		for (size_t l = f->head + 1; l <= at; l++)
+			if (m->stmts[l].kind == PTX_STMT_LABEL &&
+			    ptx_block_tok_same(m, m->stmts[l].tok, target))
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * Where the block_entry program may wait for the kernel's first global
+ * loads: the statement after the first run of them in kernel f, the run
+ * going on over further global loads and plain arithmetic until a
+ * statement that uses a loaded value or does anything else (a label, a
+ * branch, a store, a barrier...).  Thread (0,0,0)'s program then runs
+ * while its loads are in flight, off the block's path (at entry its
+ * %smid read, map address and update came before the loads); 0 where the
+ * kernel has no global load, or where that point is in a loop (its guard
+ * there cost reduce -n 16M 42% on the H200: the loop's code no longer
+ * compiles the same).
+ */
+static size_t ptx_block_sink_point(const struct ptx_module *m, const struct ptx_func *f)
+{
+	uint32_t loaded[16];
+	size_t n = 0, i = f->head + 1;
+
+	while (i < f->end && !ptx_block_global_load(m, &m->stmts[i]))
+		i++;
+	if (i == f->end)
+		return 0;
+	for (; i < f->end; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		if (s->kind == PTX_STMT_DECL)
+			continue; /* .reg, .loc */
+		if (s->kind != PTX_STMT_INSN || ptx_block_names_any(m, s, loaded, n))
+			break;
+		if (ptx_block_global_load(m, s)) {
+			const struct ptx_opnd *d = &m->opnds[s->opnd]; /* the destination(s) */
+			for (uint32_t t = d->tok; s->nopnd && t < d->tok + d->ntok; t++)
+				if (m->toks[t].kind == PTX_TOK_REG && n < 16)
+					loaded[n++] = t;
+			if (n == 16)
+				break;
+		} else if (!ptx_block_arith(m, s)) {
+			break;
 		}
 	}
-	return 1;
+	return ptx_block_in_loop(m, f, i) ? 0 : i;
 }
 
 /* Bit of the record's 8-byte word n in a word set. */
@@ -223,46 +334,60 @@ static void ptx_block_program(const struct ptx_block *k, struct ptx_buf *b, cons
 	ptx_buf_printf(b, "%s", code);
 }
 
+/* The record's words that only the exit gives: 0 before it. */
+static void ptx_block_zero_exit_words(struct ptx_buf *b, unsigned words)
+{
+	if (words & W_END)
+		ptx_buf_printf(b, "\tmov.b64 %%gxb_c1, 0;\n");
+	if (words & W_EXITS)
+		ptx_buf_printf(b, "\tmov.b64 %%gxb_c5, 0;\n");
+}
+
 /* At entry: thread (0,0,0) reads the start time where anything reads it,
  * computes the words the block_entry program reads and, where anything
  * reads the record in memory, writes it; the counted exit's zeroed counter
- * and barrier; the block_entry program. */
+ * and barrier; the block_entry program, unless it is sunk past the first
+ * loads (then thread (0,0,0) only notes that it has it to run). */
 static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 {
 	const char *code = k->o->block_entry_code;
 	/* the barrier: for the counter, and for the block-local arrays, which
 	 * every thread zeroed just before (ptx_block_arrays_zero) */
 	int meet = k->counted || k->o->n_block_arrays;
-	int record = k->record_at_entry;
-	unsigned words = k->entry.words | (record ? W_ALL : 0);
+	int record = k->record_at_entry, sunk = k->sink_at != 0;
+	unsigned words = sunk ? 0 : k->entry.words | (record ? W_ALL : 0);
+	/* thread (0,0,0)'s start time in a register of the kernel's scope: for
+	 * its block_exit program, or for its sunk block_entry program */
+	int keep_start = k->start_reg || (sunk && (k->entry.words & W_START));
 
-	if (!code && !meet && !k->start_shared && !k->start_reg)
+	if (!code && !meet && !k->start_shared && !keep_start)
 		return; /* nothing to do at entry */
-	if (k->start_reg)
+	if (keep_start)
 		ptx_buf_printf(b, "\t.reg .b64 %%%s_start; // block probes: thread (0,0,0)'s "
-				  "start time, for its block_exit program\n", k->pfx);
+				  "start time, for its block programs\n", k->pfx);
+	if (sunk)
+		ptx_buf_printf(b, "\t.reg .pred %%%s_bp; // block probes: the block_entry program "
+				  "is still to run (thread (0,0,0))\n", k->pfx);
 	ptx_buf_printf(b, "\t{ // block probes: thread (0,0,0) starts the block\n");
 	ptx_block_regs(b);
 	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tmov.u32 %%gxb_b, %%tid.y;\n"
 			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
 			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n"
-			  "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
-			  "\t@%%gxb_p bra GXB_MEET;\n");
-	if ((words & W_START) || k->start_shared || k->start_reg)
+			  "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n");
+	if (sunk)
+		ptx_buf_printf(b, "\tsetp.eq.u32 %%%s_bp, %%gxb_a, 0;\n", k->pfx);
+	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_MEET;\n");
+	if ((words & W_START) || k->start_shared || keep_start)
 		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%globaltimer;\n");
-	if (k->start_reg)
+	if (keep_start)
 		ptx_buf_printf(b, "\tmov.u64 %%%s_start, %%gxb_c0;\n", k->pfx);
 	ptx_block_words(b, words);
-	/* what the exit writes reads as 0 until then */
-	if (words & W_END)
-		ptx_buf_printf(b, "\tmov.b64 %%gxb_c1, 0;\n");
-	if (words & W_EXITS)
-		ptx_buf_printf(b, "\tmov.b64 %%gxb_c5, 0;\n");
+	ptx_block_zero_exit_words(b, words);
 	/* the record (word 4's store zeroes the counter), or its start alone */
 	ptx_block_store(k, b, record ? W_ALL : k->start_shared ? W_START : 0);
 	if (k->counted && !record)
 		ptx_buf_printf(b, "\tst.shared.u32 [%s_blk+%d], 0;\n", k->pfx, BLK_COUNT);
-	if (code && !meet)
+	if (code && !meet && !sunk)
 		ptx_block_program(k, b, code, k->entry);
 	ptx_buf_printf(b, "GXB_MEET:\n");
 	if (meet) /* the program after the barrier: the others need not wait for it */
@@ -278,6 +403,25 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 	if (k->o->entry_code || k->o->entry_sym)
 		ptx_buf_printf(b, "\tbar.warp.sync %%gxb_m;\n");
 	ptx_buf_printf(b, "\t}\n");
+}
+
+void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b)
+{
+	unsigned words = k->entry.words;
+
+	if (!k->sink_at)
+		return;
+	ptx_buf_printf(b, "\t{ // block probes: the block_entry program, once, in thread "
+			  "(0,0,0)\n");
+	ptx_block_regs(b);
+	ptx_buf_printf(b, "\t@!%%%s_bp bra GXB_DONE;\n"
+			  "\tsetp.ne.u32 %%%s_bp, %%gxb_m, %%gxb_m;\n", k->pfx, k->pfx);
+	if (words & W_START)
+		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%%s_start;\n", k->pfx);
+	ptx_block_words(b, words);
+	ptx_block_zero_exit_words(b, words);
+	ptx_block_program(k, b, k->o->block_entry_code, k->entry);
+	ptx_buf_printf(b, "GXB_DONE:\n\t}\n");
 }
 
 /* In the exit block: the block's last exit, by the barrier (warp 0 waits
@@ -455,6 +599,15 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 	k->start_reg = !k->counted && !k->exit.mem && (k->exit.words & W_START);
 	k->start_shared = k->exit.mem || (k->counted && (k->exit.words & W_START));
 	k->record_used = k->entry.mem || k->exit.mem || k->start_shared || k->counted;
+	/* the block_entry program past the first loads, where nothing at entry
+	 * waits for it (no barrier there, no warp entry probe), it reads its
+	 * words from registers and thread (0,0,0) gets to the exit block if not
+	 * to the loads; GPUEXT_PTX_BLOCK_ENTRY_FIRST keeps it at entry, to
+	 * compare */
+	if (o->block_entry_code && !k->counted && !o->n_block_arrays && !o->entry_code &&
+	    !o->entry_sym && !k->entry.mem && !getenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST") &&
+	    ptx_block_leaves_by_exit(m, f, 0))
+		k->sink_at = ptx_block_sink_point(m, f);
 }
 
 void ptx_block_record_decl(const struct ptx_block *k, struct ptx_buf *b)

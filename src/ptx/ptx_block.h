@@ -34,6 +34,11 @@ struct ptx_block {
 	int start_reg;       /* the start time kept for the exit in PFX_start */
 	int start_shared;    /* the start time kept for the exit in the record */
 	int record_used;     /* the kernel declares the record (PFX_blk) */
+	/* the block_entry program sunk past the kernel's first global loads:
+	 * it runs right before statement sink_at of the module (and, for a
+	 * thread (0,0,0) that never gets there, in the exit block); 0: at
+	 * the kernel's entry */
+	size_t sink_at;
 };
 
 /* Decide for kernel f of m what o asks (pfx must outlive k). */
@@ -47,5 +52,9 @@ void ptx_block_arrays_decl(const struct ptx_inject_opts *o, struct ptx_buf *b);
 void ptx_block_entry(const struct ptx_block *k, struct ptx_buf *b);
 /* In the exit block, before a warp exit probe (only with block_exit_code). */
 void ptx_block_exit(const struct ptx_block *k, struct ptx_buf *b);
+/* With sink_at: right before statement sink_at, and at the start of the
+ * exit block (which the kernel then has): the block_entry program, in
+ * thread (0,0,0), the first time it gets to either. */
+void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b);
 
 #endif /* GPUEXT_PTX_BLOCK_H */

@@ -803,7 +803,7 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	ptx_block_init(&in->blk, m, in->f, o, in->pfx);
 	int entry_done = !o->entry_sym && !o->entry_code && !in->blk.on;
 	/* one exit block at the end, every ret/exit a branch to it */
-	int exit_block = o->exit_code || o->block_exit_code;
+	int exit_block = o->exit_code || o->block_exit_code || in->blk.sink_at;
 	ptx_block_record_decl(&in->blk, &in->b);
 	int err = ptx_inject_head(in);
 	if (err)
@@ -831,8 +831,11 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 				ptx_buf_printf(&in->b, "\tcall %s;\n", o->entry_sym);
 			entry_done = 1;
 		}
+		if (i == in->blk.sink_at)
+			ptx_block_entry_sunk(&in->blk, &in->b);
 		if (i == in->f->end && exit_block) { /* the one exit, at the end */
 			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
+			ptx_block_entry_sunk(&in->blk, &in->b); /* where it did not run yet */
 			ptx_block_exit(&in->blk, &in->b);
 			if (o->exit_code)
 				ptx_buf_printf(&in->b, "%s", o->exit_code);

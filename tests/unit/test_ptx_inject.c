@@ -616,24 +616,30 @@ static const char blk_plain[] =
 	"\tld.param.u64 %rd1, [k_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
 	"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
 
-/* blk_plain with entry and exit (either may be NULL) as its block programs,
- * through ptxas for sm_90. */
-static char *inject_block(const char *entry, const char *exit, const char *extra, int counted)
+/* Kernel k of ptx injected with o, through ptxas for sm_90. */
+static char *inject_kernel(const char *ptx, const struct ptx_inject_opts *o)
 {
 	struct ptx_module *m;
 	struct err e = {{0}};
 	char *out;
 	size_t len;
-	if (ptx_parse(blk_plain, strlen(blk_plain), &m, &e))
+	if (ptx_parse(ptx, strlen(ptx), &m, &e))
 		fail_msg("%s", e.msg);
-	struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = entry,
-				    .block_exit_code = exit, .block_exit_counted = counted,
-				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
-	if (ptx_inject(m, &o, &out, &len, &e))
+	if (ptx_inject(m, o, &out, &len, &e))
 		fail_msg("%s", e.msg);
 	ptx_module_free(m);
 	ptxas_ok(out, len, "sm_90", "block ctx");
 	return out;
+}
+
+/* blk_plain with entry and exit (either may be NULL) as its block programs,
+ * through ptxas for sm_90. */
+static char *inject_block(const char *entry, const char *exit, const char *extra, int counted)
+{
+	struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = entry,
+				    .block_exit_code = exit, .block_exit_counted = counted,
+				    .extra = extra, .min_version_major = 7, .min_version_minor = 8};
+	return inject_kernel(blk_plain, &o);
 }
 
 /* The block program p as the agent builds it: its inline block (site),
@@ -670,11 +676,12 @@ static unsigned words_named(const char *text)
 
 /*
  * The block record in registers: a block program that only reads fields of
- * its ctx names just the words it reads (threadhist: block, sm | threads,
- * warps; kernelretsnoop: the times too; gpu_block_fields: all six), with r1 = 0
- * and no record address; in the kernel, no %globaltimer unless a time is
- * read (kernelretsnoop: one at entry, kept in thread (0,0,0)'s register for
- * the barrier exit, and one at the exit), and no record in shared memory
+ * its ctx names just the words it reads (threadhist: sm | threads;
+ * kernelretsnoop: the times, block, sm | threads, warps; gpu_block_fields:
+ * all six), with r1 = 0 and no record address; in the kernel, no %globaltimer unless a time is read (one at
+ * entry for a start time, kept in thread (0,0,0)'s register where its
+ * barrier exit reads it, and one at the exit for an end), and no record
+ * in shared memory
  * unless the counted exit needs one (then the start goes through it).  A
  * ctx pointer spilled to the stack and loaded back whole is still followed;
  * one compared, read narrow from its slot or left in a frame that escapes
@@ -689,7 +696,7 @@ static void test_block_ctx_words(void **state)
 		enum ptx_probe_kind kind;
 		unsigned words;
 	} progs[] = {
-		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x1c},
+		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x08},
 		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block", PTX_PROBE_BLOCK_EXIT, 0x1f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", PTX_PROBE_BLOCK_ENTRY, 0x3f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_exit", PTX_PROBE_BLOCK_EXIT, 0x3f},
@@ -711,12 +718,12 @@ static void test_block_ctx_words(void **state)
 		for (int counted = 0; counted <= 1; counted++) {
 			char *out = inject_block(entry ? site : NULL, entry ? NULL : site, extra,
 						 counted);
-			int times = progs[i].words & 3, record = counted && !entry;
-			int start = progs[i].words & 1;
+			int record = counted && !entry;
+			int start = progs[i].words & 1, end = !entry && (progs[i].words & 2);
 			/* the block code's own (the program may read it too) */
 			assert_int_equal(count_str(out, "%globaltimer") - count_str(site, "%globaltimer") -
 						 count_str(extra, "%globaltimer"),
-					 !times ? 0 : entry ? 1 : 2);
+					 start + end);
 			assert_int_equal(count_str(out, "_blk[48];"), record);
 			assert_int_equal(count_str(out, "_start;"), !entry && !counted && start ? 2 : 0);
 			assert_int_equal(count_str(out, "ld.shared.u64 %gxb_c0"), record && start);
@@ -782,6 +789,118 @@ static void test_block_ctx_words(void **state)
 		free(out);
 		free(site);
 		free(extra);
+	}
+}
+
+/* vecadd's shape: a bounds test, then two global loads (the address of the
+ * second computed between them), the add that uses them, a store. */
+static const char blk_loads[] =
+	".version 7.8\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 k_p0, .param .u32 k_n)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<6>;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tld.param.u32 %r2, [k_n];\n"
+	"\tsetp.ge.u32 %p1, %r1, %r2;\n\t@%p1 bra DONE;\n"
+	"\tld.param.u64 %rd1, [k_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
+	"\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+	"\tld.global.f32 %f1, [%rd3];\n\tadd.s64 %rd4, %rd3, 1024;\n"
+	"\tld.global.nc.f32 %f2, [%rd4];\n"
+	"\tadd.f32 %f3, %f1, %f2;\n\tst.global.f32 [%rd3], %f3;\nDONE:\n\tret;\n}\n";
+
+/* blk_loads' loads in a loop (a grid-stride loop's shape). */
+static const char blk_loop[] =
+	".version 7.8\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 k_p0, .param .u32 k_n)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<6>;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tld.param.u32 %r2, [k_n];\n"
+	"\tld.param.u64 %rd1, [k_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
+	"LOOP:\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+	"\tld.global.f32 %f1, [%rd3];\n\tadd.f32 %f3, %f1, %f1;\n\tst.global.f32 [%rd3], %f3;\n"
+	"\tadd.u32 %r1, %r1, 1024;\n\tsetp.lt.u32 %p1, %r1, %r2;\n\t@%p1 bra LOOP;\n"
+	"\tret;\n}\n";
+
+/*
+ * The block_entry program sunk past the kernel's first global loads
+ * (threadhist's, and gpu_block_fields' which reads every word, the start
+ * time too): in the kernel, once right after the run of loads (both loads
+ * and the address between them before it, the add that uses them after it)
+ * and once in the exit block, for a thread (0,0,0) that never loaded, each
+ * guarded by the pending predicate that thread (0,0,0) sets at entry;
+ * with the start time read at entry.  Where something at entry waits for
+ * the program (a warp entry probe), where the kernel has no global load,
+ * where its first loads are in a loop, where a function of the module
+ * leaves the kernel (`exit`), and with
+ * GPUEXT_PTX_BLOCK_ENTRY_FIRST set, it runs once at entry.  ptxas accepts
+ * each.
+ */
+static void test_block_entry_sunk(void **state)
+{
+	static const struct {
+		const char *obj, *prog, *label;
+	} progs[] = {
+		{"build/bpf/tools/threadhist.bpf.o", "th_block", "eBPF program 'th_block', inline"},
+		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", "eBPF program 'bf_entry', inline"},
+	};
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct object *ob;
+		struct err e = {{0}};
+		if (object_open(progs[i].obj, &ob, &e) || object_create_maps(ob, &e))
+			fail_msg("%s", e.msg);
+		struct prog *p = object_find_prog(ob, progs[i].prog);
+		assert_non_null(p);
+		if (verifier_check(p, NULL, NULL, &e))
+			fail_msg("%s: %s", progs[i].prog, e.msg);
+		char *extra, *site = block_site(p, PTX_PROBE_BLOCK_ENTRY, &extra);
+		struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = site, .extra = extra,
+					    .min_version_major = 7, .min_version_minor = 8};
+		char *out = inject_kernel(blk_loads, &o);
+		const char *load2 = strstr(out, "ld.global.nc.f32 %f2"), *add = strstr(out, "add.f32");
+		const char *run = strstr(out, progs[i].label), *exit = strstr(out, "_exit:");
+		assert_int_equal(count_str(out, progs[i].label), 2);
+		assert_true(load2 && add && run && exit);
+		assert_true(load2 < run && run < add && strstr(run + 1, progs[i].label) > exit);
+		assert_int_equal(count_str(out, "_bp;"), 1);               /* declared */
+		assert_int_equal(count_str(out, "bra GXB_DONE;\n\tsetp.ne.u32"), 2); /* guarded */
+		/* the start time at entry only, kept for the program (pasted twice) */
+		int start = strstr(site, PTX_BLOCK_CTX_WORD "0") != NULL;
+		assert_int_equal(count_str(out, "%globaltimer") - 2 * count_str(site, "%globaltimer") -
+					 count_str(extra, "%globaltimer"),
+				 start);
+		assert_int_equal(count_str(out, "_start;"), start ? 3 : 0);
+		free(out);
+
+		/* at entry: with a warp entry probe, in a kernel with no load,
+		 * and when asked */
+		o.entry_code = "\t// warp entry probe\n";
+		out = inject_kernel(blk_loads, &o);
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		assert_true(strstr(out, progs[i].label) < strstr(out, "ld.global.f32"));
+		free(out);
+		o.entry_code = NULL;
+		out = inject_kernel(blk_plain, &o);
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		assert_null(strstr(out, "_bp;"));
+		free(out);
+		out = inject_kernel(blk_loop, &o);
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		assert_true(strstr(out, progs[i].label) < strstr(out, "LOOP:"));
+		free(out);
+		/* a function that leaves the kernel: thread (0,0,0) might never
+		 * get to the exit block */
+		char exits[sizeof(blk_loads) + 64];
+		snprintf(exits, sizeof(exits), ".version 7.8\n.target sm_90\n.address_size 64\n"
+			 ".func lv()\n{\n\texit;\n}\n%s", strstr(blk_loads, ".visible"));
+		out = inject_kernel(exits, &o);
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		free(out);
+		setenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST", "1", 1);
+		out = inject_kernel(blk_loads, &o);
+		unsetenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST");
+		assert_int_equal(count_str(out, progs[i].label), 1);
+		assert_true(strstr(out, progs[i].label) < strstr(out, "ld.global.f32"));
+		free(out);
+		free(site);
+		free(extra);
+		object_free(ob);
 	}
 }
 
@@ -1038,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_module_variables),
 		cmocka_unit_test(test_inline_probes),
 		cmocka_unit_test(test_block_probes),
+		cmocka_unit_test(test_block_entry_sunk),
 		cmocka_unit_test(test_block_exit_kinds),
 		cmocka_unit_test(test_block_ctx_words),
 		cmocka_unit_test(test_only_kernel_variables),
