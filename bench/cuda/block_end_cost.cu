@@ -17,12 +17,7 @@
  * the same round's plain kernel, median and range over the rounds.  Checks
  * that the red.max variant's records have end >= start.
  */
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+#include "cost_rounds.cuh"
 __device__ static unsigned long long gt() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
 __device__ static unsigned smid() { unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); return s; }
 __device__ static void redmax(unsigned long long *p, unsigned long long v) { asm volatile("red.global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); }
@@ -67,30 +62,10 @@ int main(int argc, char **argv)
 	std::vector<float> h(n); for (int i = 0; i < n; i++) h[i] = (float)(i % 1000) * 0.5f;
 	CK(cudaMemcpy(a, h.data(), n * 4, cudaMemcpyHostToDevice)); CK(cudaMemcpy(b, h.data(), n * 4, cudaMemcpyHostToDevice));
 	kf f[NV] = { k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7> };
-	cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-	std::vector<std::vector<double>> ratio(NV), ms(NV);
-	for (int rd = -1; rd < rounds; rd++) {
-		double med[NV];
-		for (int v = 0; v < NV; v++) {
-			std::vector<float> t;
-			for (int it = 0; it < iters; it++) {
-				CK(cudaEventRecord(e0)); f[v]<<<blocks, 256>>>(a, b, c, n, r); CK(cudaEventRecord(e1));
-				CK(cudaEventSynchronize(e1)); float x; CK(cudaEventElapsedTime(&x, e0, e1)); if (it) t.push_back(x);
-			}
-			CK(cudaGetLastError());
-			std::sort(t.begin(), t.end()); med[v] = t[t.size() / 2];
-		}
-		if (rd < 0) continue;
-		for (int v = 0; v < NV; v++) { ratio[v].push_back(med[v] / med[0]); ms[v].push_back(med[v]); }
-	}
-	// check: end >= start for the record variant (last run = variant NV-1 ... rerun variant 3 once)
+	// check: the red.max variant's records have end >= start and the right index
 	f[WARP_REDMAX_REC]<<<blocks, 256>>>(a, b, c, n, r); CK(cudaDeviceSynchronize());
 	std::vector<rec> hr(blocks); CK(cudaMemcpy(hr.data(), r, sizeof(rec) * blocks, cudaMemcpyDeviceToHost));
 	long bad = 0; for (int i = 0; i < blocks; i++) if (hr[i].end < hr[i].start || hr[i].a != (unsigned long long)i) bad++;
 	printf("check: %ld of %d blocks with end < start or wrong index\n", bad, blocks);
-	printf("| # | variant | median ms | ratio | min | max |\n| ---: | --- | ---: | ---: | ---: | ---: |\n");
-	for (int v = 0; v < NV; v++) {
-		std::sort(ratio[v].begin(), ratio[v].end()); std::sort(ms[v].begin(), ms[v].end());
-		printf("| %d | %s | %.6f | %.3f | %.3f | %.3f |\n", v, names[v], ms[v][ms[v].size() / 2], ratio[v][ratio[v].size() / 2], ratio[v].front(), ratio[v].back());
-	}
+	cost_rounds(NV, names, rounds, iters, [&](int v) { f[v]<<<blocks, 256>>>(a, b, c, n, r); });
 }

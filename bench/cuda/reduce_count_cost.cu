@@ -17,12 +17,7 @@
  * plain kernel (median and range).  Checks that the gathered form counts
  * every thread access as the direct one does.
  */
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+#include "cost_rounds.cuh"
 __device__ static unsigned smid() { unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); return s; }
 __device__ static void redadd(unsigned long long *p, unsigned long long v) { asm volatile("red.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); }
 __device__ static void redor(unsigned long long *p, unsigned long long v) { asm volatile("red.global.or.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); }
@@ -76,22 +71,6 @@ int main(int argc, char **argv)
 	std::vector<int> h(n); for (long i = 0; i < n; i++) h[i] = (int)(i % 977) - 400;
 	CK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
 	kf f[NV] = { k<0>, k<1>, k<2>, k<3>, k<4>, k<5> };
-	cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-	std::vector<std::vector<double>> ratio(NV), ms(NV);
-	for (int rd = -1; rd < rounds; rd++) {
-		double med[NV];
-		for (int v = 0; v < NV; v++) {
-			std::vector<float> t;
-			for (int it = 0; it < iters; it++) {
-				CK(cudaEventRecord(e0)); f[v]<<<256, 256>>>(in, n, sum, map); CK(cudaEventRecord(e1));
-				CK(cudaEventSynchronize(e1)); float x; CK(cudaEventElapsedTime(&x, e0, e1)); if (it) t.push_back(x);
-			}
-			CK(cudaGetLastError());
-			std::sort(t.begin(), t.end()); med[v] = t[t.size() / 2];
-		}
-		if (rd < 0) continue;
-		for (int v = 0; v < NV; v++) { ratio[v].push_back(med[v] / med[0]); ms[v].push_back(med[v]); }
-	}
 	// check: the gathered and plain counts agree (one launch each on a zeroed map)
 	unsigned long long tot[2] = {0, 0};
 	for (int j = 0; j < 2; j++) {
@@ -101,9 +80,5 @@ int main(int argc, char **argv)
 		for (size_t q = 1; q < hm.size(); q += 4) tot[j] += hm[q];
 	}
 	printf("check: thread accesses counted %llu (2 reds) %llu (gathered), n = %ld\n", tot[0], tot[1], n);
-	printf("| # | variant | median ms | ratio | min | max |\n| ---: | --- | ---: | ---: | ---: | ---: |\n");
-	for (int v = 0; v < NV; v++) {
-		std::sort(ratio[v].begin(), ratio[v].end()); std::sort(ms[v].begin(), ms[v].end());
-		printf("| %d | %s | %.6f | %.3f | %.3f | %.3f |\n", v, names[v], ms[v][ms[v].size() / 2], ratio[v][ratio[v].size() / 2], ratio[v].front(), ratio[v].back());
-	}
+	cost_rounds(NV, names, rounds, iters, [&](int v) { f[v]<<<256, 256>>>(in, n, sum, map); });
 }
