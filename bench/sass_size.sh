@@ -15,8 +15,8 @@
 # and instructions) and its registers, beside the plain kernel's.  On a
 # short memory-bound kernel the instructions a warp issues per access are
 # the cost (docs/ptx-translate.md), so this table tracks the emitter's code
-# size without a GPU.  ENVS adds columns: each NAME=VAR=VALUE runs every
-# cell again with VAR=VALUE in the agent's environment (for example
+# size without a GPU.  ENVS adds columns: each NAME=VAR=VALUE[,VAR=VALUE]
+# runs every cell again with those in the agent's environment (for example
 # generic=GPUEXT_PTX_MAP_GENERIC=1, the code before map values were
 # followed).  BUILD: the folder of the gpuext, agent and bpf/ objects to
 # measure (another build's, to compare; the fake driver and examples come
@@ -76,7 +76,7 @@ cell() {
 		return
 	fi
 	dir=$(mktemp -d "$OUT/dump.XXXXXX")
-	env $envv FAKECUDA_DUMP="$dir" GPUEXT_AGENT="$BUILD/libgpuext-agent.so" \
+	env ${envv//,/ } FAKECUDA_DUMP="$dir" GPUEXT_AGENT="$BUILD/libgpuext-agent.so" \
 		"$BUILD/gpuext" run "$obj" -- build/fakecuda/app "$ptx" "$name" "$name" \
 		> "$dir/run.log" 2>&1
 	f=$(grep -l 'gxp_' "$dir"/mod-*.ptx 2>/dev/null | head -1)

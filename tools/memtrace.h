@@ -19,20 +19,28 @@
 #define MT_MAX_REGIONS 1024
 
 /*
- * memtrace's counts, one add per whole-warp access of a power-of-two size
- * up to 16 bytes: `region_lanes` (per SM; key = region slot) holds a slot's
- * thread accesses per kind and size class, lanes[kind x MT_CLASSES + c]
- * for accesses of 1 << c bytes (kind = GPUEXT_MEM_LOAD, _STORE, _ATOMIC),
- * and lanes[MT_LANES_OTHER] for accesses of other sizes: a region's
- * accesses are the sum of its slot's words, a kind's bytes and accesses
- * the sum over slots of its words (x 1 << c), exactly.  128 bytes a slot, a
- * line of its own: 1025 slots x 132 SMs = 17.3 MB on an H200.
+ * memtrace's counts (`region_lanes`, per SM; key = region slot), one line
+ * of 16 words a slot (1025 slots x 132 SMs = 17.3 MB on an H200), updated
+ * by two reductions to that line a whole-warp access of a power-of-two
+ * size up to 16 bytes:
+ *   w[0]  whose the slot is: the OR of t | ~t << 32 for the tag t = r + 1
+ *         of every region counted there: one region gives low half = t,
+ *         high half = ~t (32 bits); two regions set some bit in both
+ *         halves (mt_region_tag, the host's reading);
+ *   w[MT_WORD(kind, c)]  the lanes of accesses of 1 << c bytes of kind
+ *         (GPUEXT_MEM_LOAD, _STORE, _ATOMIC), c < MT_CLASSES;
+ *   w[MT_WORD_OTHER]  the lanes of accesses of other sizes (any kind): the
+ *         word of 1-byte atomics, which PTX does not have.
+ * A region's accesses are the sum of its slot's lane words; a kind's bytes
+ * and accesses the sums over slots of its words (x 1 << c), exactly.
  */
 #define MT_KINDS 3
 #define MT_CLASSES 5
-#define MT_LANES_OTHER (MT_KINDS * MT_CLASSES)
+#define MT_SLOT_WORDS 16
+#define MT_WORD(kind, c) (1 + (kind) * MT_CLASSES + (c))
+#define MT_WORD_OTHER MT_WORD(2, 0)
 struct mt_slot {
-	__u64 lanes[MT_LANES_OTHER + 1];
+	__u64 w[MT_SLOT_WORDS];
 };
 
 /*
@@ -47,18 +55,6 @@ struct mt_odd {
 	__u64 missing;
 	__u64 other_bytes, other_lanes, other_instrs;
 };
-
-/*
- * Whose a slot is (`region_bits`, one copy for all SMs; key = region
- * slot): the OR of t | ~t << 32 for the tag t = r + 1 of every region
- * counted in the slot: one region gives low half = t, high half = ~t (32
- * bits); two regions set some bit in both halves (mt_region_tag, the
- * host's reading).  A probe reads the word first and ORs only when its
- * region's bits are not all there yet: the word only gains bits, so a
- * stale read (L1) can only make it OR again, never skip a region that is
- * missing; after the first access of a region, a load that hits in the
- * SM's L1 instead of a reduction at every access.
- */
 
 /* The two parts of memtrace's probe (tools/memtrace.bpf.c's MT_PARTS). */
 #define MT_PART_COUNTS 1

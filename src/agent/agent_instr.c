@@ -157,7 +157,8 @@ static int agent_inject(const struct ptx_module *pm, const char *kernel,
 				    .mem_code = bare ? NULL : pr->site[AGENT_MEM],
 				    .mem_func = bare ? NULL : pr->mem_func,
 				    .mem_inline_max = pr->mem_inline_max,
-				    .mem_run_loop = agent_mem_run_loop(),
+				    .mem_run_loop = agent_mem_run_loop() || pr->mem_run_loop,
+				    .mem_simt = agent_mem_simt(),
 				    .mem_wait = agent_mem_wait(),
 				    .elect_sync = agent_elect_sync(),
 				    .mem_inlined = inlined, .mem_sites = sites,
@@ -221,8 +222,8 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	size_t bytes = strlen(pr->site[AGENT_MEM] ? pr->site[AGENT_MEM] : "");
 	if (pr->mem_sym[0] && !agent_no_probes() && inlined)
 		snprintf(tm->mem, sizeof(tm->mem),
-			 ", mem probes inline at %zu accesses in %zu regions (%zu bytes)", sites,
-			 regions, bytes);
+			 ", mem probes inline at %zu accesses in %zu regions (%zu bytes%s)", sites,
+			 regions, bytes, pr->mem_run_loop ? ", a loop a region" : "");
 	else if (pr->mem_sym[0] && !agent_no_probes())
 		snprintf(tm->mem, sizeof(tm->mem), ", mem probes called at %zu accesses (%zu bytes)",
 			 sites, bytes);
@@ -233,9 +234,10 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 
 /*
  * Tiers (agent_tier.c) for pr on kernel name of pm: when its mem probes
- * would be pasted and that form is predicted slow to compile, the called
- * form goes first (pr->mem_inline_max 0) and, in context ctx, *tier is the
- * pasted form's, its compile queued; unless that compile is done already
+ * would be pasted and that form is predicted slow to compile, a copy a
+ * region (a loop over its accesses: pr->mem_run_loop) goes first where
+ * that form is not predicted slow, else the called form (pr->mem_inline_max
+ * 0), and, in context ctx, *tier is the pasted form's, its compile queued; unless that compile is done already
  * (for another handle, or an earlier load of the module): then *pasted is
  * its text, to load as it is (*lid its launch parameter).  With no context
  * (compiles ahead) the called form only: the first launch queues the
@@ -277,6 +279,22 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 		err = agent_inject(pm, name, &called, &called_text, &called_inlined, &sites, NULL,
 				   &lid_called, tm, &e);
 	int slow = !err && inlined && agent_tier_slow(strlen(text), strlen(called_text));
+	/* reduce's 4 loads a loop turn (6 accesses in 3 regions): a copy an
+	 * access adds 5 x memtrace's ~6 KB block, a tier; a copy a region 2 x,
+	 * none, and the called form ran 6x the plain kernel where the pasted
+	 * ones run ~2x (H200, bench/results/2026-11-22-h200-mem-wrap-s6.md) */
+	int loop = 0;
+	if (slow && !agent_mem_run_loop()) {
+		struct agent_probes looped = *p;
+		struct ptx_launch_param lid_loop = {0};
+		char *loop_text = NULL;
+		int loop_inlined = 0;
+		looped.mem_run_loop = 1;
+		if (!agent_inject(pm, name, &looped, &loop_text, &loop_inlined, &sites, NULL,
+				  &lid_loop, tm, &e) && loop_inlined)
+			loop = !agent_tier_slow(strlen(loop_text), strlen(called_text));
+		free(loop_text);
+	}
 	free(called_text);
 	if (p == &own)
 		agent_probes_free(&own);
@@ -284,7 +302,10 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 		free(text);
 		return;
 	}
-	pr->mem_inline_max = 0;
+	if (loop)
+		pr->mem_run_loop = 1;
+	else
+		pr->mem_inline_max = 0;
 	if (!ctx) {
 		free(text);
 		return;
@@ -322,9 +343,9 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	for (int i = 0; i < AGENT_SITES; i++)
 		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, pr.mem_func ? pr.mem_func : "-");
-	char max[32];
-	snprintf(max, sizeof(max), "%zu%s wait %d", pr.mem_inline_max,
-		 agent_mem_run_loop() ? " loop" : "", agent_mem_wait());
+	char max[64];
+	snprintf(max, sizeof(max), "%zu%s wait %d simt %d", pr.mem_inline_max,
+		 agent_mem_run_loop() ? " loop" : "", agent_mem_wait(), agent_mem_simt());
 	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	hash = agent_hash(hash, agent_block_exit_counted() ? "exit-counted" : "-");

@@ -32,6 +32,7 @@ struct agent_probes {
 	char *mem_func;    /* the mem probe functions (called form) */
 	char mem_sym[160]; /* the function every access calls; "": no mem probe */
 	size_t mem_inline_max; /* ptx_inject_opts' */
+	int mem_run_loop;  /* ptx_inject_opts': a copy a region (agent_tier_choose) */
 	int mem_local;     /* a mem program uses local memory (its stack) */
 	int linked; /* extra declares runtime functions, to be linked (ptx_rt_module_link) */
 	/* the block-local arrays the kernel's programs name (ptx_inject_opts) */

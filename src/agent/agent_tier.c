@@ -65,11 +65,19 @@ int agent_mem_wait(void)
 	return v && !strcmp(v, "1") ? 1 : v && !strcmp(v, "0") ? -1 : 0;
 }
 
+int agent_mem_simt(void)
+{
+	const char *v = getenv("GPUEXT_PTX_MEM_SIMT");
+	return v && !strcmp(v, "0") ? 0 : v && !strcmp(v, "call") ? PTX_MEM_SIMT_CALL : 1;
+}
+
 int agent_elect_sync(void)
 {
 	const char *v = getenv("GPUEXT_PTX_ELECT");
 	const struct ptx_rt *rt = agent_gpu0();
-	return !(v && !strcmp(v, "0")) && rt && rt->cc_major * 10 + rt->cc_minor >= PTX_ELECT_SYNC_SM;
+	if ((v && !strcmp(v, "0")) || !rt || rt->cc_major * 10 + rt->cc_minor < PTX_ELECT_SYNC_SM)
+		return 0;
+	return v && !strcmp(v, "all") ? PTX_ELECT_SYNC_ALL : PTX_ELECT_SYNC_OUT_OF_LOOPS;
 }
 
 /*

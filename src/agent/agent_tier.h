@@ -23,9 +23,14 @@ int agent_mem_run_loop(void);
 /* ptx_inject_opts.mem_wait: GPUEXT_PTX_MEM_WAIT=1 (always) or 0 (never);
  * unset: the injector's choice (docs/ptx-inject.md). */
 int agent_mem_wait(void);
-/* ptx_inject_opts/ptx_emit_opts.elect_sync: the device is sm_90 or newer,
- * unless GPUEXT_PTX_ELECT=0 (the lane-mask election, to compare both). */
+/* ptx_inject_opts/ptx_emit_opts.elect_sync: the device is sm_90 or newer
+ * (out of loops; GPUEXT_PTX_ELECT=all: in loops too), unless
+ * GPUEXT_PTX_ELECT=0 (the lane-mask election, to compare). */
 int agent_elect_sync(void);
+/* ptx_inject_opts.mem_simt: a run's accesses probed by as many lanes at
+ * once, unless GPUEXT_PTX_MEM_SIMT=0 (the runner one after the other);
+ * =call: PTX_MEM_SIMT_CALL, to measure. */
+int agent_mem_simt(void);
 
 /* Tiers on?  GPUEXT_AGENT_TIER unset or 1 (0: off); off too when a form
  * is forced with GPUEXT_PTX_MEM_INLINE. */

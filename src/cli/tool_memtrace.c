@@ -85,8 +85,8 @@ static int mt_heat_bits(const struct object *obj, struct mt_heat *h)
 
 /*
  * memtrace's counts (memtrace.h): per slot, its lanes per kind and size
- * class summed over SMs give the kinds' traffic and the slot's accesses;
- * the slot's region from its bits; partial warps and other sizes from
+ * class summed over SMs give the kinds' traffic and the slot's accesses,
+ * its bits ORed over SMs its region; partial warps and other sizes from
  * `odd`.
  */
 static int mt_read_slots(const struct object *obj, struct mt_totals t[MT_KINDS],
@@ -94,46 +94,46 @@ static int mt_read_slots(const struct object *obj, struct mt_totals t[MT_KINDS],
 {
 	struct map *lanes = tool_map(obj, "region_lanes", 4, sizeof(struct mt_slot));
 	struct map *odd = tool_map(obj, "odd", 4, sizeof(struct mt_odd));
-	struct map *bits = tool_map(obj, "region_bits", 4, 8);
-	if (!lanes || !odd || !bits)
+	if (!lanes || !odd)
 		return -1;
-	uint64_t full[MT_KINDS] = {0}, *b = calloc(map_nr_cpus(bits), 8);
-	if (!b)
+	unsigned cpus = map_nr_cpus(lanes);
+	struct mt_slot *v = calloc(cpus, sizeof(*v));
+	uint64_t full[MT_KINDS] = {0};
+	if (!v)
 		return -1;
 	for (uint32_t slot = 0; slot <= MT_MAX_REGIONS; slot++) {
-		uint64_t w[MT_LANES_OTHER + 1], n = 0, ones = 0;
-		if (tool_map_sum(lanes, &slot, w, MT_LANES_OTHER + 1))
+		uint64_t n = 0, bits = 0;
+		if (map_lookup_copy(lanes, &slot, v))
 			continue;
-		for (uint32_t k = 0; k < MT_KINDS; k++)
-			for (uint32_t c = 0; c < MT_CLASSES; c++) {
-				uint64_t l = w[k * MT_CLASSES + c];
-				t[k].accesses += l;
-				t[k].bytes += l << c;
-				full[k] += l;
-				n += l;
-			}
-		n += w[MT_LANES_OTHER];
-		if (!n)
-			continue;
-		/* the bits: one word (or one per SM, bench/progs/memcost_bits_always) */
-		if (slot < MT_MAX_REGIONS && !map_lookup_copy(bits, &slot, b))
-			for (unsigned c = 0; c < map_nr_cpus(bits); c++)
-				ones |= b[c];
-		mt_heat_add(h, slot < MT_MAX_REGIONS ? mt_region_tag(ones & 0xffffffffu, ones >> 32,
-								      0xffffffffu, slot,
-								      MT_MAX_REGIONS)
-						     : 0,
-			    n);
+		for (unsigned cpu = 0; cpu < cpus; cpu++) {
+			bits |= v[cpu].w[0];
+			for (uint32_t k = 0; k < MT_KINDS; k++)
+				for (uint32_t c = 0; c < MT_CLASSES; c++) {
+					uint64_t l = v[cpu].w[MT_WORD(k, c)];
+					n += l;
+					if (MT_WORD(k, c) == MT_WORD_OTHER)
+						continue; /* other sizes: `odd` has their traffic */
+					t[k].accesses += l;
+					t[k].bytes += l << c;
+					full[k] += l;
+				}
+		}
+		if (n)
+			mt_heat_add(h, slot < MT_MAX_REGIONS ? mt_region_tag(bits & 0xffffffffu, bits >> 32,
+									      0xffffffffu, slot,
+									      MT_MAX_REGIONS)
+							     : 0,
+				    n);
 	}
-	free(b);
+	free(v);
 	for (uint32_t k = 0; k < MT_KINDS; k++) {
 		uint64_t o[sizeof(struct mt_odd) / 8];
-		struct mt_odd v;
+		struct mt_odd od;
 		tool_map_sum(odd, &k, o, sizeof(o) / 8);
-		memcpy(&v, o, sizeof(v));
-		t[k].instrs = (full[k] + v.missing) / 32 + v.other_instrs;
-		t[k].accesses += v.other_lanes;
-		t[k].bytes += v.other_bytes;
+		memcpy(&od, o, sizeof(od));
+		t[k].instrs = (full[k] + od.missing) / 32 + od.other_instrs;
+		t[k].accesses += od.other_lanes;
+		t[k].bytes += od.other_bytes;
 	}
 	return 0;
 }
@@ -172,10 +172,14 @@ static int mt_read_block(const struct object *obj, struct mt_totals t[MT_KINDS],
 	return 0;
 }
 
+/* Busiest first; among equals the lowest address (the rows shown do not
+ * depend on which slots the regions took). */
 static int mt_by_accesses(const void *a, const void *b)
 {
 	const struct mt_region *x = a, *y = b;
-	return x->accesses < y->accesses ? 1 : x->accesses > y->accesses ? -1 : 0;
+	if (x->accesses != y->accesses)
+		return x->accesses < y->accesses ? 1 : -1;
+	return x->base < y->base ? -1 : x->base > y->base;
 }
 
 static int mt_by_base(const void *a, const void *b)

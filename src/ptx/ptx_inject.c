@@ -47,7 +47,13 @@ struct ptx_inject {
 	int mem_run_loop;
 	unsigned mem_run_len;
 	unsigned long long mem_run_sk[PTX_INJECT_MEM_RUN];
+	/* per statement of the kernel (from its head): inside a loop (between
+	 * a label and a later branch back to it), where a region elects by the
+	 * lane mask (ptx_inject_opts.elect_sync); NULL: nowhere */
+	unsigned char *in_loop;
 	int mem_wait; /* a region's lanes wait for its runner (shfl.sync) */
+	int mem_simt; /* a run's accesses probed by as many lanes at once (ptx_inject.h) */
+	int mem_lanes_call; /* PTX_MEM_SIMT_CALL: too few lanes call mem_sym (mem_func too) */
 	unsigned ver_major, ver_minor; /* the least .version to write */
 };
 
@@ -400,6 +406,125 @@ int ptx_inject_forward_only(const char *code, struct err *e)
 }
 
 /*
+ * Which statements of function f are inside a loop: between a label and a
+ * later `bra` to it (malloc'd, one byte a statement from f->head; NULL when
+ * out of memory).  elect.sync is warp-synchronous: ptxas neither unrolls a
+ * loop around it nor moves the loop's loads across it (reduce's 4 loads a
+ * turn: 16 in flight unrolled, 4 with it; its empty probe 0.96x -> 1.38x
+ * on the H200), so a region there elects by the lane mask.
+ */
+static unsigned char *ptx_inject_loops(const struct ptx_module *m, const struct ptx_func *f)
+{
+	size_t n = f->end - f->head + 1;
+	int *depth = calloc(n + 1, sizeof(*depth));
+	unsigned char *in = calloc(n, 1);
+	if (!depth || !in) {
+		free(depth);
+		free(in);
+		return NULL;
+	}
+	for (size_t j = f->head; j <= f->end; j++) {
+		const struct ptx_stmt *s = &m->stmts[j];
+		const struct ptx_tok *op = &m->toks[s->opcode];
+		if (s->kind != PTX_STMT_INSN || op->len < 3 || memcmp(m->text + op->off, "bra", 3) ||
+		    (op->len > 3 && m->text[op->off + 3] != '.') || s->nopnd < 1)
+			continue;
+		const struct ptx_tok *to = &m->toks[m->opnds[s->opnd].tok];
+		for (size_t k = f->head; k < j; k++) { /* a label before it: a loop */
+			const struct ptx_stmt *l = &m->stmts[k];
+			const struct ptx_tok *name = &m->toks[l->tok];
+			if (l->kind == PTX_STMT_LABEL && name->len == to->len &&
+			    !memcmp(m->text + name->off, m->text + to->off, to->len)) {
+				depth[k - f->head]++;
+				depth[j - f->head]--;
+				break;
+			}
+		}
+	}
+	for (size_t i = 0, d = 0; i < n; i++) {
+		d += (size_t)depth[i];
+		in[i] = d > 0;
+	}
+	free(depth);
+	return in;
+}
+
+/* The call of o->mem_sym for the address in register addr, size | kind <<
+ * 32 = sk, guarded by predicate pred. */
+static void ptx_inject_mem_call(struct ptx_inject *in, const char *addr, unsigned long long sk,
+				const char *pred)
+{
+	const char *P = in->pfx;
+
+	ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_ca;\n\t.param .b32 %s_cs;\n"
+			       "\t.param .b32 %s_ck;\n\tst.param.b64 [%s_ca], %s;\n"
+			       "\tst.param.b32 [%s_cs], %u;\n\tst.param.b32 [%s_ck], %u;\n"
+			       "\t@%s call %s, (%s_ca, %s_cs, %s_ck);\n\t}\n",
+		       P, P, P, P, addr, P, (unsigned)sk, P, (unsigned)(sk >> 32), pred,
+		       in->o->mem_sym, P, P, P);
+}
+
+/*
+ * The lanes' form of a region of k > 1 accesses (in->mem_simt): the lane
+ * of rank j among the active ones runs mem_code once for access j, with
+ * its own copy of that access's address (any lane's stands for the
+ * warp's), all of them at once: one pass of the program's instructions
+ * where the runner ran k one after the other.  Size and kind an immediate
+ * where the run's accesses all have the same, else chosen by the rank like
+ * the address.  A warp of fewer active lanes n than accesses goes round
+ * again (access j + n); with PTX_MEM_SIMT_CALL it calls the probe function
+ * instead (the called form's, then in the module) for accesses n..k - 1,
+ * every lane of it (the function elects), under a predicate the same for
+ * the whole warp: no loop in the region (to measure whether ptxas then
+ * unrolls a loop around it).
+ */
+static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
+{
+	const char *P = in->pfx;
+	const unsigned long long *sk = in->mem_run_sk;
+	int call = in->mem_lanes_call;
+	char pred[80];
+
+	snprintf(pred, sizeof(pred), "%%%s_p", P);
+	ptx_buf_printf(&in->b, "\t{ // mem probes of %u accesses, once per warp, by %u lanes at once\n"
+			       "\t.reg .b32 %s, %%%s_t, %%%s_j, %%%s_n;\n\t.reg .pred %s;\n"
+			       "\t.reg .b64 %s, %s;\n"
+			       "\tactivemask.b32 %s;\n\tmov.u32 %%%s_t, %%lanemask_lt;\n"
+			       "\tand.b32 %%%s_t, %%%s_t, %s;\n\tpopc.b32 %%%s_j, %%%s_t;\n"
+			       "\tpopc.b32 %%%s_n, %s;\n",
+		       k, k, PTX_MEM_MASK_REG, P, P, P, pred, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG,
+		       PTX_MEM_MASK_REG, P, P, P, PTX_MEM_MASK_REG, P, P, P, PTX_MEM_MASK_REG);
+	if (!call)
+		ptx_buf_printf(&in->b, "%s_l:\n", P);
+	ptx_buf_printf(&in->b, "\tsetp.ge.u32 %s, %%%s_j, %u;\n\t@%s bra %s_d;\n"
+			       "\tmov.b64 %s, %%%s_a0;\n\tmov.b64 %s, 0x%llx;\n",
+		       pred, P, k, pred, P, PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG, sk[0]);
+	for (unsigned j = 1; j < k; j++) {
+		ptx_buf_printf(&in->b, "\tsetp.eq.u32 %s, %%%s_j, %u;\n\t@%s mov.b64 %s, %%%s_a%u;\n",
+			       pred, P, j, pred, PTX_MEM_ADDR_REG, P, j);
+		if (!same)
+			ptx_buf_printf(&in->b, "\t@%s mov.b64 %s, 0x%llx;\n", pred, PTX_MEM_SK_REG,
+				       sk[j]);
+	}
+	ptx_buf_printf(&in->b, "%s", in->o->mem_code);
+	if (!call)
+		ptx_buf_printf(&in->b, "\tadd.u32 %%%s_j, %%%s_j, %%%s_n;\n\tbra %s_l;\n", P, P, P, P);
+	ptx_buf_printf(&in->b, "%s_d:\n", P);
+	if (in->mem_wait) {
+		char tmp[80];
+		snprintf(tmp, sizeof(tmp), "%%%s_t", P);
+		ptx_inject_wait(&in->b, PTX_MEM_MASK_REG, tmp);
+	}
+	for (unsigned j = 1; call && j < k; j++) {
+		char addr[80];
+		snprintf(addr, sizeof(addr), "%%%s_a%u", P, j);
+		ptx_buf_printf(&in->b, "\tsetp.le.u32 %s, %%%s_n, %u;\n", pred, P, j);
+		ptx_inject_mem_call(in, addr, sk[j], pred);
+	}
+	ptx_buf_printf(&in->b, "\t}\n");
+}
+
+/*
  * The region of the run that access s (the j-th of its run, j + 1 = k
  * accesses) ends: elected once, the runner runs o->mem_code for each
  * access in turn, in a scope holding it in the registers mem_code reads
@@ -433,11 +558,19 @@ static void ptx_inject_mem_region(struct ptx_inject *in, const struct ptx_stmt *
 	snprintf(mask_tmp, sizeof(mask_tmp), "%%%s_t", P);
 	snprintf(pred, sizeof(pred), "%%%s_p", P);
 	snprintf(done, sizeof(done), "%s_d", P);
+	if (k > 1 && in->mem_simt) {
+		ptx_inject_mem_lanes(in, k, same);
+		if (skip)
+			ptx_buf_printf(&in->b, "%s_m%zu:\n", P, n);
+		return;
+	}
 	ptx_buf_printf(&in->b, "\t{ // mem probes of %u access%s, once per warp\n"
 			       "\t.reg .b32 %s, %s;\n\t.reg .pred %s;\n\t.reg .b64 %s, %s;\n",
 		       k, k > 1 ? "es" : "", PTX_MEM_MASK_REG, mask_tmp, pred, PTX_MEM_ADDR_REG,
 		       PTX_MEM_SK_REG);
-	ptx_inject_elect(&in->b, PTX_MEM_MASK_REG, mask_tmp, pred, done, in->o->elect_sync);
+	size_t at = (size_t)(s - m->stmts) - in->f->head;
+	ptx_inject_elect(&in->b, PTX_MEM_MASK_REG, mask_tmp, pred, done,
+			 in->o->elect_sync && !(in->in_loop && in->in_loop[at]));
 	if (loop) {
 		if (!same) {
 			ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_s<%u>;\n", P, k);
@@ -532,6 +665,23 @@ static int ptx_inject_mem_after(struct ptx_inject *in, const struct ptx_stmt *s)
 }
 
 /*
+ * Does code store only to its own thread's memory (st.local, st.param),
+ * its other writes atomics and reductions?  Then lanes that run it at once
+ * cannot lose each other's updates (the lanes' form of a run).
+ */
+static int ptx_inject_stores_local(const char *code)
+{
+	for (const char *p = code; (p = strstr(p, "st.")); p += 3) {
+		int word = p == code || !(p[-1] == '_' || p[-1] == '.' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+					  (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9') ||
+					  p[-1] == '%');
+		if (word && strncmp(p, "st.local", 8) && strncmp(p, "st.param", 8))
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Which form the kernel's mem probes take (in->mem_inline): inline when
  * o->mem_code is given and its copies, one per region (one per access
  * without mem_run_loop), come to at most o->mem_inline_max bytes.
@@ -561,16 +711,23 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 		*in->o->mem_regions = regions;
 	if (!in->o->mem_code)
 		return 0;
-	/* a copy an access where they fit, else a copy a region, else called */
-	size_t len = strlen(in->o->mem_code), max = in->o->mem_sym ? in->o->mem_inline_max : SIZE_MAX;
-	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
-	copies = in->mem_run_loop ? regions : sites;
-	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
-	int forward = in->o->mem_wait ? in->o->mem_wait < 0
-				       : ptx_inject_forward_only(in->o->mem_code, in->e);
+	int forward = ptx_inject_forward_only(in->o->mem_code, in->e);
 	if (forward < 0)
 		return forward;
-	in->mem_wait = !forward;
+	/* lanes only for a program with an effect (an atomic or reduction):
+	 * ptxas deletes the runner's region of one without, not the lanes'
+	 * (reduce's empty probe 1.45x by lanes, 1.00x by the runner) */
+	in->mem_simt = in->o->mem_simt && forward && ptx_inject_stores_local(in->o->mem_code) &&
+		       (strstr(in->o->mem_code, "red.") || strstr(in->o->mem_code, "atom."));
+	/* a copy an access where they fit, else a copy a region, else called;
+	 * with the lanes' form, a copy a region */
+	size_t len = strlen(in->o->mem_code), max = in->o->mem_sym ? in->o->mem_inline_max : SIZE_MAX;
+	in->mem_run_loop = in->o->mem_run_loop || (sites && len > max / sites);
+	copies = in->mem_run_loop || in->mem_simt ? regions : sites;
+	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
+	in->mem_wait = in->o->mem_wait ? in->o->mem_wait > 0 : !forward;
+	in->mem_lanes_call = in->mem_inline && in->mem_simt && in->o->mem_simt == PTX_MEM_SIMT_CALL &&
+			     sites > regions && in->o->mem_sym && in->o->mem_func;
 	return 0;
 }
 
@@ -864,7 +1021,7 @@ static void ptx_inject_extra(struct ptx_inject *in)
 	ptx_block_arrays_decl(in->o, &in->b);
 	if (in->o->extra)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->extra);
-	if (in->o->mem_func && !in->mem_inline)
+	if (in->o->mem_func && (!in->mem_inline || in->mem_lanes_call))
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->mem_func);
 }
 
@@ -894,6 +1051,9 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 	ptx_inject_prefix(&in);
 	if ((err = ptx_inject_mem_form(&in)))
 		return err;
+	if (in.mem_inline && o->elect_sync == PTX_ELECT_SYNC_OUT_OF_LOOPS &&
+	    !(in.in_loop = ptx_inject_loops(m, in.f)))
+		return err_set(e, ENOMEM, "out of memory");
 	if (o->mem_inlined)
 		*o->mem_inlined = in.mem_inline;
 	unsigned char *drop = NULL, *drop_var = NULL;
@@ -945,6 +1105,7 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		ptx_inject_extra(&in);
 	free(drop);
 	free(drop_var);
+	free(in.in_loop);
 	if (err) {
 		ptx_buf_free(&in.b);
 		return err;

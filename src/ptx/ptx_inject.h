@@ -103,6 +103,10 @@ void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, cons
 		      const char *label, int sync);
 /* The least target elect.sync needs, and the least .version (8.0). */
 #define PTX_ELECT_SYNC_SM 90
+#define PTX_ELECT_SYNC_OUT_OF_LOOPS 1
+#define PTX_ELECT_SYNC_ALL 2
+/* ptx_inject_opts.mem_simt's value for the calls where lanes are too few. */
+#define PTX_MEM_SIMT_CALL 2
 #define PTX_ELECT_SYNC_VERSION_MAJOR 8
 #define PTX_ELECT_SYNC_VERSION_MINOR 0
 void ptx_inject_wait(struct ptx_buf *b, const char *mask, const char *tmp);
@@ -167,16 +171,31 @@ struct ptx_inject_opts {
 	const char *mem_func;
 	size_t mem_inline_max;
 	int mem_run_loop; /* a copy a region even where a copy an access fits */
+	/*
+	 * A run of several accesses probed by as many of the warp's lanes at
+	 * once (the lane of rank j among the active ones takes access j, with
+	 * its own copy of the address): one copy of mem_code a region, one
+	 * pass of its instructions instead of one an access; where mem_code
+	 * branches only forward and writes only its own thread's memory
+	 * besides atomics (so lanes running it at once lose no update), else
+	 * ignored.  A program sees the same warp mask and lane count.
+	 * PTX_MEM_SIMT_CALL: where fewer lanes are active than accesses, the
+	 * rest called (mem_sym), not a loop in the region (measuring).
+	 */
+	int mem_simt;
 	/* the wait after a region: 0 unless mem_code branches only forward
 	 * (no loop, call or return), 1 always, -1 never (to compare them) */
 	int mem_wait;
 	/*
-	 * The device runs sm_90 or newer: the mem regions elect their runner
-	 * with elect.sync (ptx_inject_elect), and the module's .target is
-	 * raised to sm_90 (.version to 8.0) where it is lower, for that and
-	 * for code in extra/entry_code/exit_code/mem_func made with
-	 * ptx_emit_opts.elect_sync.  PTX for an older target is valid for a
-	 * newer one, and the driver compiles the module for its device.
+	 * The device runs sm_90 or newer (not 0): the mem regions elect their
+	 * runner with elect.sync (ptx_inject_elect), those inside a loop
+	 * too with PTX_ELECT_SYNC_ALL, not with PTX_ELECT_SYNC_OUT_OF_LOOPS
+	 * (ptx_inject.c: ptxas does not unroll a loop around elect.sync), and
+	 * the module's .target is raised to sm_90 (.version to 8.0) where it
+	 * is lower, for that and for code in extra/entry_code/exit_code/
+	 * mem_func made with ptx_emit_opts.elect_sync.  PTX for an older
+	 * target is valid for a newer one, and the driver compiles the module
+	 * for its device.
 	 */
 	int elect_sync;
 	int *mem_inlined; /* set to 1 when mem_code was pasted, else 0 (may be NULL) */

@@ -15,10 +15,11 @@
  *     probe run per warp and access (the kernels' accesses follow one
  *     guard, straight-line: a warp that ran a probe in pieces, lanes
  *     running ahead of the runner, would count more);
- * each kernel twice: the mem probe called at every access, and pasted
- * inline at every access (ptx_inject_opts.mem_code); on sm_90 and newer a
- * third time, pasted with the runner elected by elect.sync
- * (ptx_inject_opts.elect_sync, the module's target raised to sm_90).
+ * each kernel three times: the mem probe called at every access, pasted
+ * inline at every access (ptx_inject_opts.mem_code), and pasted with a
+ * run's accesses probed by as many lanes at once (.mem_simt); on sm_90 and
+ * newer a fourth time, that with the elections by elect.sync
+ * (.elect_sync, the module's target raised to sm_90).
  * Exit 0 all passed, 1 a check failed, 77 no GPU.
  *   inject_check --ptx-out DIR   writes the instrumented modules (maps at
  *                                address 0; inject_inline_*: the mem
@@ -70,10 +71,10 @@ static void cases(struct kernel_case *c)
 	c[2] = (struct kernel_case){"early_ret", 1, {4 * (N + 1)}, 2 * even, 8 * even, 2 * warps};
 }
 
-/* mem_code: the mem probe inline (else called); elect_sync: its regions
- * elect by elect.sync. */
+/* mem_code: the mem probe inline (else called); simt: a run's accesses
+ * by as many lanes; elect_sync: the regions elect by elect.sync. */
 static char *instrument(const char *text, const char *kernel, const char *extra,
-			const char *mem_code, int elect_sync, struct err *e)
+			const char *mem_code, int simt, int elect_sync, struct err *e)
 {
 	struct ptx_module *m;
 	char *out = NULL;
@@ -85,7 +86,7 @@ static char *instrument(const char *text, const char *kernel, const char *extra,
 				    .exit_sym = "gx_ext_probe",
 				    .mem_sym = mem_code ? NULL : "gx_mem_probe", .mem_code = mem_code,
 				    .extra = extra, .min_version_major = 7, .min_version_minor = 8,
-				    .elect_sync = elect_sync};
+				    .mem_simt = simt, .elect_sync = elect_sync};
 	if (ptx_inject(m, &o, &out, &len, e))
 		out = NULL;
 	ptx_module_free(m);
@@ -146,7 +147,8 @@ static int run(struct ptx_rt *rt, const char *text, const struct kernel_case *kc
 	return err;
 }
 
-/* mem_inline: 0 called, 1 pasted, 2 pasted with elect.sync. */
+/* mem_inline: 0 called, 1 pasted, 2 pasted, runs by lanes, 3 that with
+ * elect.sync. */
 static void check_kernel(struct ptx_rt *rt, const char *text, const struct kernel_case *kc,
 			 void *const *inputs, int mem_inline)
 {
@@ -160,7 +162,10 @@ static void check_kernel(struct ptx_rt *rt, const char *text, const struct kerne
 	char *extra = NULL, *inst = NULL, *mem_code = NULL, name[96];
 
 	snprintf(name, sizeof(name), "%s%s", kc->name,
-		 mem_inline == 2 ? " (mem inline, elect.sync)" : mem_inline ? " (mem inline)" : "");
+		 mem_inline == 3   ? " (mem inline, lanes, elect.sync)"
+		 : mem_inline == 2 ? " (mem inline, lanes)"
+		 : mem_inline      ? " (mem inline)"
+				   : "");
 	snprintf(def.name, sizeof(def.name), "counts");
 	if (ptx_rt_map_create(rt, &def, &m, &e))
 		goto fail;
@@ -169,7 +174,8 @@ static void check_kernel(struct ptx_rt *rt, const char *text, const struct kerne
 		err_set(&e, EINVAL, "translating the probe programs failed");
 		goto fail;
 	}
-	if (!(inst = instrument(text, kc->name, extra, mem_code, mem_inline == 2, &e)))
+	if (!(inst = instrument(text, kc->name, extra, mem_code, mem_inline >= 2,
+				mem_inline == 3 ? PTX_ELECT_SYNC_ALL : 0, &e)))
 		goto fail;
 	if (run(rt, text, kc, inputs, want, &e) || run(rt, inst, kc, inputs, got, &e) ||
 	    ptx_rt_map_foreach(m, read_value0, &w, &e))
@@ -215,7 +221,7 @@ static int write_modules(const char *dir, const char *text, const struct kernel_
 
 	for (int i = 0; i < 6 && !rc; i++) {
 		int in = i >= 3; /* the mem probe inline */
-		char *inst = instrument(text, kc[i % 3].name, extra, in ? mem_code : NULL, 0, &e);
+		char *inst = instrument(text, kc[i % 3].name, extra, in ? mem_code : NULL, 0, 0, &e);
 		char path[512];
 		if (!inst) {
 			fprintf(stderr, "%s: %s\n", kc[i % 3].name, e.msg);
@@ -266,7 +272,7 @@ int main(int argc, char **argv)
 		u[i] = (uint32_t)(i % 7 + 1);
 	}
 	void *in_add[2] = {a, b}, *in_reduce[1] = {u}, *in_none[1] = {NULL};
-	int modes = rt->cc_major * 10 + rt->cc_minor >= PTX_ELECT_SYNC_SM ? 3 : 2;
+	int modes = rt->cc_major * 10 + rt->cc_minor >= PTX_ELECT_SYNC_SM ? 4 : 3;
 	for (int mem_inline = 0; mem_inline < modes; mem_inline++) {
 		check_kernel(rt, text, &kc[0], in_add, mem_inline);
 		check_kernel(rt, text, &kc[1], in_reduce, mem_inline);

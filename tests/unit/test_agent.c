@@ -64,7 +64,11 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 		if (sscanf(line, "load %d %15s %*u %511s", &mod, kind, path) >= 2 && path[0]) {
 			char *ptx = test_read_file(path, NULL);
 			if (ptx && mod > 0 && mod < 64 && strstr(ptx, "gx_map_table"))
-				forms[mod] = strstr(ptx, "_probe, (") ? 'c' : 'p';
+				/* pasted regions (which may also call the
+				 * function where a warp's lanes are too few) */
+				forms[mod] = strstr(ptx, "{ // mem probes of ") || !strstr(ptx, "_probe, (")
+						     ? 'p'
+						     : 'c';
 			/* the election of an inline entry or exit probe */
 			if (ptx && strstr(ptx, "activemask.b32 %gxp_m") && n_inst < 16) {
 				inst_mods[n_inst++] = mod;
@@ -455,7 +459,8 @@ static void test_ahead_device_fails(void **state)
 /*
  * Tiers (agent_tier.c): memtrace's pasted form (forced slow:
  * GPUEXT_AGENT_TIER=1) is compiled in the background after the first
- * launch, which runs the called form compiled ahead; the launches after
+ * launch, which runs the called form compiled ahead (or a copy a region,
+ * where that is not predicted slow); the launches after
  * that compile run the pasted form, and the agent says from which launch
  * on.  The background compile failing (nothing ahead: the second
  * cuLibraryLoadData, after the application's own, is vec_add's pasted
@@ -472,9 +477,13 @@ static void test_tier_swap(void **state)
 		{"GPUEXT_AGENT_AHEAD=0 GPUEXT_AGENT_TIER=1", "tools/memtrace", "cpppp", 1, 1, 0},
 		/* the defaults (compiled ahead from process start): a program of
 		 * ~13 KiB pasted (tests/progs/mem_big) is predicted slow at
-		 * vec_add's 3 accesses, not at reduce_atomic's 2; memtrace's ~5
-		 * KiB at neither */
-		{"GPUEXT_AGENT_AHEAD= GPUEXT_AGENT_TIER=", "tests/progs/mem_big", "cpppp", 1, 0, 0},
+		 * vec_add's 3 accesses, not at reduce_atomic's 2; memtrace's ~6
+		 * KiB at neither; vec_add's one region, a copy a region (a loop),
+		 * is not: that form first, then the copies (the runner form,
+		 * GPUEXT_PTX_MEM_SIMT=0; run by lanes, a copy a region: none) */
+		{"GPUEXT_AGENT_AHEAD= GPUEXT_AGENT_TIER= GPUEXT_PTX_MEM_SIMT=0", "tests/progs/mem_big",
+		 "ppppp", 1, 0, 0},
+		{"GPUEXT_AGENT_AHEAD= GPUEXT_AGENT_TIER=", "tests/progs/mem_big", "ppppp", 0, 0, 0},
 		{"GPUEXT_AGENT_AHEAD= GPUEXT_AGENT_TIER=", "tools/memtrace", "ppppp", 0, 0, 0},
 		{"GPUEXT_AGENT_AHEAD=0 GPUEXT_AGENT_TIER=1 FAKECUDA_FAIL=cuLibraryLoadData:2",
 		 "tools/memtrace", "ccccc", 0, 1, 1},
@@ -495,6 +504,9 @@ static void test_tier_swap(void **state)
 		assert_int_equal(count_lines(out, "gpuext: kernel vec_add: mem probes pasted from "
 					     "launch 2 on (compiled in the background, "),
 				 cases[i].vec_swapped);
+		/* pasted from the first launch and swapped: a loop a region first */
+		if (cases[i].vec_swapped && cases[i].forms[0] == 'p')
+			assert_non_null(strstr(out, " bytes, a loop a region)"));
 		assert_int_equal(count_lines(out, "gpuext: kernel reduce_atomic: mem probes pasted "
 					     "from launch 2 on ("), cases[i].reduce_swapped);
 		assert_int_equal(count_lines(out, "gpuext: kernel vec_add: its pasted mem probes "

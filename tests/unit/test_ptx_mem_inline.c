@@ -110,15 +110,16 @@ static void mem_probe_free(struct mem_probe *mp)
 	free(mp->site);
 }
 
-/* loop: ptx_inject_opts.mem_run_loop; regions: .mem_regions; elect:
- * .elect_sync */
+/* loop: ptx_inject_opts.mem_run_loop (2: .mem_simt); regions:
+ * .mem_regions; elect: .elect_sync */
 static char *inject_mem_elect(const struct ptx_module *m, const char *kernel,
 			      const struct mem_probe *mp, size_t max, int loop, int elect,
 			      int *inlined, size_t *sites, size_t *regions)
 {
 	struct ptx_inject_opts o = {.kernel = kernel, .mem_sym = mp->sym, .mem_code = mp->site,
 				    .mem_func = mp->func, .mem_inline_max = max,
-				    .mem_run_loop = loop, .mem_inlined = inlined,
+				    .mem_run_loop = loop == 1, .mem_simt = loop == 2,
+				    .mem_inlined = inlined,
 				    .mem_sites = sites, .mem_regions = regions,
 				    .extra = mp->extra, .only_kernel = 1,
 				    .min_version_major = 7, .min_version_minor = 8,
@@ -192,21 +193,26 @@ static void test_corpus_inline(void **state)
 		if (ptx_parse(text, len, &m, &e))
 			fail_msg("%s: %s", paths[i], e.msg);
 		const struct mem_probe *mp = strstr(paths[i], "build/examples/") ? &mt : &sig;
-		for (size_t k = 0; k < 3 * ptx_module_kernel_count(m); k++) {
-			/* each kernel three times: a copy an access (they fit), one
-			 * a region, a copy an access elected by elect.sync */
-			const char *name = ptx_module_kernel_name(m, k / 3);
-			int loop = k % 3 == 1, elect = k % 3 == 2, inlined = 0;
+		for (size_t k = 0; k < 4 * ptx_module_kernel_count(m); k++) {
+			/* each kernel four times: a copy an access (they fit), one
+			 * a region, a copy an access elected by elect.sync, a copy
+			 * a region run by lanes (memtrace; mem-signal stores: a
+			 * copy an access) */
+			const char *name = ptx_module_kernel_name(m, k / 4);
+			int lanes = k % 4 == 3, loop = k % 4 == 1 ? 1 : lanes ? 2 : 0;
+			int elect = k % 4 == 2, inlined = 0;
 			size_t want, exits, sites = 0, n_regions = 0;
 			ptx_corpus_count(text, name, &want, &exits);
-			char *out = inject_mem_elect(m, name, mp, SIZE_MAX, loop, elect, &inlined,
+			char *out = inject_mem_elect(m, name, mp, SIZE_MAX, loop,
+						     elect ? PTX_ELECT_SYNC_ALL : 0, &inlined,
 						     &sites, &n_regions);
 			const char *body = strstr(out, ".entry ");
 			assert_non_null(body);
 			size_t in_regions, n = regions(body, NULL, 0, &in_regions);
 			size_t copies = count_str(body, "\t{ // mem probe of program");
+			int one = loop == 1 || (lanes && mp == &mt);
 			if (!inlined || sites != want || in_regions != want || n != n_regions ||
-			    n > want || copies != (loop ? n : want))
+			    n > want || copies != (one ? n : want))
 				fail_msg("%s %s: %zu sites, %zu in %zu regions, %zu pasted (inline "
 					 "%d, loop %d), want %zu", paths[i], name, sites, in_regions, n,
 					 copies, inlined, loop, want);
@@ -233,6 +239,8 @@ static void test_corpus_inline(void **state)
 			}
 			total += loop || elect ? 0 : want;
 			kernels += !loop && !elect;
+			if (lanes && mp == &sig)
+				assert_null(strstr(body, "lanes at once"));
 			free(out);
 		}
 		ptx_module_free(m);
@@ -418,6 +426,95 @@ static void test_runs(void **state)
 }
 
 /*
+ * Runs probed by lanes at once (ptx_inject_opts.mem_simt): memtrace (only
+ * reductions) on runs_text: its 3 runs of several accesses (3, 8, 2) each
+ * one region run by that many lanes, one copy of the program a region (6),
+ * each lane's access chosen by its rank; mem-signal stores to its maps
+ * without atomics: the runner as before.  ptxas accepts both.
+ */
+static void test_lanes(void **state)
+{
+	static const char *const progs[] = {TEST_BPF_DIR "/tools/memtrace.bpf.o",
+					    TEST_BPF_DIR "/policies/mem-signal.bpf.o"};
+	struct ptx_module *m;
+	struct err e = {{0}};
+
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	for (size_t i = 0; i < 2; i++) {
+		struct mem_probe mp = {0};
+		mem_probe_make(progs[i], &mp);
+		struct ptx_inject_opts o = {.kernel = "k", .mem_sym = mp.sym, .mem_code = mp.site,
+					    .mem_func = mp.func, .mem_inline_max = SIZE_MAX,
+					    .mem_simt = 1, .extra = mp.extra, .only_kernel = 1,
+					    .min_version_major = 7, .min_version_minor = 8};
+		char *out;
+		size_t len;
+		if (ptx_inject(m, &o, &out, &len, &e))
+			fail_msg("%s: %s", progs[i], e.msg);
+		if (i == 0) {
+			/* PTX_MEM_SIMT_CALL: the accesses too few lanes leave called
+			 * (2 + 7 + 1), the function in the module, no loop */
+			struct ptx_inject_opts oc = o;
+			char *c;
+			oc.mem_simt = PTX_MEM_SIMT_CALL;
+			if (ptx_inject(m, &oc, &c, &len, &e))
+				fail_msg("%s: %s", progs[i], e.msg);
+			assert_int_equal(count_str(c, " call "), 10);
+			assert_non_null(strstr(c, ".func "));
+			assert_null(strstr(c, "\tbra %gxi_l;"));
+			ptxas_ok(c, "sm_90a", "lanes, calls");
+			free(c);
+			assert_int_equal(count_str(out, "lanes at once\n"), 3);
+			assert_non_null(strstr(out, "of 8 accesses, once per warp, by 8 lanes at once"));
+			assert_int_equal(count_str(out, "\t{ // mem probe of program"), 6);
+			assert_int_equal(count_str(out, "popc.b32 %gxi_j, %gxi_t;\n"), 3);
+			assert_non_null(strstr(out, "\tsetp.eq.u32 %gxi_p, %gxi_j, 7;\n"
+						    "\t@%gxi_p mov.b64 %gxm_addr, %gxi_a7;\n"));
+		} else {
+			assert_int_equal(count_str(out, "lanes at once"), 0);
+			assert_int_equal(count_str(out, "\t{ // mem probe of program"), 16);
+		}
+		ptxas_ok(out, "sm_90a", progs[i]);
+		free(out);
+		mem_probe_free(&mp);
+	}
+	ptx_module_free(m);
+}
+
+/*
+ * elect.sync out of loops (PTX_ELECT_SYNC_OUT_OF_LOOPS, the agent's default
+ * on sm_90): runs_text's 4 regions before its loop elect by elect.sync, the
+ * 2 in the loop (between $L__BB0_1 and the branch back) by the lane mask;
+ * with PTX_ELECT_SYNC_ALL every region by elect.sync; the target raised
+ * either way; ptxas accepts both.
+ */
+static void test_elect_loops(void **state)
+{
+	struct mem_probe mp = {0};
+	struct ptx_module *m;
+	struct err e = {{0}};
+
+	mem_probe_make(TEST_BPF_DIR "/tools/memtrace.bpf.o", &mp);
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	for (int all = 0; all < 2; all++) {
+		int inlined = 0;
+		size_t sites = 0, n = 0;
+		char *out = inject_mem_elect(m, "k", &mp, SIZE_MAX, 0,
+					     all ? PTX_ELECT_SYNC_ALL : PTX_ELECT_SYNC_OUT_OF_LOOPS,
+					     &inlined, &sites, &n);
+		assert_int_equal(n, 6);
+		assert_int_equal(count_str(out, "elect.sync"), all ? 6 : 4);
+		assert_int_equal(count_str(out, "%lanemask_lt"), all ? 0 : 2);
+		assert_non_null(strstr(out, "\n.target sm_90\n"));
+		assert_non_null(strstr(out, ".version 8.0\n"));
+		ptxas_ok(out, "sm_90", all ? "elect everywhere" : "elect out of loops");
+		free(out);
+	}
+	ptx_module_free(m);
+	mem_probe_free(&mp);
+}
+
+/*
  * Programs that branch only forward (memcost_none: only to its end;
  * memtrace: its tests) need no wait after their regions; one that calls
  * (mem_local: a bpf-to-bpf callee) gets the shfl.sync after each, and
@@ -530,6 +627,8 @@ int main(void)
 		cmocka_unit_test(test_corpus_inline),
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_lanes),
+		cmocka_unit_test(test_elect_loops),
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_size_rule),
 		cmocka_unit_test(test_local),

@@ -437,6 +437,35 @@ static void test_memtrace_collisions(void **state)
 }
 
 /*
+ * More than the 64 rows a heat map shows, all as busy: the rows are the 64
+ * lowest addresses, whichever slots the regions took (here they wrap
+ * around the slots: region 1000 + i in slot (1000 + i) % 1024).
+ */
+static void test_memtrace_heat_ties(void **state)
+{
+	struct object *obj = tool_open("memtrace");
+	const uint64_t r0 = (uint64_t)(1000 + 3 * MT_MAX_REGIONS) << MT_REGION_SHIFT;
+	char want[80];
+	set_warp(0, 0, 1, 32, 1);
+	for (unsigned i = 0; i < 70; i++) {
+		struct mem_ctx a = {r0 + ((uint64_t)i << MT_REGION_SHIFT), 4, MEM_LOAD};
+		run_prog(obj, "mt_access", &a);
+	}
+	char *text = summary(tool_memtrace_summary, obj, 1);
+	assert_non_null(strstr(text, "\"regions\":70,\"untracked_accesses\":0,"));
+	for (unsigned i = 0; i < 70; i++) {
+		snprintf(want, sizeof(want), "{\"key\":%llu,\"count\":32}",
+			 (unsigned long long)(r0 + ((uint64_t)i << MT_REGION_SHIFT)));
+		if (i < 64)
+			assert_non_null(strstr(text, want));
+		else
+			assert_null(strstr(text, want));
+	}
+	free(text);
+	object_free(obj);
+}
+
+/*
  * The end of a block under memtrace_block: its gpu/block_exit program adds the
  * block's counts to the global maps, then its block-local arrays are
  * zeroed for the next block (what the injector does at block entry; on the
@@ -1041,6 +1070,7 @@ int main(void)
 		cmocka_unit_test(test_threadhist),
 		cmocka_unit_test_prestate(test_memtrace, (void *)&mt_warp),
 		cmocka_unit_test(test_memtrace_collisions),
+		cmocka_unit_test(test_memtrace_heat_ties),
 		cmocka_unit_test_prestate(test_memtrace_sizes, (void *)&mt_warp),
 		cmocka_unit_test_prestate(test_memtrace, (void *)&mt_block),
 		cmocka_unit_test(test_memtrace_block_collisions),

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * block_end_cost - where a block's end time can be written at least cost,
+ * written by hand in CUDA (no gpuext): the question behind kernelretsnoop's
+ * record (tools/kernelretsnoop.bpf.c), beside gpu_block_cost's rows.
+ *
+ *   nvcc -O2 -arch=sm_90 bench/cuda/block_end_cost.cu -o build/bench/block_end_cost
+ *   block_end_cost [ROUNDS]
+ *
+ * vecadd (c = a + b over 16M floats, 256 threads a block: 65,536 blocks of
+ * about a microsecond) with, per variant, a way of recording when the block
+ * ended: thread 0 after an exit barrier, or each warp's lane 0 with a
+ * fire-and-forget red.max at the block's slot and no barrier (the block's
+ * end is the max of its warps'), with or without the rest of a record
+ * stored at entry once the loads are issued.  ROUNDS (default 15) rounds
+ * over the variants, 31 launches each, median of the last 30; the ratio to
+ * the same round's plain kernel, median and range over the rounds.  Checks
+ * that the red.max variant's records have end >= start.
+ */
+#include "cost_rounds.cuh"
+__device__ static unsigned long long gt() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
+__device__ static unsigned smid() { unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); return s; }
+__device__ static void redmax(unsigned long long *p, unsigned long long v) { asm volatile("red.global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); }
+__device__ static void st64(unsigned long long *p, unsigned long long v) { asm volatile("st.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); }
+struct rec { unsigned long long start, end, a, b, c, d; };
+enum { PLAIN, BAR_STORE, WARP_REDMAX, WARP_REDMAX_REC, WARP_STORE_OWN, WARP0_REDMAX_ONLY, BAR_ONLY, WARP_REDMAX_SMID, NV };
+static const char *names[] = { "plain", "barrier exit + thread 0 stores end (8 B)", "each warp: lane 0 red.max end at block slot, no barrier",
+  "that + entry record (5 x 8 B) by thread 0 after its loads", "each warp: lane 0 stores its own end (slot per warp)",
+  "warp 0 only: red.max end after its store", "barrier exit alone", "each warp red.max, + smid in value (shift)" };
+template <int V> __global__ void k(const float *a, const float *b, float *c, int n, rec *r)
+{
+	unsigned long long t0 = 0;
+	if (V == WARP_REDMAX_REC || V == BAR_STORE) if (threadIdx.x == 0) t0 = gt();
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	float x = 0, y = 0;
+	if (i < n) { x = a[i]; y = b[i]; }
+	if (V == WARP_REDMAX_REC && threadIdx.x == 0) {
+		rec *q = &r[blockIdx.x];
+		st64(&q->start, t0); st64(&q->a, blockIdx.x); st64(&q->b, smid()); st64(&q->c, blockDim.x); st64(&q->d, 1);
+	}
+	if (i < n) c[i] = x + y;
+	unsigned lane = threadIdx.x & 31;
+	if (V == BAR_STORE || V == BAR_ONLY) {
+		unsigned cnt = (blockDim.x + 31) / 32 * 32;
+		if (threadIdx.x >= 32) { asm volatile("barrier.arrive 0, %0;" ::"r"(cnt) : "memory"); return; }
+		asm volatile("barrier.sync 0, %0;" ::"r"(cnt) : "memory");
+		if (V == BAR_STORE && threadIdx.x == 0) st64(&r[blockIdx.x].end, gt());
+	}
+	if ((V == WARP_REDMAX || V == WARP_REDMAX_REC) && lane == 0) redmax(&r[blockIdx.x].end, gt());
+	if (V == WARP_REDMAX_SMID && lane == 0) redmax(&r[blockIdx.x].end, gt() << 8 | smid());
+	if (V == WARP0_REDMAX_ONLY && threadIdx.x == 0) redmax(&r[blockIdx.x].end, gt());
+	if (V == WARP_STORE_OWN && lane == 0) st64((unsigned long long *)&r[blockIdx.x] + (threadIdx.x >> 5), gt());
+}
+typedef void (*kf)(const float *, const float *, float *, int, rec *);
+int main(int argc, char **argv)
+{
+	int n = 1 << 24, iters = 31, rounds = argc > 1 ? atoi(argv[1]) : 15;
+	float *a, *b, *c; rec *r;
+	CK(cudaMalloc(&a, n * 4)); CK(cudaMalloc(&b, n * 4)); CK(cudaMalloc(&c, n * 4));
+	int blocks = (n + 255) / 256;
+	CK(cudaMalloc(&r, sizeof(rec) * blocks * 2)); CK(cudaMemset(r, 0, sizeof(rec) * blocks * 2));
+	std::vector<float> h(n); for (int i = 0; i < n; i++) h[i] = (float)(i % 1000) * 0.5f;
+	CK(cudaMemcpy(a, h.data(), n * 4, cudaMemcpyHostToDevice)); CK(cudaMemcpy(b, h.data(), n * 4, cudaMemcpyHostToDevice));
+	kf f[NV] = { k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7> };
+	// check: the red.max variant's records have end >= start and the right index
+	f[WARP_REDMAX_REC]<<<blocks, 256>>>(a, b, c, n, r); CK(cudaDeviceSynchronize());
+	std::vector<rec> hr(blocks); CK(cudaMemcpy(hr.data(), r, sizeof(rec) * blocks, cudaMemcpyDeviceToHost));
+	long bad = 0; for (int i = 0; i < blocks; i++) if (hr[i].end < hr[i].start || hr[i].a != (unsigned long long)i) bad++;
+	printf("check: %ld of %d blocks with end < start or wrong index\n", bad, blocks);
+	cost_rounds(NV, names, rounds, iters, [&](int v) { f[v]<<<blocks, 256>>>(a, b, c, n, r); });
+}
