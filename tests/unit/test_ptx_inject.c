@@ -674,6 +674,20 @@ static unsigned words_named(const char *text)
 	return w;
 }
 
+/* Program name of object file obj, its maps created, verified: the caller
+ * frees *ob. */
+static struct prog *verified_prog(const char *obj, const char *name, struct object **ob)
+{
+	struct err e = {{0}};
+	if (object_open(obj, ob, &e) || object_create_maps(*ob, &e))
+		fail_msg("%s", e.msg);
+	struct prog *p = object_find_prog(*ob, name);
+	assert_non_null(p);
+	if (verifier_check(p, NULL, NULL, &e))
+		fail_msg("%s: %s", name, e.msg);
+	return p;
+}
+
 /*
  * The block record in registers: a block program that only reads fields of
  * its ctx names just the words it reads (threadhist: sm | threads;
@@ -703,13 +717,7 @@ static void test_block_ctx_words(void **state)
 	};
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct object *ob;
-		struct err e = {{0}};
-		if (object_open(progs[i].obj, &ob, &e) || object_create_maps(ob, &e))
-			fail_msg("%s", e.msg);
-		struct prog *p = object_find_prog(ob, progs[i].prog);
-		assert_non_null(p);
-		if (verifier_check(p, NULL, NULL, &e))
-			fail_msg("%s: %s", progs[i].prog, e.msg);
+		struct prog *p = verified_prog(progs[i].obj, progs[i].prog, &ob);
 		char *extra, *site = block_site(p, progs[i].kind, &extra);
 		if (words_named(site) != progs[i].words || strstr(site, PTX_BLOCK_CTX_REG))
 			fail_msg("%s: words %#x, want %#x:\n%s", progs[i].prog, words_named(site),
@@ -844,13 +852,7 @@ static void test_block_entry_sunk(void **state)
 	};
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct object *ob;
-		struct err e = {{0}};
-		if (object_open(progs[i].obj, &ob, &e) || object_create_maps(ob, &e))
-			fail_msg("%s", e.msg);
-		struct prog *p = object_find_prog(ob, progs[i].prog);
-		assert_non_null(p);
-		if (verifier_check(p, NULL, NULL, &e))
-			fail_msg("%s: %s", progs[i].prog, e.msg);
+		struct prog *p = verified_prog(progs[i].obj, progs[i].prog, &ob);
 		char *extra, *site = block_site(p, PTX_PROBE_BLOCK_ENTRY, &extra);
 		struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = site, .extra = extra,
 					    .min_version_major = 7, .min_version_minor = 8};
