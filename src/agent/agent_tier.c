@@ -68,7 +68,7 @@ int agent_mem_wait(void)
 int agent_mem_simt(void)
 {
 	const char *v = getenv("GPUEXT_PTX_MEM_SIMT");
-	return v && !strcmp(v, "0") ? 0 : v && !strcmp(v, "call") ? PTX_MEM_SIMT_CALL : 1;
+	return !(v && !strcmp(v, "0"));
 }
 
 int agent_elect_sync(void)

@@ -28,8 +28,7 @@ int agent_mem_wait(void);
  * GPUEXT_PTX_ELECT=0 (the lane-mask election, to compare). */
 int agent_elect_sync(void);
 /* ptx_inject_opts.mem_simt: a run's accesses probed by as many lanes at
- * once, unless GPUEXT_PTX_MEM_SIMT=0 (the runner one after the other);
- * =call: PTX_MEM_SIMT_CALL, to measure. */
+ * once, unless GPUEXT_PTX_MEM_SIMT=0 (the runner one after the other). */
 int agent_mem_simt(void);
 
 /* Tiers on?  GPUEXT_AGENT_TIER unset or 1 (0: off); off too when a form

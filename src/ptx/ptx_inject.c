@@ -53,7 +53,6 @@ struct ptx_inject {
 	unsigned char *in_loop;
 	int mem_wait; /* a region's lanes wait for its runner (shfl.sync) */
 	int mem_simt; /* a run's accesses probed by as many lanes at once (ptx_inject.h) */
-	int mem_lanes_call; /* PTX_MEM_SIMT_CALL: too few lanes call mem_sym (mem_func too) */
 	unsigned ver_major, ver_minor; /* the least .version to write */
 };
 
@@ -449,21 +448,6 @@ static unsigned char *ptx_inject_loops(const struct ptx_module *m, const struct 
 	return in;
 }
 
-/* The call of o->mem_sym for the address in register addr, size | kind <<
- * 32 = sk, guarded by predicate pred. */
-static void ptx_inject_mem_call(struct ptx_inject *in, const char *addr, unsigned long long sk,
-				const char *pred)
-{
-	const char *P = in->pfx;
-
-	ptx_buf_printf(&in->b, "\t{\n\t.param .b64 %s_ca;\n\t.param .b32 %s_cs;\n"
-			       "\t.param .b32 %s_ck;\n\tst.param.b64 [%s_ca], %s;\n"
-			       "\tst.param.b32 [%s_cs], %u;\n\tst.param.b32 [%s_ck], %u;\n"
-			       "\t@%s call %s, (%s_ca, %s_cs, %s_ck);\n\t}\n",
-		       P, P, P, P, addr, P, (unsigned)sk, P, (unsigned)(sk >> 32), pred,
-		       in->o->mem_sym, P, P, P);
-}
-
 /*
  * The lanes' form of a region of k > 1 accesses (in->mem_simt): the lane
  * of rank j among the active ones runs mem_code once for access j, with
@@ -472,17 +456,12 @@ static void ptx_inject_mem_call(struct ptx_inject *in, const char *addr, unsigne
  * where the runner ran k one after the other.  Size and kind an immediate
  * where the run's accesses all have the same, else chosen by the rank like
  * the address.  A warp of fewer active lanes n than accesses goes round
- * again (access j + n); with PTX_MEM_SIMT_CALL it calls the probe function
- * instead (the called form's, then in the module) for accesses n..k - 1,
- * every lane of it (the function elects), under a predicate the same for
- * the whole warp: no loop in the region (to measure whether ptxas then
- * unrolls a loop around it).
+ * again (access j + n).
  */
 static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
 {
 	const char *P = in->pfx;
 	const unsigned long long *sk = in->mem_run_sk;
-	int call = in->mem_lanes_call;
 	char pred[80];
 
 	snprintf(pred, sizeof(pred), "%%%s_p", P);
@@ -494,11 +473,9 @@ static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
 			       "\tpopc.b32 %%%s_n, %s;\n",
 		       k, k, PTX_MEM_MASK_REG, P, P, P, pred, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG,
 		       PTX_MEM_MASK_REG, P, P, P, PTX_MEM_MASK_REG, P, P, P, PTX_MEM_MASK_REG);
-	if (!call)
-		ptx_buf_printf(&in->b, "%s_l:\n", P);
-	ptx_buf_printf(&in->b, "\tsetp.ge.u32 %s, %%%s_j, %u;\n\t@%s bra %s_d;\n"
+	ptx_buf_printf(&in->b, "%s_l:\n\tsetp.ge.u32 %s, %%%s_j, %u;\n\t@%s bra %s_d;\n"
 			       "\tmov.b64 %s, %%%s_a0;\n\tmov.b64 %s, 0x%llx;\n",
-		       pred, P, k, pred, P, PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG, sk[0]);
+		       P, pred, P, k, pred, P, PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG, sk[0]);
 	for (unsigned j = 1; j < k; j++) {
 		ptx_buf_printf(&in->b, "\tsetp.eq.u32 %s, %%%s_j, %u;\n\t@%s mov.b64 %s, %%%s_a%u;\n",
 			       pred, P, j, pred, PTX_MEM_ADDR_REG, P, j);
@@ -507,19 +484,12 @@ static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
 				       sk[j]);
 	}
 	ptx_buf_printf(&in->b, "%s", in->o->mem_code);
-	if (!call)
-		ptx_buf_printf(&in->b, "\tadd.u32 %%%s_j, %%%s_j, %%%s_n;\n\tbra %s_l;\n", P, P, P, P);
+	ptx_buf_printf(&in->b, "\tadd.u32 %%%s_j, %%%s_j, %%%s_n;\n\tbra %s_l;\n", P, P, P, P);
 	ptx_buf_printf(&in->b, "%s_d:\n", P);
 	if (in->mem_wait) {
 		char tmp[80];
 		snprintf(tmp, sizeof(tmp), "%%%s_t", P);
 		ptx_inject_wait(&in->b, PTX_MEM_MASK_REG, tmp);
-	}
-	for (unsigned j = 1; call && j < k; j++) {
-		char addr[80];
-		snprintf(addr, sizeof(addr), "%%%s_a%u", P, j);
-		ptx_buf_printf(&in->b, "\tsetp.le.u32 %s, %%%s_n, %u;\n", pred, P, j);
-		ptx_inject_mem_call(in, addr, sk[j], pred);
 	}
 	ptx_buf_printf(&in->b, "\t}\n");
 }
@@ -726,8 +696,6 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 	copies = in->mem_run_loop || in->mem_simt ? regions : sites;
 	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
 	in->mem_wait = in->o->mem_wait ? in->o->mem_wait > 0 : !forward;
-	in->mem_lanes_call = in->mem_inline && in->mem_simt && in->o->mem_simt == PTX_MEM_SIMT_CALL &&
-			     sites > regions && in->o->mem_sym && in->o->mem_func;
 	return 0;
 }
 
@@ -1021,7 +989,7 @@ static void ptx_inject_extra(struct ptx_inject *in)
 	ptx_block_arrays_decl(in->o, &in->b);
 	if (in->o->extra)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->extra);
-	if (in->o->mem_func && (!in->mem_inline || in->mem_lanes_call))
+	if (in->o->mem_func && !in->mem_inline)
 		ptx_buf_printf(&in->b, "\n%s\n", in->o->mem_func);
 }
 

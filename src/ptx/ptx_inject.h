@@ -105,8 +105,6 @@ void ptx_inject_elect(struct ptx_buf *b, const char *mask, const char *tmp, cons
 #define PTX_ELECT_SYNC_SM 90
 #define PTX_ELECT_SYNC_OUT_OF_LOOPS 1
 #define PTX_ELECT_SYNC_ALL 2
-/* ptx_inject_opts.mem_simt's value for the calls where lanes are too few. */
-#define PTX_MEM_SIMT_CALL 2
 #define PTX_ELECT_SYNC_VERSION_MAJOR 8
 #define PTX_ELECT_SYNC_VERSION_MINOR 0
 void ptx_inject_wait(struct ptx_buf *b, const char *mask, const char *tmp);
@@ -179,8 +177,6 @@ struct ptx_inject_opts {
 	 * branches only forward and writes only its own thread's memory
 	 * besides atomics (so lanes running it at once lose no update), else
 	 * ignored.  A program sees the same warp mask and lane count.
-	 * PTX_MEM_SIMT_CALL: where fewer lanes are active than accesses, the
-	 * rest called (mem_sym), not a loop in the region (measuring).
 	 */
 	int mem_simt;
 	/* the wait after a region: 0 unless mem_code branches only forward

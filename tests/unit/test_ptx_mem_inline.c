@@ -452,18 +452,6 @@ static void test_lanes(void **state)
 		if (ptx_inject(m, &o, &out, &len, &e))
 			fail_msg("%s: %s", progs[i], e.msg);
 		if (i == 0) {
-			/* PTX_MEM_SIMT_CALL: the accesses too few lanes leave called
-			 * (2 + 7 + 1), the function in the module, no loop */
-			struct ptx_inject_opts oc = o;
-			char *c;
-			oc.mem_simt = PTX_MEM_SIMT_CALL;
-			if (ptx_inject(m, &oc, &c, &len, &e))
-				fail_msg("%s: %s", progs[i], e.msg);
-			assert_int_equal(count_str(c, " call "), 10);
-			assert_non_null(strstr(c, ".func "));
-			assert_null(strstr(c, "\tbra %gxi_l;"));
-			ptxas_ok(c, "sm_90a", "lanes, calls");
-			free(c);
 			assert_int_equal(count_str(out, "lanes at once\n"), 3);
 			assert_non_null(strstr(out, "of 8 accesses, once per warp, by 8 lanes at once"));
 			assert_int_equal(count_str(out, "\t{ // mem probe of program"), 6);
