@@ -71,6 +71,12 @@ int agent_mem_simt(void)
 	return !(v && !strcmp(v, "0"));
 }
 
+unsigned agent_mem_unroll(void)
+{
+	const char *v = getenv("GPUEXT_PTX_UNROLL");
+	return v && !strcmp(v, "0") ? 0 : v && !strcmp(v, "2") ? 2 : 4;
+}
+
 int agent_elect_sync(void)
 {
 	const char *v = getenv("GPUEXT_PTX_ELECT");
