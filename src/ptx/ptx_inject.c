@@ -59,6 +59,7 @@ struct ptx_inject {
 	/* the loops unrolled, in the kernel's order, and the next one's */
 	struct ptx_inject_unrolled *unrolled;
 	size_t nunrolled, next_unrolled;
+	size_t unrolled_bytes; /* ptx_inject_opts.mem_unrolled_bytes */
 	/* per statement of the kernel (from its head): inside a loop (between
 	 * a label and a later branch back to it), where a region elects by the
 	 * lane mask (ptx_inject_opts.elect_sync); NULL: nowhere */
@@ -664,6 +665,7 @@ static int ptx_inject_unrolled_turns(struct ptx_inject *in, size_t n,
 
 	snprintf(to, sizeof(to), "%s_u%zu_o", in->pfx, n);
 	ptx_unroll_head(m, &u->l, u->k, in->pfx, to, &in->b);
+	size_t start = in->b.len;
 	for (unsigned c = 0; c < u->k; c++) {
 		for (size_t t = u->l.label + 1; t <= u->l.setp; t++) {
 			const struct ptx_stmt *s = &m->stmts[t];
@@ -679,6 +681,7 @@ static int ptx_inject_unrolled_turns(struct ptx_inject *in, size_t n,
 			ptx_parse_print_stmt(m, s, &in->b);
 		}
 	}
+	in->unrolled_bytes += in->b.len - start;
 	ptx_inject_mem_region(in, last, &last_site, in->mem_run_len);
 	in->mem_run_len = 0;
 	snprintf(to, sizeof(to), "%.*s", TOKF(m, m->stmts[u->l.label].tok));
@@ -1160,6 +1163,8 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 	}
 	if (o->mem_inlined)
 		*o->mem_inlined = in.mem_inline;
+	if (o->mem_unrolled_bytes)
+		*o->mem_unrolled_bytes = 0;
 	unsigned char *drop = NULL, *drop_var = NULL;
 	size_t next_func = 0;
 	if (o->only_kernel && (err = ptx_inject_dropped(&in, &drop, &drop_var))) {
@@ -1218,6 +1223,8 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		ptx_buf_free(&in.b);
 		return err;
 	}
+	if (o->mem_unrolled_bytes)
+		*o->mem_unrolled_bytes = in.unrolled_bytes;
 	*out = ptx_buf_take(&in.b, out_len);
 	if (!*out)
 		return err_set(e, ENOMEM, "out of memory writing the instrumented PTX");

@@ -187,6 +187,9 @@ struct ptx_inject_opts {
 	 * mem_code (mem_simt or mem_run_loop).  0: none.
 	 */
 	unsigned mem_unroll;
+	/* set to the bytes of the kernel's own code the unrolled turns add
+	 * (their copies of the loops' bodies, not their probes; may be NULL) */
+	size_t *mem_unrolled_bytes;
 	/* the wait after a region: 0 unless mem_code branches only forward
 	 * (no loop, call or return), 1 always, -1 never (to compare them) */
 	int mem_wait;
