@@ -5,9 +5,10 @@
 #   1. SASS of reduce's kernel instrumented on the build machine
 #      (bench/sass_size.sh CUBINS=, staged in cubins/): LDG per cubin;
 #   2. tests/gpu/tools.sh TOOLS=memtrace (exact bytes, identical results);
-#   3. bench/gpu_tools_overhead.sh: memtrace unrolled 4 and 2 turns a pass,
-#      not unrolled (GPUEXT_PTX_UNROLL=0) and main's build (base/), side by
-#      side; CASES and REPEAT from the environment.
+#   3. bench/gpu_tools_overhead.sh: memtrace unrolled 4 turns a pass loads
+#      first, in order (ord), 2 turns (u2), not unrolled (off:
+#      GPUEXT_PTX_UNROLL=0) and main's build (base/), side by side; CASES,
+#      COLS and REPEAT from the environment.
 # Each step's failure is logged, not fatal.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -23,13 +24,12 @@ summary="$OUT/summary.txt"
 say() { echo "$*" | tee -a "$summary"; }
 say "$(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 
-# GPUEXT_PTX_UNROLL wrappers: DIR/gpuext runs build/gpuext (which finds
-# its agent and tools next to itself) with the variable set
-for v in off:0 u2:2; do
+# wrappers: DIR/gpuext runs build/gpuext (which finds its agent and tools
+# next to itself) with the variable set
+for v in off:GPUEXT_PTX_UNROLL=0 u2:GPUEXT_PTX_UNROLL=2 ord:GPUEXT_PTX_UNROLL_ORDER=turns; do
 	d=${v%%:*}
 	mkdir -p "$d"
-	printf '#!/bin/sh\nGPUEXT_PTX_UNROLL=%s exec "$(dirname "$0")/../build/gpuext" "$@"\n' \
-		"${v#*:}" > "$d/gpuext"
+	printf '#!/bin/sh\n%s exec "$(dirname "$0")/../build/gpuext" "$@"\n' "${v#*:}" > "$d/gpuext"
 	chmod +x "$d/gpuext"
 done
 
@@ -54,6 +54,13 @@ if [ -x build/gpu/inject_check ]; then
 	grep -E '^FAIL|strided_sum.*unrolled' "$OUT/inject_check.log" | head -8 >> "$summary"
 fi
 
+# the form reduce's mem probes take (pasted, not tiered: the first-launch line)
+for d in build ord u2 off; do
+	GPUEXT_AGENT_VERBOSE=1 timeout 30 "$d/gpuext" run --tool memtrace -o /dev/null -- \
+		"$EX/reduce" -n 16777216 -iters 3 2>&1 | grep -o 'mem probes [^;]*' | head -1 |
+		sed "s|^|form $d: |" | tee -a "$summary"
+done
+
 t0=$(date +%s)
 if [ "${TOOLS_CHECK:-1}" = 1 ]; then
 	rm -rf /tmp/unroll-tools
@@ -66,12 +73,12 @@ fi
 
 t0=$(date +%s)
 OUT=$OUT/overhead REPEAT=$REPEAT ITERS=31 EX=$EX CASES="$CASES" \
-	TOOLS=${COLS:-"memtrace u2:memtrace off:memtrace base:memtrace"} TIMEOUT=30 \
+	TOOLS=${COLS:-"memtrace ord:memtrace u2:memtrace off:memtrace base:memtrace"} TIMEOUT=30 \
 	timeout "${BENCH_S:-100}" bash bench/gpu_tools_overhead.sh > "$OUT/overhead.log" 2>&1 ||
 	say "gpu_tools_overhead: failed or timed out (rc $?)"
 grep '^|' "$OUT/overhead/gpu_tools_overhead.md" 2>/dev/null >> "$summary"
 # keep the table and one log a column, not every repeat's
 find "$OUT/overhead" -name '*.r[2-9].log' -delete 2>/dev/null
-find "$OUT/overhead" -name '*.out' -size +20k -delete 2>/dev/null
+find "$OUT/overhead" -name '*.out' -delete 2>/dev/null
 say "overhead took $(($(date +%s) - t0)) s"
 cat "$summary"

@@ -161,6 +161,7 @@ static int agent_inject(const struct ptx_module *pm, const char *kernel,
 				    .mem_run_loop = agent_mem_run_loop() || pr->mem_run_loop,
 				    .mem_simt = agent_mem_simt(),
 				    .mem_unroll = agent_mem_unroll(),
+				    .mem_unroll_in_order = agent_mem_unroll_in_order(),
 				    .mem_unrolled_bytes = unrolled,
 				    .mem_wait = agent_mem_wait(),
 				    .elect_sync = agent_elect_sync(),
@@ -352,9 +353,9 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, pr.mem_func ? pr.mem_func : "-");
 	char max[64];
-	snprintf(max, sizeof(max), "%zu%s wait %d simt %d unroll %u", pr.mem_inline_max,
+	snprintf(max, sizeof(max), "%zu%s wait %d simt %d unroll %u%s", pr.mem_inline_max,
 		 agent_mem_run_loop() ? " loop" : "", agent_mem_wait(), agent_mem_simt(),
-		 agent_mem_unroll());
+		 agent_mem_unroll(), agent_mem_unroll_in_order() ? " in order" : "");
 	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	hash = agent_hash(hash, agent_block_exit_counted() ? "exit-counted" : "-");

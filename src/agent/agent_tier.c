@@ -77,6 +77,12 @@ unsigned agent_mem_unroll(void)
 	return v && !strcmp(v, "0") ? 0 : v && !strcmp(v, "2") ? 2 : 4;
 }
 
+int agent_mem_unroll_in_order(void)
+{
+	const char *v = getenv("GPUEXT_PTX_UNROLL_ORDER");
+	return v && !strcmp(v, "turns");
+}
+
 int agent_elect_sync(void)
 {
 	const char *v = getenv("GPUEXT_PTX_ELECT");

@@ -33,6 +33,9 @@ int agent_mem_simt(void);
 /* ptx_inject_opts.mem_unroll: 4 turns a pass, GPUEXT_PTX_UNROLL=2 two,
  * =0 none (the loops as written, to compare). */
 unsigned agent_mem_unroll(void);
+/* ptx_inject_opts.mem_unroll_in_order: GPUEXT_PTX_UNROLL_ORDER=turns (the
+ * unrolled turns in order, not their loads first, to compare). */
+int agent_mem_unroll_in_order(void);
 
 /* Tiers on?  GPUEXT_AGENT_TIER unset or 1 (0: off); off too when a form
  * is forced with GPUEXT_PTX_MEM_INLINE. */

@@ -648,6 +648,57 @@ static int ptx_inject_mem_after(struct ptx_inject *in, const struct ptx_stmt *s)
 }
 
 /*
+ * Loop u's turns with their loads first (ptx_unroll_pipe_plan), the region
+ * of their accesses between the loads' part and the rest, where the loop
+ * allows it and o->mem_unroll_in_order does not say otherwise: 1 done, 0
+ * not (the turns go in order), <0 an error.
+ */
+static int ptx_inject_unrolled_pipe(struct ptx_inject *in, const struct ptx_inject_unrolled *u)
+{
+	const struct ptx_module *m = in->m;
+	struct ptx_unroll_site sites[PTX_INJECT_UNROLL_ACCESSES];
+	struct ptx_inject_site site[PTX_INJECT_UNROLL_ACCESSES];
+	const struct ptx_stmt *last = NULL;
+	struct ptx_unroll_pipe *p;
+	size_t n = 0;
+
+	if (in->o->mem_unroll_in_order)
+		return 0;
+	for (size_t t = u->l.label + 1; t <= u->l.setp; t++) {
+		const struct ptx_stmt *s = &m->stmts[t];
+		int r = ptx_inject_mem_site(in, s, &site[n]);
+		if (r < 0)
+			return r;
+		if (!r)
+			continue;
+		if (site[n].kind != PTX_MEM_LOAD)
+			return 0;
+		sites[n] = (struct ptx_unroll_site){t, site[n].base, site[n].off, site[n].neg};
+		last = s;
+		n++;
+	}
+	int r = ptx_unroll_pipe_plan(m, in->f, &u->l, u->k, sites, n, in->pfx, &p);
+	if (r <= 0)
+		return r < 0 ? err_set(in->e, ENOMEM, "out of memory") : 0;
+	for (unsigned c = 0; c < u->k; c++)
+		for (size_t i = 0; i < n; i++) {
+			in->mem_run_sk[in->mem_run_len++] = (unsigned long long)site[i].size |
+							   (unsigned long long)site[i].kind << 32;
+			in->mem_probes++;
+		}
+	size_t start = in->b.len;
+	ptx_unroll_pipe_loads(p, &in->b);
+	in->unrolled_bytes += in->b.len - start;
+	ptx_inject_mem_region(in, last, &site[n - 1], in->mem_run_len);
+	in->mem_run_len = 0;
+	start = in->b.len;
+	ptx_unroll_pipe_rest(p, &in->b);
+	in->unrolled_bytes += in->b.len - start;
+	ptx_unroll_pipe_free(p);
+	return 1;
+}
+
+/*
  * At the label of loop u (the n-th unrolled; ptx_unroll.h): the test that
  * sends a pass of fewer than u->k sure turns to the loop as written
  * (PFX_uN_o), then u->k turns of its body, counter and test, their
@@ -665,8 +716,11 @@ static int ptx_inject_unrolled_turns(struct ptx_inject *in, size_t n,
 
 	snprintf(to, sizeof(to), "%s_u%zu_o", in->pfx, n);
 	ptx_unroll_head(m, &u->l, u->k, in->pfx, to, &in->b);
+	int err = ptx_inject_unrolled_pipe(in, u);
+	if (err < 0)
+		return err;
 	size_t start = in->b.len;
-	for (unsigned c = 0; c < u->k; c++) {
+	for (unsigned c = 0; c < u->k && !err; c++) {
 		for (size_t t = u->l.label + 1; t <= u->l.setp; t++) {
 			const struct ptx_stmt *s = &m->stmts[t];
 			int r = ptx_inject_mem_site(in, s, &site);
@@ -681,9 +735,11 @@ static int ptx_inject_unrolled_turns(struct ptx_inject *in, size_t n,
 			ptx_parse_print_stmt(m, s, &in->b);
 		}
 	}
-	in->unrolled_bytes += in->b.len - start;
-	ptx_inject_mem_region(in, last, &last_site, in->mem_run_len);
-	in->mem_run_len = 0;
+	if (!err) { /* in order: the region after the turns */
+		in->unrolled_bytes += in->b.len - start;
+		ptx_inject_mem_region(in, last, &last_site, in->mem_run_len);
+		in->mem_run_len = 0;
+	}
 	snprintf(to, sizeof(to), "%.*s", TOKF(m, m->stmts[u->l.label].tok));
 	ptx_unroll_branch(m, &u->l, to, &in->b);
 	ptx_buf_printf(&in->b, "\tbra %s_u%zu_x;\n%s_u%zu_o:\n", in->pfx, n, in->pfx, n);

@@ -187,6 +187,9 @@ struct ptx_inject_opts {
 	 * mem_code (mem_simt or mem_run_loop).  0: none.
 	 */
 	unsigned mem_unroll;
+	/* the unrolled turns in their order, the region after them, where
+	 * they could go loads first (ptx_unroll.h: to compare the two) */
+	int mem_unroll_in_order;
 	/* set to the bytes of the kernel's own code the unrolled turns add
 	 * (their copies of the loops' bodies, not their probes; may be NULL) */
 	size_t *mem_unrolled_bytes;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx_params.h"
 #include "ptx_parse.h"
 
 #define TOKF(m, t) (int)(m)->toks[t].len, (m)->text + (m)->toks[t].off
@@ -316,4 +317,285 @@ void ptx_unroll_branch(const struct ptx_module *m, const struct ptx_unroll_loop 
 
 	ptx_buf_printf(b, "\t@%s%.*s %.*s %s;\n", s->negate ? "!" : "", TOKF(m, (uint32_t)s->guard),
 		       TOKF(m, s->opcode), to);
+}
+
+/* ---- the turns with their loads first (ptx_unroll_pipe_*) ---- */
+
+/* A register the loop writes: its name and declared type. */
+struct ptx_unroll_def {
+	uint32_t tok;      /* a token naming it */
+	char type[16];     /* ".b64", ".pred", ... */
+	int cur;           /* its current fresh name, -1: its own */
+};
+
+/* One turn's instruction: its text (renamed) in the plan's buffer. */
+struct ptx_unroll_inst {
+	size_t off, len;
+	uint32_t src, nsrc; /* fresh names it reads, in the plan's srcs */
+	int loads;          /* part of the loads' part */
+};
+
+struct ptx_unroll_pipe {
+	struct ptx_buf text;  /* the instructions' text, one after the other */
+	struct ptx_buf decls; /* the fresh names' declarations, the final moves */
+	size_t moves;         /* where the moves start in decls */
+	struct ptx_unroll_inst *inst;
+	size_t ninst;
+	int *srcs, *producer; /* fresh name -> the instruction writing it */
+	size_t nsrcs, nfresh;
+};
+
+/* The declared type of register r at f's scope (a `.reg .T %r<N>;` or
+ * `.reg .T %a, %r;`) into type; 0 when not found there. */
+static int ptx_unroll_reg_type(const struct ptx_module *m, const struct ptx_func *f, uint32_t r,
+			       char *type, size_t size)
+{
+	const struct ptx_tok *rk = &m->toks[r];
+	const char *rn = m->text + rk->off;
+
+	for (size_t i = f->head + 1; i < f->end; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		if (s->kind != PTX_STMT_DECL || s->depth != 1 || s->ntok < 4 ||
+		    !ptx_parse_tok_is(m, s->tok, ".reg") ||
+		    m->toks[s->tok + 1].kind != PTX_TOK_DIRECTIVE ||
+		    m->toks[s->tok + 2].kind != PTX_TOK_REG)
+			continue;
+		const struct ptx_tok *tk = &m->toks[s->tok + 1];
+		for (uint32_t t = s->tok + 2; t < s->tok + s->ntok; t++) {
+			const struct ptx_tok *k = &m->toks[t];
+			if (k->kind != PTX_TOK_REG || k->len > rk->len ||
+			    memcmp(m->text + k->off, rn, k->len))
+				continue;
+			int hit = k->len == rk->len;
+			if (!hit && t + 3 < s->tok + s->ntok && ptx_parse_tok_is(m, t + 1, "<")) {
+				/* %rd<110>: %rd0 .. %rd109 */
+				const char *d = rn + k->len;
+				size_t nd = rk->len - k->len;
+				char num[16];
+				int digits = nd > 0 && nd < sizeof(num);
+				for (size_t j = 0; digits && j < nd; j++)
+					digits = d[j] >= '0' && d[j] <= '9';
+				if (digits) {
+					memcpy(num, d, nd);
+					num[nd] = 0;
+					hit = strtoul(num, NULL, 10) <
+					      strtoul(m->text + m->toks[t + 2].off, NULL, 10);
+				}
+			}
+			if (hit && tk->len < size) {
+				memcpy(type, m->text + tk->off, tk->len);
+				type[tk->len] = 0;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* May an instruction of the loop move across the others (reads memory at
+ * most, does not synchronise, is not guarded)? */
+static int ptx_unroll_movable(const struct ptx_module *m, const struct ptx_stmt *s)
+{
+	static const char *const fixed[] = {"atom", "red", "st", "bar", "barrier", "membar", "fence",
+					    "mbarrier", "cp", "tex", "suld", "sust", "vote", "shfl",
+					    "match", "activemask", "redux", "elect", "nanosleep",
+					    "prefetch", "discard", "applypriority", "createpolicy",
+					    "griddepcontrol", "setmaxnreg", "wgmma", "tcgen05", NULL};
+	const struct ptx_tok *k = &m->toks[s->opcode];
+	const char *op = m->text + k->off;
+
+	if (s->guard >= 0 || ptx_unroll_op_in(m, s, fixed) || memmem(op, k->len, ".sync", 5) ||
+	    memmem(op, k->len, ".aligned", 8) || memmem(op, k->len, ".volatile", 9) ||
+	    memmem(op, k->len, ".release", 8) || memmem(op, k->len, ".acquire", 8))
+		return 0;
+	return !s->nopnd || m->opnds[s->opnd].kind != PTX_OPND_ADDR;
+}
+
+/* The loop's register named by token t, or -1. */
+static int ptx_unroll_def_of(const struct ptx_module *m, const struct ptx_unroll_def *defs,
+			     size_t n, uint32_t t)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ptx_unroll_tok_eq(m, defs[i].tok, t))
+			return (int)i;
+	return -1;
+}
+
+void ptx_unroll_pipe_free(struct ptx_unroll_pipe *p)
+{
+	if (!p)
+		return;
+	ptx_buf_free(&p->text);
+	ptx_buf_free(&p->decls);
+	free(p->inst);
+	free(p->srcs);
+	free(p->producer);
+	free(p);
+}
+
+int ptx_unroll_pipe_plan(const struct ptx_module *m, const struct ptx_func *f,
+			 const struct ptx_unroll_loop *l, unsigned k,
+			 const struct ptx_unroll_site *sites, size_t nsites, const char *pfx,
+			 struct ptx_unroll_pipe **out)
+{
+	size_t nbody = 0, ndefs = 0;
+	struct ptx_unroll_def *defs = NULL;
+	struct ptx_unroll_pipe *p = NULL;
+	int ret = 0;
+
+	*out = NULL;
+	/* the registers the loop writes: every register of a destination */
+	for (size_t t = l->label + 1; t <= l->setp; t++) {
+		const struct ptx_stmt *s = &m->stmts[t];
+		if (s->kind != PTX_STMT_INSN)
+			continue;
+		if (!ptx_unroll_movable(m, s))
+			goto refused;
+		nbody++;
+		const struct ptx_opnd *o = s->nopnd ? &m->opnds[s->opnd] : NULL;
+		for (uint32_t j = 0; o && j < o->ntok; j++) {
+			uint32_t tk = o->tok + j;
+			if (m->toks[tk].kind != PTX_TOK_REG || ptx_unroll_def_of(m, defs, ndefs, tk) >= 0)
+				continue;
+			void *nd = realloc(defs, (ndefs + 1) * sizeof(*defs));
+			if (!nd) {
+				ret = -1;
+				goto refused;
+			}
+			defs = nd;
+			struct ptx_unroll_def *d = &defs[ndefs++];
+			*d = (struct ptx_unroll_def){.tok = tk, .cur = -1};
+			if (!ptx_unroll_reg_type(m, f, tk, d->type, sizeof(d->type)))
+				goto refused;
+			unsigned bits = ptx_inject_type_bits(d->type + 1, strlen(d->type) - 1);
+			if (strcmp(d->type, ".pred") && bits < 16)
+				goto refused;
+		}
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->inst = calloc(nbody * k, sizeof(*p->inst))) ||
+	    !(p->producer = calloc(nbody * k * 4 + ndefs * k + 1, sizeof(int))) ||
+	    !(p->srcs = calloc(nbody * k * 8 + 1, sizeof(int)))) {
+		ret = -1;
+		goto refused;
+	}
+	size_t cap_src = nbody * k * 8 + 1, cap_fresh = nbody * k * 4 + ndefs * k + 1;
+	unsigned access = 0;
+	for (unsigned c = 0; c < k; c++) {
+		size_t site = 0;
+		for (size_t t = l->label + 1; t <= l->setp; t++) {
+			const struct ptx_stmt *s = &m->stmts[t];
+			if (s->kind != PTX_STMT_INSN)
+				continue;
+			struct ptx_unroll_inst *in = &p->inst[p->ninst];
+			uint32_t dst0 = s->nopnd ? m->opnds[s->opnd].tok : 0;
+			uint32_t dst1 = s->nopnd ? dst0 + m->opnds[s->opnd].ntok : 0;
+			int fresh[64];
+			uint32_t nt = 0;
+			/* what it reads: the names current before it */
+			in->src = (uint32_t)p->nsrcs;
+			for (uint32_t tk = s->tok; tk < s->tok + s->ntok && nt < 64; tk++, nt++) {
+				int d = m->toks[tk].kind == PTX_TOK_REG ? ptx_unroll_def_of(m, defs, ndefs, tk) : -1;
+				int is_dst = tk >= dst0 && tk < dst1;
+				fresh[nt] = d < 0 || is_dst ? -1 : defs[d].cur;
+				if (fresh[nt] >= 0) {
+					if (p->nsrcs == cap_src)
+						goto refused;
+					p->srcs[p->nsrcs++] = fresh[nt];
+				}
+			}
+			if (nt == 64)
+				goto refused;
+			in->nsrc = (uint32_t)(p->nsrcs - in->src);
+			/* what it writes: new names */
+			for (uint32_t tk = dst0; tk < dst1; tk++) {
+				int d = m->toks[tk].kind == PTX_TOK_REG ? ptx_unroll_def_of(m, defs, ndefs, tk) : -1;
+				if (d < 0)
+					continue;
+				if (p->nfresh == cap_fresh)
+					goto refused;
+				defs[d].cur = (int)p->nfresh;
+				p->producer[p->nfresh] = (int)p->ninst;
+				fresh[tk - s->tok] = (int)p->nfresh++;
+				ptx_buf_printf(&p->decls, "\t.reg %s %%%s_v%d;\n", defs[d].type, pfx,
+					       defs[d].cur);
+			}
+			in->off = p->text.len;
+			/* a probed access: its address copied for the region first */
+			if (site < nsites && sites[site].stmt == t) {
+				const struct ptx_unroll_site *a = &sites[site++];
+				int fb = fresh[a->base - s->tok];
+				in->loads = 1;
+				ptx_buf_printf(&p->text, "\tmov.u64 %%%s_a%u, ", pfx, access);
+				if (fb >= 0)
+					ptx_buf_printf(&p->text, "%%%s_v%d;\n", pfx, fb);
+				else
+					ptx_buf_printf(&p->text, "%.*s;\n", TOKF(m, a->base));
+				if (a->off)
+					ptx_buf_printf(&p->text, "\t%s.s64 %%%s_a%u, %%%s_a%u, %.*s;\n",
+						       a->neg ? "sub" : "add", pfx, access, pfx, access,
+						       TOKF(m, a->off));
+				access++;
+			}
+			ptx_buf_printf(&p->text, "\t");
+			for (uint32_t j = 0; j < s->ntok; j++) {
+				const struct ptx_tok *tk = &m->toks[s->tok + j];
+				if (j && tk->space)
+					ptx_buf_printf(&p->text, " ");
+				if (fresh[j] >= 0)
+					ptx_buf_printf(&p->text, "%%%s_v%d", pfx, fresh[j]);
+				else
+					ptx_buf_append(&p->text, m->text + tk->off, tk->len);
+			}
+			ptx_buf_printf(&p->text, "\n");
+			in->len = p->text.len - in->off;
+			p->ninst++;
+		}
+		if (site != nsites)
+			goto refused; /* the sites are not the loop's, in order */
+	}
+	/* the loads' part: the loads and whatever they need, back to front */
+	for (size_t i = p->ninst; i-- > 0;)
+		for (uint32_t j = 0; p->inst[i].loads && j < p->inst[i].nsrc; j++)
+			p->inst[p->producer[p->srcs[p->inst[i].src + j]]].loads = 1;
+	p->moves = p->decls.len;
+	for (size_t d = 0; d < ndefs; d++) {
+		const char *type = defs[d].type;
+		unsigned bits = ptx_inject_type_bits(type + 1, strlen(type) - 1);
+		if (!strcmp(type, ".pred"))
+			ptx_buf_printf(&p->decls, "\tmov.pred %.*s, %%%s_v%d;\n", TOKF(m, defs[d].tok),
+				       pfx, defs[d].cur);
+		else
+			ptx_buf_printf(&p->decls, "\tmov.b%u %.*s, %%%s_v%d;\n", bits,
+				       TOKF(m, defs[d].tok), pfx, defs[d].cur);
+	}
+	if (p->text.failed || p->decls.failed) {
+		ret = -1;
+		goto refused;
+	}
+	free(defs);
+	*out = p;
+	return 1;
+refused:
+	free(defs);
+	ptx_unroll_pipe_free(p);
+	return ret;
+}
+
+void ptx_unroll_pipe_loads(const struct ptx_unroll_pipe *p, struct ptx_buf *b)
+{
+	ptx_buf_printf(b, "\t{ // the turns renamed, their loads first\n");
+	ptx_buf_append(b, p->decls.text, p->moves);
+	for (size_t i = 0; i < p->ninst; i++)
+		if (p->inst[i].loads)
+			ptx_buf_append(b, p->text.text + p->inst[i].off, p->inst[i].len);
+}
+
+void ptx_unroll_pipe_rest(const struct ptx_unroll_pipe *p, struct ptx_buf *b)
+{
+	for (size_t i = 0; i < p->ninst; i++)
+		if (!p->inst[i].loads)
+			ptx_buf_append(b, p->text.text + p->inst[i].off, p->inst[i].len);
+	ptx_buf_append(b, p->decls.text + p->moves, p->decls.len - p->moves);
+	ptx_buf_printf(b, "\t}\n");
 }

@@ -64,4 +64,38 @@ void ptx_unroll_head(const struct ptx_module *m, const struct ptx_unroll_loop *l
 void ptx_unroll_branch(const struct ptx_module *m, const struct ptx_unroll_loop *l,
 		       const char *to, struct ptx_buf *b);
 
+/*
+ * The turns with their loads first.  Written in order, the K turns end in
+ * their loads' first use (an add waiting on the memory), so the region
+ * after them runs only once the loads are back: K x 4 loads in flight,
+ * then the probes, in turn.  Renamed, each register a turn writes gets a
+ * fresh name (%PFX_vN) and the turns' instructions depend on each other
+ * only through what they compute, so they can go in two parts: the
+ * probed loads and what their addresses need first (with each address
+ * copied into %PFX_a<j>, j counting the accesses in order), then the
+ * region (the caller's), then the rest, then each register the loop
+ * writes set from its last name.  Taken where no instruction of the loop
+ * is guarded, writes memory or synchronises (nothing a load could be
+ * moved across) and every register it writes is declared at the kernel's
+ * scope with a type of 16 bits or more; else 0 (the turns in order).
+ */
+struct ptx_unroll_site {
+	size_t stmt;        /* a probed access of the loop */
+	uint32_t base, off; /* tokens of its address: [base], [base+off] (off 0: none) */
+	int neg;            /* [base-off] */
+};
+struct ptx_unroll_pipe;
+
+/* 1 and *p: the plan for k turns of loop l of function f, its probed
+ * accesses sites (in order); 0: refused; <0: out of memory. */
+int ptx_unroll_pipe_plan(const struct ptx_module *m, const struct ptx_func *f,
+			 const struct ptx_unroll_loop *l, unsigned k,
+			 const struct ptx_unroll_site *sites, size_t nsites, const char *pfx,
+			 struct ptx_unroll_pipe **p);
+/* A scope's opening with the fresh names, then the loads' part. */
+void ptx_unroll_pipe_loads(const struct ptx_unroll_pipe *p, struct ptx_buf *b);
+/* The rest, the registers set from their last names, the scope's end. */
+void ptx_unroll_pipe_rest(const struct ptx_unroll_pipe *p, struct ptx_buf *b);
+void ptx_unroll_pipe_free(struct ptx_unroll_pipe *p);
+
 #endif /* GPUEXT_PTX_UNROLL_H */

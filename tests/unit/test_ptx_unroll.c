@@ -51,6 +51,9 @@ static const char loops_text[] =
 	"$L_ok_inv:\n"
 	"\tadd.s32 %r5, %r5, 2;\n\tld.global.u32 %r3, [%rd1];\n\tadd.s32 %r2, %r2, %r3;\n"
 	"\tadd.s32 %r6, %r7, %r5;\n\tsetp.ne.s32 %p3, %r6, 0;\n\t@%p3 bra $L_ok_inv;\n"
+	"$L_ok_store:\n"
+	"\tld.global.u32 %r3, [%rd1];\n\tst.global.u32 [%rd1+4], %r3;\n\tadd.s64 %rd1, %rd1, 8;\n"
+	"\tadd.s32 %r1, %r1, -1;\n\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L_ok_store;\n"
 	"$L_no_lt:\n"
 	"\tld.global.u32 %r3, [%rd1];\n\tadd.s32 %r4, %r4, 1;\n"
 	"\tsetp.lt.s32 %p4, %r4, %r1;\n\t@%p4 bra $L_no_lt;\n"
@@ -124,6 +127,8 @@ static void test_shapes(void **state)
 		} else if (!strcmp(name, "$L_ok_inv")) {
 			assert_true(!l.down && l.step == 2 && l.ninv == 1);
 			assert_true(ptx_parse_tok_is(m, l.cnt, "%r5") && ptx_parse_tok_is(m, l.inv, "%r7"));
+		} else if (!strcmp(name, "$L_ok_store")) {
+			assert_true(l.down && l.step == 1 && !l.ninv);
 		} else {
 			/* 4 turns of 2^30 do not fit a 32-bit counter, 3 do */
 			assert_true(l.down && l.step == 0x40000000);
@@ -131,15 +136,16 @@ static void test_shapes(void **state)
 			assert_true(ptx_unroll_fits(&l, 3));
 		}
 	}
-	assert_int_equal(ok, 4);
+	assert_int_equal(ok, 5);
 	assert_int_equal(no, 10);
 	ptx_module_free(m);
 }
 
 /* kernel of module text instrumented with the corpus's mem probe pasted
- * (lanes: runs probed by lanes), loops unrolled `unroll` turns. */
-static char *instrument(const char *text, const char *kernel, int lanes, unsigned unroll,
-			size_t *regions)
+ * (lanes: runs probed by lanes), loops unrolled `unroll` turns (in_order:
+ * ptx_inject_opts.mem_unroll_in_order). */
+static char *instrument_order(const char *text, const char *kernel, int lanes, unsigned unroll,
+			      int in_order, size_t *regions)
 {
 	struct ptx_module *m;
 	struct err e = {{0}};
@@ -151,6 +157,7 @@ static char *instrument(const char *text, const char *kernel, int lanes, unsigne
 		fail_msg("%s: %s", kernel, e.msg);
 	struct ptx_inject_opts o = {.kernel = kernel, .mem_code = mem_code, .extra = extra,
 				    .mem_simt = lanes, .mem_unroll = unroll,
+				    .mem_unroll_in_order = in_order,
 				    .mem_regions = regions, .only_kernel = 1,
 				    .min_version_major = 7, .min_version_minor = 8};
 	if (ptx_inject(m, &o, &out, &len, &e))
@@ -159,6 +166,12 @@ static char *instrument(const char *text, const char *kernel, int lanes, unsigne
 	free(extra);
 	free(mem_code);
 	return out;
+}
+
+static char *instrument(const char *text, const char *kernel, int lanes, unsigned unroll,
+			size_t *regions)
+{
+	return instrument_order(text, kernel, lanes, unroll, 0, regions);
 }
 
 static void ptxas_ok(const char *out, const char *what)
@@ -204,15 +217,16 @@ static size_t unrolled_accesses(const char *text)
 	return sum;
 }
 
-/* The synthetic loops: the four taken ones unrolled (the wide step 2
- * turns a pass: 4 do not fit its 32-bit counter), their tests as written
- * kept; ptxas accepts the module. */
+/* The synthetic loops: the five taken ones unrolled (the wide step 2
+ * turns a pass: 4 do not fit its 32-bit counter), in order with their
+ * tests as written kept; ptxas accepts the module. */
 static void test_inject_shapes(void **state)
 {
 	size_t regions = 0;
-	char *out = instrument(loops_text, "k", 1, 4, &regions);
+	char *out = instrument_order(loops_text, "k", 1, 4, 1, &regions);
 
-	assert_int_equal(count_str(out, "// unrolled 4 turns"), 3);
+	assert_int_equal(count_str(out, "// unrolled 4 turns"), 4);
+	assert_null(strstr(out, "their loads first"));
 	assert_int_equal(count_str(out, "// unrolled 2 turns"), 1);
 	/* the up-counter's test: D = BOUND - X0, the negated X0 - BOUND */
 	assert_non_null(strstr(out, "\tmov.b32 %gxi_ud, %r4;\n\tsub.s32 %gxi_ud, %gxi_ud, %r1;\n"
@@ -224,8 +238,39 @@ static void test_inject_shapes(void **state)
 	assert_non_null(strstr(out, "\t@!%p2 bra gxi_u1_o;\ngxi_u1_x:\n"));
 	/* every turn keeps its test */
 	assert_int_equal(count_str(out, "setp.eq.s32 %p2, %r4, %r1;"), 5);
-	assert_int_equal(unrolled_accesses(out), 4 + 4 + 4 + 2);
+	assert_int_equal(unrolled_accesses(out), 4 + 4 + 4 + 8 + 2);
 	ptxas_ok(out, "loops_text");
+	free(out);
+}
+
+/* The same with the turns renamed, their loads first: not the loop with a
+ * store (a later turn's load would pass an earlier turn's store), the
+ * four others; each register the loop writes set from its last name
+ * after the turns (the predicate of the back edge too); ptxas accepts it. */
+static void test_inject_loads_first(void **state)
+{
+	size_t regions = 0;
+	char *out = instrument(loops_text, "k", 1, 4, &regions);
+
+	assert_int_equal(count_str(out, "// unrolled "), 5);
+	assert_int_equal(count_str(out, "// the turns renamed, their loads first"), 4);
+	/* the up-counter's loop: %r4 and %p2 written, %r1 only read */
+	const char *up = strstr(out, "$L_ok_up:");
+	assert_non_null(up);
+	const char *region = strstr(up, "\t{ // mem probes of 4 accesses");
+	const char *back = strstr(up, "\t@!%p2 bra $L_ok_up;");
+	assert_true(region && back && region < back);
+	/* the 4 loads before the region, the adds after it */
+	const char *add = strstr(up, "add.s32 %gxi_v");
+	const char *ld4 = strstr(up, "ld.global.u32 %gxi_v");
+	for (int i = 1; ld4 && i < 4; i++)
+		ld4 = strstr(ld4 + 1, "ld.global.u32 %gxi_v");
+	assert_true(ld4 && ld4 < region && add > region && add < back);
+	assert_non_null(strstr(up, "\tmov.b32 %r4, %gxi_v"));
+	assert_non_null(strstr(up, "\tmov.pred %p2, %gxi_v"));
+	assert_null(strstr(region, "\tmov.b32 %r1, %gxi_v"));
+	assert_int_equal(unrolled_accesses(out), 4 + 4 + 4 + 8 + 2);
+	ptxas_ok(out, "loops_text, loads first");
 	free(out);
 }
 
@@ -314,6 +359,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_inject_shapes),
+		cmocka_unit_test(test_inject_loads_first),
 		cmocka_unit_test(test_inject_strided_sum),
 		cmocka_unit_test(test_corpus),
 	};
