@@ -392,8 +392,11 @@ static int ptx_unroll_reg_type(const struct ptx_module *m, const struct ptx_func
 	return 0;
 }
 
-/* May an instruction of the loop move across the others (reads memory at
- * most, does not synchronise, is not guarded)? */
+/* May an instruction of the loop move across the others: it is not
+ * guarded, writes no memory (no store, atomic, reduction), does not
+ * synchronise (barriers, fences, warp-synchronous instructions) and is not
+ * an ordered load (volatile, relaxed, acquire, mmio: a later turn's load
+ * must not pass it)? */
 static int ptx_unroll_movable(const struct ptx_module *m, const struct ptx_stmt *s)
 {
 	static const char *const fixed[] = {"atom", "red", "st", "bar", "barrier", "membar", "fence",
@@ -404,10 +407,14 @@ static int ptx_unroll_movable(const struct ptx_module *m, const struct ptx_stmt 
 	const struct ptx_tok *k = &m->toks[s->opcode];
 	const char *op = m->text + k->off;
 
-	if (s->guard >= 0 || ptx_unroll_op_in(m, s, fixed) || memmem(op, k->len, ".sync", 5) ||
-	    memmem(op, k->len, ".aligned", 8) || memmem(op, k->len, ".volatile", 9) ||
-	    memmem(op, k->len, ".release", 8) || memmem(op, k->len, ".acquire", 8))
+	static const char *const ordered[] = {".sync", ".aligned", ".volatile", ".relaxed",
+					      ".acquire", ".release", ".acq_rel", ".mmio", NULL};
+
+	if (s->guard >= 0 || ptx_unroll_op_in(m, s, fixed))
 		return 0;
+	for (const char *const *o = ordered; *o; o++)
+		if (memmem(op, k->len, *o, strlen(*o)))
+			return 0;
 	return !s->nopnd || m->opnds[s->opnd].kind != PTX_OPND_ADDR;
 }
 

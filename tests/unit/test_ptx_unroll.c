@@ -37,7 +37,7 @@ static size_t count_str(const char *text, const char *s)
 
 /* Loops $L_ok* are of the shape, $L_no* are not. */
 static const char loops_text[] =
-	".version 7.8\n.target sm_75\n.address_size 64\n"
+	".version 8.2\n.target sm_75\n.address_size 64\n"
 	".visible .entry k(.param .u64 p, .param .u32 n)\n{\n"
 	"\t.reg .pred %p<8>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n"
 	"\tld.param.u64 %rd1, [p];\n\tld.param.u32 %r1, [n];\n"
@@ -54,6 +54,21 @@ static const char loops_text[] =
 	"$L_ok_store:\n"
 	"\tld.global.u32 %r3, [%rd1];\n\tst.global.u32 [%rd1+4], %r3;\n\tadd.s64 %rd1, %rd1, 8;\n"
 	"\tadd.s32 %r1, %r1, -1;\n\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L_ok_store;\n"
+	"$L_ok_mem_volatile:\n"
+	"\tld.volatile.global.u32 %r3, [%rd1];\n\tadd.s32 %r2, %r2, %r3;\n"
+	"\tadd.s32 %r1, %r1, -1;\n\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L_ok_mem_volatile;\n"
+	"$L_ok_mem_relaxed:\n"
+	"\tld.relaxed.gpu.global.u32 %r3, [%rd1];\n\tadd.s32 %r2, %r2, %r3;\n"
+	"\tadd.s32 %r1, %r1, -1;\n\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L_ok_mem_relaxed;\n"
+	"$L_ok_mem_acquire:\n"
+	"\tld.acquire.gpu.global.u32 %r3, [%rd1];\n\tadd.s32 %r2, %r2, %r3;\n"
+	"\tadd.s32 %r1, %r1, -1;\n\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L_ok_mem_acquire;\n"
+	"$L_ok_mem_mmio:\n"
+	"\tld.mmio.relaxed.sys.global.u32 %r3, [%rd1];\n\tadd.s32 %r2, %r2, %r3;\n"
+	"\tadd.s32 %r1, %r1, -1;\n\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L_ok_mem_mmio;\n"
+	"$L_ok_mem_atomic:\n"
+	"\tatom.global.add.u32 %r3, [%rd1], 1;\n\tadd.s32 %r2, %r2, %r3;\n"
+	"\tadd.s32 %r1, %r1, -1;\n\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L_ok_mem_atomic;\n"
 	"$L_no_lt:\n"
 	"\tld.global.u32 %r3, [%rd1];\n\tadd.s32 %r4, %r4, 1;\n"
 	"\tsetp.lt.s32 %p4, %r4, %r1;\n\t@%p4 bra $L_no_lt;\n"
@@ -127,7 +142,7 @@ static void test_shapes(void **state)
 		} else if (!strcmp(name, "$L_ok_inv")) {
 			assert_true(!l.down && l.step == 2 && l.ninv == 1);
 			assert_true(ptx_parse_tok_is(m, l.cnt, "%r5") && ptx_parse_tok_is(m, l.inv, "%r7"));
-		} else if (!strcmp(name, "$L_ok_store")) {
+		} else if (!strcmp(name, "$L_ok_store") || !strncmp(name, "$L_ok_mem_", 10)) {
 			assert_true(l.down && l.step == 1 && !l.ninv);
 		} else {
 			/* 4 turns of 2^30 do not fit a 32-bit counter, 3 do */
@@ -136,7 +151,7 @@ static void test_shapes(void **state)
 			assert_true(ptx_unroll_fits(&l, 3));
 		}
 	}
-	assert_int_equal(ok, 5);
+	assert_int_equal(ok, 10);
 	assert_int_equal(no, 10);
 	ptx_module_free(m);
 }
@@ -225,7 +240,7 @@ static void test_inject_shapes(void **state)
 	size_t regions = 0;
 	char *out = instrument_order(loops_text, "k", 1, 4, 1, &regions);
 
-	assert_int_equal(count_str(out, "// unrolled 4 turns"), 4);
+	assert_int_equal(count_str(out, "// unrolled 4 turns"), 9);
 	assert_null(strstr(out, "their loads first"));
 	assert_int_equal(count_str(out, "// unrolled 2 turns"), 1);
 	/* the up-counter's test: D = BOUND - X0, the negated X0 - BOUND */
@@ -238,21 +253,22 @@ static void test_inject_shapes(void **state)
 	assert_non_null(strstr(out, "\t@!%p2 bra gxi_u1_o;\ngxi_u1_x:\n"));
 	/* every turn keeps its test */
 	assert_int_equal(count_str(out, "setp.eq.s32 %p2, %r4, %r1;"), 5);
-	assert_int_equal(unrolled_accesses(out), 4 + 4 + 4 + 8 + 2);
+	assert_int_equal(unrolled_accesses(out), 4 + 4 + 4 + 8 + 5 * 4 + 2);
 	ptxas_ok(out, "loops_text");
 	free(out);
 }
 
 /* The same with the turns renamed, their loads first: not the loop with a
- * store (a later turn's load would pass an earlier turn's store), the
- * four others; each register the loop writes set from its last name
+ * store (a later turn's load would pass an earlier turn's store) nor those
+ * whose loads are ordered (volatile, relaxed, acquire, mmio) or atomic,
+ * the four others; each register the loop writes set from its last name
  * after the turns (the predicate of the back edge too); ptxas accepts it. */
 static void test_inject_loads_first(void **state)
 {
 	size_t regions = 0;
 	char *out = instrument(loops_text, "k", 1, 4, &regions);
 
-	assert_int_equal(count_str(out, "// unrolled "), 5);
+	assert_int_equal(count_str(out, "// unrolled "), 10);
 	assert_int_equal(count_str(out, "// the turns renamed, their loads first"), 4);
 	/* the up-counter's loop: %r4 and %p2 written, %r1 only read */
 	const char *up = strstr(out, "$L_ok_up:");
@@ -269,7 +285,14 @@ static void test_inject_loads_first(void **state)
 	assert_non_null(strstr(up, "\tmov.b32 %r4, %gxi_v"));
 	assert_non_null(strstr(up, "\tmov.pred %p2, %gxi_v"));
 	assert_null(strstr(region, "\tmov.b32 %r1, %gxi_v"));
-	assert_int_equal(unrolled_accesses(out), 4 + 4 + 4 + 8 + 2);
+	assert_int_equal(unrolled_accesses(out), 4 + 4 + 4 + 8 + 5 * 4 + 2);
+	/* each refused loop's turns in order: its loads not renamed */
+	static const char *const ordered[] = {"ld.volatile.global.u32 %r3", "ld.relaxed.gpu.global.u32 %r3",
+					      "ld.acquire.gpu.global.u32 %r3",
+					      "ld.mmio.relaxed.sys.global.u32 %r3",
+					      "atom.global.add.u32 %r3"};
+	for (size_t i = 0; i < sizeof(ordered) / sizeof(ordered[0]); i++)
+		assert_int_equal(count_str(out, ordered[i]), 5);
 	ptxas_ok(out, "loops_text, loads first");
 	free(out);
 }
