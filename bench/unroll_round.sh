@@ -6,7 +6,7 @@
 #      (bench/sass_size.sh CUBINS=, staged in cubins/): LDG per cubin;
 #   2. tests/gpu/tools.sh TOOLS=memtrace (exact bytes, identical results);
 #   3. bench/gpu_tools_overhead.sh: memtrace unrolled 4 turns a pass loads
-#      first, in order (ord), 2 turns (u2), not unrolled (off:
+#      first, in order (ord), 2 or 8 turns (u2, u8), not unrolled (off:
 #      GPUEXT_PTX_UNROLL=0) and main's build (base/), side by side; CASES,
 #      COLS and REPEAT from the environment.
 # Each step's failure is logged, not fatal.
@@ -26,7 +26,8 @@ say "$(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,nohead
 
 # wrappers: DIR/gpuext runs build/gpuext (which finds its agent and tools
 # next to itself) with the variable set
-for v in off:GPUEXT_PTX_UNROLL=0 u2:GPUEXT_PTX_UNROLL=2 ord:GPUEXT_PTX_UNROLL_ORDER=turns; do
+for v in off:GPUEXT_PTX_UNROLL=0 u2:GPUEXT_PTX_UNROLL=2 u8:GPUEXT_PTX_UNROLL=8 \
+	ord:GPUEXT_PTX_UNROLL_ORDER=turns; do
 	d=${v%%:*}
 	mkdir -p "$d"
 	printf '#!/bin/sh\n%s exec "$(dirname "$0")/../build/gpuext" "$@"\n' "${v#*:}" > "$d/gpuext"
@@ -77,6 +78,9 @@ OUT=$OUT/overhead REPEAT=$REPEAT ITERS=31 EX=$EX CASES="$CASES" \
 	timeout "${BENCH_S:-100}" bash bench/gpu_tools_overhead.sh > "$OUT/overhead.log" 2>&1 ||
 	say "gpu_tools_overhead: failed or timed out (rc $?)"
 grep '^|' "$OUT/overhead/gpu_tools_overhead.md" 2>/dev/null >> "$summary"
+# every instrumented run's result checked by the example itself
+say "runs whose result matched the CPU reference: $(cat "$OUT"/overhead/*.log 2>/dev/null |
+	grep -c '^result: ok') of $(cat "$OUT"/overhead/*.log 2>/dev/null | grep -c '^result:')"
 # keep the table and one log a column, not every repeat's
 find "$OUT/overhead" -name '*.r[2-9].log' -delete 2>/dev/null
 find "$OUT/overhead" -name '*.out' -delete 2>/dev/null

@@ -74,7 +74,7 @@ int agent_mem_simt(void)
 unsigned agent_mem_unroll(void)
 {
 	const char *v = getenv("GPUEXT_PTX_UNROLL");
-	return v && !strcmp(v, "0") ? 0 : v && !strcmp(v, "2") ? 2 : 4;
+	return v && !strcmp(v, "0") ? 0 : v && !strcmp(v, "2") ? 2 : v && !strcmp(v, "8") ? 8 : 4;
 }
 
 int agent_mem_unroll_in_order(void)

@@ -32,8 +32,10 @@
 
 /* Accesses one region of inline mem probes takes at most (ptx_inject_mem_region). */
 #define PTX_INJECT_MEM_RUN 8
-/* Accesses the turns of an unrolled loop may have (their one region). */
-#define PTX_INJECT_UNROLL_ACCESSES 16
+/* Accesses the turns of an unrolled loop may have (their one region): a
+ * warp's lanes, one access a lane; half that unless more than 4 turns are
+ * asked (ptx_inject_unroll_find). */
+#define PTX_INJECT_UNROLL_ACCESSES 32
 
 /* A loop the injector unrolls (ptx_unroll.h), k turns a pass. */
 struct ptx_inject_unrolled {
@@ -778,7 +780,8 @@ static int ptx_inject_stores_local(const char *code)
 /*
  * The loops to unroll (in->unrolled; ptx_unroll.h): counted loops of
  * o->mem_unroll turns a pass (halved until their probed accesses are at
- * most PTX_INJECT_UNROLL_ACCESSES and K * C fits the counter; at least 2),
+ * most 16, or PTX_INJECT_UNROLL_ACCESSES where more than 4 turns are asked,
+ * and K * C fits the counter; at least 2),
  * whose probed accesses are
  * all unguarded .global ones (one run, one region after the turns' last
  * access) and where no block probe is sunk.  0, or <0 out of memory.
@@ -789,6 +792,8 @@ static int ptx_inject_unroll_find(struct ptx_inject *in)
 	struct ptx_inject_site site;
 	struct ptx_unroll_loop l;
 	size_t cap = 0;
+	unsigned most = in->o->mem_unroll > 4 ? PTX_INJECT_UNROLL_ACCESSES
+					       : PTX_INJECT_UNROLL_ACCESSES / 2;
 
 	for (size_t i = in->f->head + 1; i < in->f->end; i++) {
 		if (!ptx_unroll_loop_at(m, in->f, i, &l))
@@ -800,7 +805,7 @@ static int ptx_inject_unroll_find(struct ptx_inject *in)
 			ok = c == MEM_OTHER || c == MEM_JOIN;
 			n += c == MEM_JOIN;
 		}
-		while (k >= 2 && (k * n > PTX_INJECT_UNROLL_ACCESSES || !ptx_unroll_fits(&l, k)))
+		while (k >= 2 && (k * n > most || !ptx_unroll_fits(&l, k)))
 			k /= 2;
 		if (ok && n && k >= 2) {
 			if (in->nunrolled == cap) {

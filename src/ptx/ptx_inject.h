@@ -181,7 +181,7 @@ struct ptx_inject_opts {
 	int mem_simt;
 	/*
 	 * Unroll counted loops (ptx_unroll.h) whose probed accesses would
-	 * otherwise keep ptxas from unrolling them: mem_unroll turns (2 or 4)
+	 * otherwise keep ptxas from unrolling them: mem_unroll turns (2, 4 or 8)
 	 * back to back with one region after them, the loop as written left
 	 * for the turns that remain; only where a region has one copy of
 	 * mem_code (mem_simt or mem_run_loop).  0: none.

@@ -298,7 +298,8 @@ static void test_inject_loads_first(void **state)
 }
 
 /* strided_sum (tests/ptx_corpus/loops.compute_75.ptx, NVVM's 4-load loop):
- * 4 turns, 16 accesses in one region (by 16 lanes), 8 with 2 turns; its
+ * 4 turns, 16 accesses in one region (by 16 lanes), 8 with 2 turns, 32 (a
+ * warp's lanes) with 8; its
  * remainder loop (nounroll) as written; none with mem_unroll 0 or with a
  * copy of the probe an access (no lanes); ptxas accepts them. */
 static void test_inject_strided_sum(void **state)
@@ -308,7 +309,7 @@ static void test_inject_strided_sum(void **state)
 	static const struct {
 		int lanes;
 		unsigned unroll, turns;
-	} cases[] = {{1, 4, 4}, {1, 2, 2}, {1, 0, 0}, {0, 4, 0}};
+	} cases[] = {{1, 4, 4}, {1, 2, 2}, {1, 8, 8}, {1, 0, 0}, {0, 4, 0}};
 
 	assert_non_null(text);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
