@@ -151,9 +151,6 @@ static const char *ptx_inject_var_space(const struct ptx_inject *in, const char 
 	return NULL;
 }
 
-/* The operand text of token t. */
-#define TOKF(m, t) (int)(m)->toks[t].len, (m)->text + (m)->toks[t].off
-
 static void ptx_inject_guard(struct ptx_inject *in, const struct ptx_stmt *s)
 {
 	const struct ptx_module *m = in->m;

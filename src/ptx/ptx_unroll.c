@@ -12,8 +12,6 @@
 #include "ptx_params.h"
 #include "ptx_parse.h"
 
-#define TOKF(m, t) (int)(m)->toks[t].len, (m)->text + (m)->toks[t].off
-
 static int ptx_unroll_tok_eq(const struct ptx_module *m, uint32_t a, uint32_t b)
 {
 	return m->toks[a].len == m->toks[b].len &&
@@ -167,7 +165,6 @@ static int ptx_unroll_step(const struct ptx_module *m, size_t a, struct ptx_unro
 	unsigned long long mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
 	if (sign < 0)
 		v = (0 - v) & mask;
-	l->add = a;
 	l->cnt = d;
 	l->bits = bits;
 	l->down = (v >> (bits - 1)) & 1;

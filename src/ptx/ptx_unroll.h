@@ -37,7 +37,7 @@ struct ptx_module;
 struct ptx_func;
 
 struct ptx_unroll_loop {
-	size_t label, add, setp, bra; /* statements of the module */
+	size_t label, setp, bra;      /* statements of the module */
 	uint32_t cnt;                 /* token: the counter register */
 	uint32_t inv, ninv;           /* tokens: INV (ninv 0: X is CNT) */
 	uint32_t bound, nbound;       /* tokens: the bound (register or constant) */
