@@ -700,10 +700,11 @@ static int ptx_inject_unrolled_pipe(struct ptx_inject *in, const struct ptx_inje
 /*
  * At the label of loop u (the n-th unrolled; ptx_unroll.h): the test that
  * sends a pass of fewer than u->k sure turns to the loop as written
- * (PFX_uN_o), then u->k turns of its body, counter and test, their
- * accesses one run with one region after the last, and the back edge to
- * the label; the loop's end (PFX_uN_x) when done.  The turns read and
- * write the registers the loop does, in the same order: the same trips.
+ * (PFX_uN_o), then u->k turns of its body, counter and test -- their
+ * loads first where ptx_inject_unrolled_pipe can, else in order with
+ * their accesses one run and one region after the last -- and the back
+ * edge to the label; the loop's end (PFX_uN_x) when done.  The turns
+ * compute what the loop's next u->k trips do: the same trips.
  */
 static int ptx_inject_unrolled_turns(struct ptx_inject *in, size_t n,
 				     const struct ptx_inject_unrolled *u)
