@@ -461,51 +461,13 @@ static unsigned char *ptx_inject_loops(const struct ptx_module *m, const struct 
 }
 
 /*
- * Access %PFX_j's address and size-kind into PTX_MEM_ADDR_REG and
- * PTX_MEM_SK_REG, for the lanes of an unrolled loop's region (k > 8, up to
- * PTX_INJECT_UNROLL_ACCESSES): a tree of selp by the bits of j, log2(k)
- * levels deep where a chain of compares is k long.
- */
-static void ptx_inject_mem_lanes_tree(struct ptx_inject *in, unsigned k, int same)
-{
-	const char *P = in->pfx;
-	char addr[PTX_INJECT_UNROLL_ACCESSES][96], sk[PTX_INJECT_UNROLL_ACCESSES][96];
-	unsigned n = 1, x = 0;
-
-	while (n < k)
-		n <<= 1;
-	for (unsigned i = 0; i < n; i++) { /* past k: never chosen (j < k) */
-		snprintf(addr[i], sizeof(addr[i]), "%%%s_a%u", P, i < k ? i : k - 1);
-		snprintf(sk[i], sizeof(sk[i]), "0x%llx", in->mem_run_sk[i < k ? i : k - 1]);
-	}
-	ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_x<%u>;\n", P, 2 * n);
-	for (unsigned bit = 1; n > 1; bit <<= 1, n /= 2) {
-		ptx_buf_printf(&in->b, "\tand.b32 %%%s_t, %%%s_j, %u;\n\tsetp.ne.u32 %%%s_p, %%%s_t, 0;\n",
-			       P, P, bit, P, P);
-		for (unsigned i = 0; i < n / 2; i++) {
-			ptx_buf_printf(&in->b, "\tselp.b64 %%%s_x%u, %s, %s, %%%s_p;\n", P, x,
-				       addr[2 * i + 1], addr[2 * i], P);
-			snprintf(addr[i], sizeof(addr[i]), "%%%s_x%u", P, x++);
-			if (same)
-				continue;
-			ptx_buf_printf(&in->b, "\tselp.b64 %%%s_x%u, %s, %s, %%%s_p;\n", P, x, sk[2 * i + 1],
-				       sk[2 * i], P);
-			snprintf(sk[i], sizeof(sk[i]), "%%%s_x%u", P, x++);
-		}
-	}
-	ptx_buf_printf(&in->b, "\tmov.b64 %s, %s;\n\tmov.b64 %s, %s;\n", PTX_MEM_ADDR_REG, addr[0],
-		       PTX_MEM_SK_REG, sk[0]);
-}
-
-/*
  * The lanes' form of a region of k > 1 accesses (in->mem_simt): the lane
  * of rank j among the active ones runs mem_code once for access j, with
  * its own copy of that access's address (any lane's stands for the
  * warp's), all of them at once: one pass of the program's instructions
  * where the runner ran k one after the other.  Size and kind an immediate
  * where the run's accesses all have the same, else chosen by the rank like
- * the address (by a chain of compares, or a tree of selp for an unrolled
- * loop's turns).  A warp of fewer active lanes n than accesses goes round
+ * the address.  A warp of fewer active lanes n than accesses goes round
  * again (access j + n).
  */
 static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
@@ -523,21 +485,15 @@ static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
 			       "\tpopc.b32 %%%s_n, %s;\n",
 		       k, k, PTX_MEM_MASK_REG, P, P, P, pred, PTX_MEM_ADDR_REG, PTX_MEM_SK_REG,
 		       PTX_MEM_MASK_REG, P, P, P, PTX_MEM_MASK_REG, P, P, P, PTX_MEM_MASK_REG);
-	ptx_buf_printf(&in->b, "%s_l:\n\tsetp.ge.u32 %s, %%%s_j, %u;\n\t@%s bra %s_d;\n", P, pred,
-		       P, k, pred, P);
-	if (k > PTX_INJECT_MEM_RUN) { /* an unrolled loop's turns */
-		ptx_inject_mem_lanes_tree(in, k, same);
-	} else {
-		ptx_buf_printf(&in->b, "\tmov.b64 %s, %%%s_a0;\n\tmov.b64 %s, 0x%llx;\n",
-			       PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG, sk[0]);
-		for (unsigned j = 1; j < k; j++) {
-			ptx_buf_printf(&in->b, "\tsetp.eq.u32 %s, %%%s_j, %u;\n"
-					       "\t@%s mov.b64 %s, %%%s_a%u;\n",
-				       pred, P, j, pred, PTX_MEM_ADDR_REG, P, j);
-			if (!same)
-				ptx_buf_printf(&in->b, "\t@%s mov.b64 %s, 0x%llx;\n", pred,
-					       PTX_MEM_SK_REG, sk[j]);
-		}
+	ptx_buf_printf(&in->b, "%s_l:\n\tsetp.ge.u32 %s, %%%s_j, %u;\n\t@%s bra %s_d;\n"
+			       "\tmov.b64 %s, %%%s_a0;\n\tmov.b64 %s, 0x%llx;\n",
+		       P, pred, P, k, pred, P, PTX_MEM_ADDR_REG, P, PTX_MEM_SK_REG, sk[0]);
+	for (unsigned j = 1; j < k; j++) {
+		ptx_buf_printf(&in->b, "\tsetp.eq.u32 %s, %%%s_j, %u;\n\t@%s mov.b64 %s, %%%s_a%u;\n",
+			       pred, P, j, pred, PTX_MEM_ADDR_REG, P, j);
+		if (!same)
+			ptx_buf_printf(&in->b, "\t@%s mov.b64 %s, 0x%llx;\n", pred, PTX_MEM_SK_REG,
+				       sk[j]);
 	}
 	ptx_buf_printf(&in->b, "%s", in->o->mem_code);
 	ptx_buf_printf(&in->b, "\tadd.u32 %%%s_j, %%%s_j, %%%s_n;\n\tbra %s_l;\n", P, P, P, P);
