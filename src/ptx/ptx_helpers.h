@@ -18,7 +18,8 @@
 #include "bpf/helpers.h"
 #include "ptx_buf.h"
 
-/* X(NAME, id, "name"): the GPU-only helpers. */
+/* X(NAME, id, "name"): the GPU-only helpers.  gpu_atomic_max (513), which
+ * the host backends run too, is in src/bpf/helpers.h's HELPER_IDS. */
 #define PTX_GPU_HELPER_IDS(X)                                                  \
 	X(GPU_ACTIVE_MASK, 500, "gpu_active_mask")                             \
 	X(GPU_LANE_COUNT, 501, "gpu_lane_count")                               \
@@ -46,7 +47,8 @@ enum {
 
 struct ptx_helper {
 	struct helper_proto proto; /* fn is NULL: these run on the device */
-	const char *rt_func;       /* device runtime function; NULL: inline only */
+	const char *rt_func;       /* device runtime function; NULL: inline only
+				    * (the launch id, the atomic maximum) */
 	unsigned nargs;            /* eBPF argument registers passed (r1..) */
 	unsigned hidden;           /* PTX_HX_* */
 };

@@ -679,10 +679,32 @@ static void test_smload(void **state)
 }
 
 /*
+ * kernelretsnoop's two programs for block (bx, 0) of the grid on SM sm: its
+ * block_entry program at time start, then each of its two warps' exit
+ * program at its time in ends[] (the block's end: their maximum).
+ */
+static void krs_block_run(struct object *obj, uint32_t bx, uint32_t sm, uint64_t start,
+			  const uint64_t ends[2])
+{
+	struct block_ctx c = {0, 0, bx, sm, 52, 2, 0, 0, 0};
+	set_warp(bx, 0, 0, 32, sm);
+	gpu.timer = start;
+	run_prog(obj, "krs_block_start", &c);
+	for (unsigned w = 0; w < 2; w++) {
+		set_warp(bx, 0, w, w ? 20 : 32, sm);
+		gpu.timer = ends[w];
+		run_prog(obj, "krs_warp_end", NULL);
+	}
+}
+
+/*
  * Blocks 0 and 1 of a grid of 2 (52 threads, 2 warps) on SM 7 (launch 1),
  * then block 0 of launch 2: the records are each index's last run, and so
  * are the per-launch counts (launch 1 keeps block 1 only) and the
- * histograms; end_rel_ns counts from the earliest recorded start (5100).
+ * histograms; a block's end is its last warp's exit, whichever warp exits
+ * first, over the previous launch's end at its index; end_rel_ns counts
+ * from the earliest recorded start (5100).  A block's (x, y, z), threads
+ * and warps come from its launch's row (launch 2 has none: 0).
  */
 static void test_kernelretsnoop(void **state)
 {
@@ -690,10 +712,10 @@ static void test_kernelretsnoop(void **state)
 	tool_launch_reset();
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
 	gpu.launch = 1;
-	run_block(obj, "krs_block", 0, 0, 7, 52, 5000, 6000);
-	run_block(obj, "krs_block", 1, 0, 7, 52, 5100, 9100);
+	krs_block_run(obj, 0, 7, 5000, (const uint64_t[]){6000, 5800});
+	krs_block_run(obj, 1, 7, 5100, (const uint64_t[]){7000, 9100});
 	gpu.launch = 2;
-	run_block(obj, "krs_block", 0, 0, 3, 52, 20000, 20500);
+	krs_block_run(obj, 0, 3, 20000, (const uint64_t[]){20500, 20100});
 	/* launch 1's row: the table names it; launch 2 has none */
 	struct {
 		struct gpuext_launch row;
@@ -716,7 +738,7 @@ static void test_kernelretsnoop(void **state)
 		"[256, 512)                  1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n"
 		"2 launches (1 launch table rows)\n"
-		"block=0,0,0 launch=2 sm=3 threads=52 warps=2 start_ns=20000 end_ns=20500 dur_ns=500 "
+		"block=0,0,0 launch=2 sm=3 threads=0 warps=0 start_ns=20000 end_ns=20500 dur_ns=500 "
 		"end_rel_ns=15400\n"
 		"block=1,0,0 launch=1 sm=7 threads=52 warps=2 start_ns=5100 end_ns=9100 dur_ns=4000 "
 		"end_rel_ns=4000\n"
@@ -738,8 +760,8 @@ static void test_kernelretsnoop(void **state)
 	assert_non_null(strstr(text, "{\"launch\":1,\"kernel\":\"\",\"grid\":[0,0,0],"
 				     "\"block\":[0,0,0],\"blocks\":1,\"span_ns\":4000,\"dur_ns\":"));
 	assert_non_null(strstr(text, "{\"launches\":2,\"launch_rows\":0}\n"));
-	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"launch\":1,\"sm\":7,\"threads\":52,"
-				     "\"warps\":2,\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
+	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"launch\":1,\"sm\":7,\"threads\":0,"
+				     "\"warps\":0,\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
 				     "\"end_rel_ns\":4000}\n"));
 	assert_non_null(strstr(text, "{\"recorded\":2,\"clock_backwards\":0,"));
 	free(text);
@@ -986,7 +1008,7 @@ static void test_cli_tools(void **state)
 static void test_tools_injected(void **state)
 {
 	static const char *const tool[][2] = {
-		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_block"},
+		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_warp_end"},
 		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
 		{"memtrace_block", "mt_access"},
 		{"smload", "sl_block"}, {"threadhist", "th_block"},
