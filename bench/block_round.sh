@@ -19,11 +19,14 @@
 # some):
 #   cost      bench/cuda/gpu_block_cost: the hand-written variants (what a
 #             block's global write costs where), 15 interleaved rounds;
-#   overhead  the block tools and bare block programs on vecadd -n 16M
-#             (REPEAT=5 interleaved runs: median ratio and range; the
+#   endcost   bench/cuda/block_end_cost (build/bench/block_end_cost): a
+#             block's end time and record written by hand, 15 rounds;
+#   overhead  TOOLS (the block tools and bare block programs) on vecadd
+#             -n 16M (REPEAT=5 interleaved runs: median ratio and range; the
 #             recompile column: the agent's recompile with no probes), and
-#             the tools on reduce -n 16M (REPEAT=3) and gemm -n 2048 (one
-#             run: 2 ms launches);
+#             SMALL_TOOLS (default: threadhist, main's and the branch's) on
+#             reduce -n 16M (REPEAT=3) and gemm -n 2048 (one run: 2 ms
+#             launches);
 #   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist,
 #             kernelretsnoop);
 #   ncu       Nsight Compute's stall reasons and memory counters for a few
@@ -38,6 +41,7 @@ STEPS=${STEPS:-overhead checks}
 COST_ONLY=${COST_ONLY-}
 BB=build/bpf/bench/progs
 TOOLS=${TOOLS:-"base:threadhist build:threadhist prev:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop"}
+SMALL_TOOLS=${SMALL_TOOLS:-"base:threadhist build:threadhist"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -55,16 +59,20 @@ if want cost; then
 	step cost_check 10 build/bench/gpu_block_cost -check
 fi
 
+if want endcost; then
+	step endcost 25 build/bench/block_end_cost 15
+fi
+
 if want overhead; then
 	step overhead 70 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-5} \
 		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 	step overhead_reduce 25 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
-		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist" \
+		CASES="reduce -n 16777216" TOOLS="$SMALL_TOOLS" \
 		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
 	step overhead_gemm 40 env OUT="$OUT/overhead_gemm" ITERS=31 TIMEOUT=15 REPEAT=1 \
-		CASES="gemm -n 2048" TOOLS="base:threadhist build:threadhist" bench/gpu_tools_overhead.sh
+		CASES="gemm -n 2048" TOOLS="$SMALL_TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_gemm/gpu_tools_overhead.md" "$OUT/overhead_gemm.md" 2>/dev/null
 fi
 
@@ -95,6 +103,7 @@ echo "== summary ($((SECONDS - t0)) s)"
 cat "$OUT/machine.txt"
 [ -f "$OUT/cost.log" ] && cat "$OUT/cost.log"
 [ -f "$OUT/cost_check.log" ] && tail -1 "$OUT/cost_check.log"
+[ -f "$OUT/endcost.log" ] && cat "$OUT/endcost.log"
 for f in overhead overhead_reduce overhead_gemm; do
 	[ -f "$OUT/$f.md" ] && tail -n +7 "$OUT/$f.md"
 done

@@ -15,7 +15,9 @@
  * stored at entry once the loads are issued.  ROUNDS (default 15) rounds
  * over the variants, 31 launches each, median of the last 30; the ratio to
  * the same round's plain kernel, median and range over the rounds.  Checks
- * that the red.max variant's records have end >= start.
+ * that the red.max variants' records have end >= start.  Rows 8-11: the
+ * shapes kernelretsnoop emits since session 7 (three stores past thread 0's
+ * loads, each warp's red.max at a slot from the 32-bit linear block index).
  */
 #include "cost_rounds.cuh"
 __device__ static unsigned long long gt() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
@@ -23,20 +25,32 @@ __device__ static unsigned smid() { unsigned s; asm volatile("mov.u32 %0, %%smid
 __device__ static void redmax(unsigned long long *p, unsigned long long v) { asm volatile("red.global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); }
 __device__ static void st64(unsigned long long *p, unsigned long long v) { asm volatile("st.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); }
 struct rec { unsigned long long start, end, a, b, c, d; };
-enum { PLAIN, BAR_STORE, WARP_REDMAX, WARP_REDMAX_REC, WARP_STORE_OWN, WARP0_REDMAX_ONLY, BAR_ONLY, WARP_REDMAX_SMID, NV };
+enum { PLAIN, BAR_STORE, WARP_REDMAX, WARP_REDMAX_REC, WARP_STORE_OWN, WARP0_REDMAX_ONLY, BAR_ONLY, WARP_REDMAX_SMID,
+       REC3_SUNK, REDMAX3D_REC3_SUNK, REDMAX3D_REC3_ENTRY, WARP_REDMAX3D, NV };
 static const char *names[] = { "plain", "barrier exit + thread 0 stores end (8 B)", "each warp: lane 0 red.max end at block slot, no barrier",
   "that + entry record (5 x 8 B) by thread 0 after its loads", "each warp: lane 0 stores its own end (slot per warp)",
-  "warp 0 only: red.max end after its store", "barrier exit alone", "each warp red.max, + smid in value (shift)" };
+  "warp 0 only: red.max end after its store", "barrier exit alone", "each warp red.max, + smid in value (shift)",
+  "thread 0 after its loads: 3 x 8 B (start read there, launch, index|smid), no end",
+  "that + each warp red.max at the 3D slot (kernelretsnoop s7's shape)",
+  "the same, the start read at entry", "each warp red.max at the 3D slot (32-bit index, mask), alone" };
+/* The linear block index as kernelretsnoop's exit program computes it: 32-bit, for any grid. */
+__device__ static unsigned linear_block() { return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z); }
 template <int V> __global__ void k(const float *a, const float *b, float *c, int n, rec *r)
 {
 	unsigned long long t0 = 0;
-	if (V == WARP_REDMAX_REC || V == BAR_STORE) if (threadIdx.x == 0) t0 = gt();
+	if (V == WARP_REDMAX_REC || V == BAR_STORE || V == REDMAX3D_REC3_ENTRY) if (threadIdx.x == 0) t0 = gt();
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	float x = 0, y = 0;
 	if (i < n) { x = a[i]; y = b[i]; }
 	if (V == WARP_REDMAX_REC && threadIdx.x == 0) {
 		rec *q = &r[blockIdx.x];
 		st64(&q->start, t0); st64(&q->a, blockIdx.x); st64(&q->b, smid()); st64(&q->c, blockDim.x); st64(&q->d, 1);
+	}
+	if ((V == REC3_SUNK || V == REDMAX3D_REC3_SUNK || V == REDMAX3D_REC3_ENTRY) && threadIdx.x == 0 && threadIdx.y == 0 &&
+	    threadIdx.z == 0) {
+		unsigned lb = linear_block();
+		rec *q = &r[lb & 0xffff];
+		st64(&q->start, V == REDMAX3D_REC3_ENTRY ? t0 : gt()); st64(&q->a, 1); st64(&q->b, lb | (unsigned long long)smid() << 32);
 	}
 	if (i < n) c[i] = x + y;
 	unsigned lane = threadIdx.x & 31;
@@ -49,6 +63,8 @@ template <int V> __global__ void k(const float *a, const float *b, float *c, int
 	if ((V == WARP_REDMAX || V == WARP_REDMAX_REC) && lane == 0) redmax(&r[blockIdx.x].end, gt());
 	if (V == WARP_REDMAX_SMID && lane == 0) redmax(&r[blockIdx.x].end, gt() << 8 | smid());
 	if (V == WARP0_REDMAX_ONLY && threadIdx.x == 0) redmax(&r[blockIdx.x].end, gt());
+	if ((V == REDMAX3D_REC3_SUNK || V == REDMAX3D_REC3_ENTRY || V == WARP_REDMAX3D) && lane == 0)
+		redmax(&r[linear_block() & 0xffff].end, gt());
 	if (V == WARP_STORE_OWN && lane == 0) st64((unsigned long long *)&r[blockIdx.x] + (threadIdx.x >> 5), gt());
 }
 typedef void (*kf)(const float *, const float *, float *, int, rec *);
@@ -61,11 +77,15 @@ int main(int argc, char **argv)
 	CK(cudaMalloc(&r, sizeof(rec) * blocks * 2)); CK(cudaMemset(r, 0, sizeof(rec) * blocks * 2));
 	std::vector<float> h(n); for (int i = 0; i < n; i++) h[i] = (float)(i % 1000) * 0.5f;
 	CK(cudaMemcpy(a, h.data(), n * 4, cudaMemcpyHostToDevice)); CK(cudaMemcpy(b, h.data(), n * 4, cudaMemcpyHostToDevice));
-	kf f[NV] = { k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7> };
-	// check: the red.max variant's records have end >= start and the right index
-	f[WARP_REDMAX_REC]<<<blocks, 256>>>(a, b, c, n, r); CK(cudaDeviceSynchronize());
-	std::vector<rec> hr(blocks); CK(cudaMemcpy(hr.data(), r, sizeof(rec) * blocks, cudaMemcpyDeviceToHost));
-	long bad = 0; for (int i = 0; i < blocks; i++) if (hr[i].end < hr[i].start || hr[i].a != (unsigned long long)i) bad++;
-	printf("check: %ld of %d blocks with end < start or wrong index\n", bad, blocks);
+	kf f[NV] = { k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7>, k<8>, k<9>, k<10>, k<11> };
+	// check: the red.max variants' records have end >= start and the right index
+	for (int v : { (int)WARP_REDMAX_REC, (int)REDMAX3D_REC3_SUNK }) {
+		f[v]<<<blocks, 256>>>(a, b, c, n, r); CK(cudaDeviceSynchronize());
+		std::vector<rec> hr(blocks); CK(cudaMemcpy(hr.data(), r, sizeof(rec) * blocks, cudaMemcpyDeviceToHost));
+		long bad = 0;
+		for (int i = 0; i < blocks; i++)
+			if (hr[i].end < hr[i].start || (v == WARP_REDMAX_REC ? hr[i].a : hr[i].b & 0xffffffff) != (unsigned long long)i) bad++;
+		printf("check %d: %ld of %d blocks with end < start or wrong index\n", v, bad, blocks);
+	}
 	cost_rounds(NV, names, rounds, iters, [&](int v) { f[v]<<<blocks, 256>>>(a, b, c, n, r); });
 }
