@@ -60,6 +60,13 @@ struct {
 #ifndef KRS_START_NS
 #define KRS_START_NS(ctx) bpf_gpu_globaltimer()
 #endif
+/* the linear block index, x + gridDim.x * (y + gridDim.y * z), mod 2^32 */
+#ifndef KRS_WARP_BLOCK
+#define KRS_WARP_BLOCK()                                                                 \
+	((__u32)bpf_gpu_block_idx(0) +                                                   \
+	 (__u32)bpf_gpu_grid_dim(0) *                                                    \
+		 ((__u32)bpf_gpu_block_idx(1) + (__u32)bpf_gpu_grid_dim(1) * (__u32)bpf_gpu_block_idx(2)))
+#endif
 
 #ifndef KRS_NO_BLOCK_ENTRY
 SEC("gpu/block_entry/*")
@@ -81,12 +88,7 @@ int krs_block_start(struct gpuext_block_ctx *ctx)
 SEC("gpu/exit/*")
 int krs_warp_end(void *ctx)
 {
-	/* the linear block index, x + gridDim.x * (y + gridDim.y * z), mod 2^32 */
-	__u32 block = (__u32)bpf_gpu_block_idx(0) +
-		      (__u32)bpf_gpu_grid_dim(0) *
-			      ((__u32)bpf_gpu_block_idx(1) +
-			       (__u32)bpf_gpu_grid_dim(1) * (__u32)bpf_gpu_block_idx(2));
-	__u32 slot = block & (KRS_MAX_BLOCKS - 1);
+	__u32 slot = KRS_WARP_BLOCK() & (KRS_MAX_BLOCKS - 1);
 	struct krs_block *b = bpf_map_lookup_elem(&blocks, &slot);
 	if (b)
 		bpf_gpu_atomic_max(&b->end_ns, bpf_gpu_globaltimer());
