@@ -69,6 +69,15 @@ static __u64 (*bpf_gpu_launch_id)(void) = (void *)512;
  * (tools/kernelretsnoop.bpf.c: a block's end, each warp's exit time).
  */
 static __u64 (*bpf_gpu_atomic_max)(__u64 *dst, __u64 val) = (void *)513;
+/*
+ * The block's linear index, blockIdx.x + gridDim.x * (blockIdx.y +
+ * gridDim.y * blockIdx.z) (what a block program's ctx->block holds).  In
+ * the main function of an entry, exit or block program the kernel
+ * computes it once per thread, past its first global loads where only
+ * exit code reads it: a warp's exit then reads no special register on its
+ * way out (docs/gpu-helpers.md); elsewhere from special registers.
+ */
+static __u64 (*bpf_gpu_block_index)(void) = (void *)514;
 
 /* What a gpu/mem program receives in r1. */
 struct gpuext_mem_ctx {

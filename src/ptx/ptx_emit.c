@@ -987,7 +987,9 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 		ptx_emit_atomic_max(c, i);
 		return 0;
 	}
-	int intrin = in->imm >= 0 ? ptx_intrin_emit(b, (uint32_t)in->imm, ptx_launch_id(c)) : 0;
+	int intrin = in->imm >= 0 ? ptx_intrin_emit(b, (uint32_t)in->imm, ptx_launch_id(c),
+						    c->inlined ? c->o->block_index : NULL)
+				  : 0;
 	if (intrin < 0)
 		return err_set(e, ENOTSUP, "insn %zu: bpf_gpu_launch_id() is only available in "
 			       "the main function of gpu/entry, gpu/exit and gpu/block_* programs "

@@ -63,6 +63,8 @@ static const struct ptx_helper ptx_helpers[] = {
 	/* red/atom.max written inline (ptx_emit.c) */
 	{{HELPER_GPU_ATOMIC_MAX, "gpu_atomic_max", NULL, RET_INTEGER,
 	  A(ARG_PTR_TO_ATOMIC_U64, ARG_SCALAR), GPU}, NULL, 2, 0},
+	/* the injector's register, or special registers (ptx_intrin.c) */
+	{{HELPER_GPU_BLOCK_INDEX, "gpu_block_index", NULL, RET_INTEGER, A(0), GPU}, NULL, 0, 0},
 };
 
 const struct ptx_helper *ptx_helper_find(uint32_t id)

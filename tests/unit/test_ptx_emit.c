@@ -606,10 +606,11 @@ static void test_gpu_helper_protos(void **state)
 		assert_true(h->proto.id >= last);
 		last = h->proto.id;
 		assert_null(h->proto.fn);
-		/* a runtime function for each, but the launch id and the atomic
-		 * maximum (inline only) */
-		assert_true((h->rt_func != NULL) ==
-			    (id != HELPER_GPU_LAUNCH_ID && id != HELPER_GPU_ATOMIC_MAX));
+		/* a runtime function for each, but the launch id, the atomic
+		 * maximum and the block index (inline only) */
+		assert_true((h->rt_func != NULL) == (id != HELPER_GPU_LAUNCH_ID &&
+						     id != HELPER_GPU_ATOMIC_MAX &&
+						     id != HELPER_GPU_BLOCK_INDEX));
 	}
 }
 
@@ -649,6 +650,41 @@ static void test_launch_id(void **state)
 	ptx_buf_free(&site);
 }
 
+/*
+ * bpf_gpu_block_index(): inline in function 0 it reads the register the
+ * options name (the injector's, computed once per thread); in a callee,
+ * and with no register, it is computed from %ctaid and %nctaid.
+ */
+static void test_block_index(void **state)
+{
+	struct isa_insn insns[] = {
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_BLOCK_INDEX},
+		{ISA_OPC_ALU64_MOV_X, 6, 0, 0, 0},
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_LOCAL, 0, 1},
+		{ISA_OPC_JMP_EXIT, 0, 0, 0, 0},
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_BLOCK_INDEX},
+		{ISA_OPC_JMP_EXIT, 0, 0, 0, 0},
+	};
+	struct prog p = test_prog("bix", insns, 6);
+	struct ptx_buf b = {0}, site = {0};
+	struct ptx_emit_opts o = {.block_index = "%gxk_block"};
+	struct err e = {{0}};
+
+	assert_int_equal(ptx_emit_probe_inline(&b, &site, &p, &o, PTX_PROBE_EXIT, &e), 0);
+	assert_int_equal(count_of(site.text, "mov.b64 %r0, %gxk_block;"), 1);
+	/* the callee (a .func of b) computes it */
+	assert_int_equal(count_of(site.text, "%ctaid.z"), 0);
+	assert_int_equal(count_of(b.text, "mov.u32 %h0, %ctaid.z;"), 1);
+	assert_non_null(strstr(b.text, "mul.wide.u32 %r0, %h0, %h1;"));
+	ptx_buf_free(&b);
+	ptx_buf_free(&site);
+	char sym[128];
+	assert_int_equal(ptx_emit_prog(&b, &p, NULL, sym, &e), 0);
+	assert_int_equal(count_of(b.text, "%gxk_block"), 0);
+	assert_int_equal(count_of(b.text, "mov.u32 %h0, %ctaid.z;"), 2);
+	ptx_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_every_target_assembles),
 		cmocka_unit_test(test_gpu_helper_protos),
 		cmocka_unit_test(test_launch_id),
+		cmocka_unit_test(test_block_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

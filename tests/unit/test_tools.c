@@ -287,6 +287,10 @@ static uint64_t fake_timer(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint6
 {
 	return gpu.timer;
 }
+static uint64_t fake_block_index(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return gpu.block[0] + gpu.grid[0] * (gpu.block[1] + gpu.grid[1] * gpu.block[2]);
+}
 static uint64_t fake_launch_id(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
 {
 	return gpu.launch;
@@ -317,6 +321,7 @@ static struct object *tool_open(const char *name)
 	fake_helpers.fn[508] = fake_block_dim;
 	fake_helpers.fn[509] = fake_timer;
 	fake_helpers.fn[512] = fake_launch_id;
+	fake_helpers.fn[514] = fake_block_index;
 	return obj;
 }
 
