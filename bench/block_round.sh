@@ -27,8 +27,9 @@
 #             SMALL_TOOLS (default: threadhist, main's and the branch's) on
 #             reduce -n 16M (REPEAT=3) and gemm -n 2048 (one run: 2 ms
 #             launches);
-#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist,
-#             kernelretsnoop);
+#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (CHECK_TOOLS,
+#             default threadhist, kernelretsnoop, smload), with CHECK_AGENT=1
+#             tests/gpu/agent.sh (entry and exit probes count every thread);
 #   ncu       Nsight Compute's stall reasons and memory counters for a few
 #             variants of gpu_block_cost, where ncu is installed.
 set -u
@@ -80,6 +81,8 @@ if want checks; then
 	step block_ctx 25 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
 	step tools 40 env OUT="$OUT/tools" TOOLS="${CHECK_TOOLS:-threadhist kernelretsnoop smload}" \
 		tests/gpu/tools.sh
+	# with CHECK_AGENT=1: every thread counted once at entry and at exit
+	[ -n "${CHECK_AGENT-}" ] && step agent 60 env OUT="$OUT/agent" tests/gpu/agent.sh
 fi
 
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
@@ -95,7 +98,7 @@ fi
 
 # what comes back: a few files; each step's folder as one tarball
 find "$OUT" -mindepth 2 -type f -size +256k -delete
-for d in overhead overhead_reduce overhead_gemm block_ctx tools; do
+for d in overhead overhead_reduce overhead_gemm block_ctx tools agent; do
 	[ -d "$OUT/$d" ] && tar -C "$OUT" -czf "$OUT/$d.tgz" "$d" && rm -rf "${OUT:?}/$d"
 done
 
@@ -107,7 +110,7 @@ cat "$OUT/machine.txt"
 for f in overhead overhead_reduce overhead_gemm; do
 	[ -f "$OUT/$f.md" ] && tail -n +7 "$OUT/$f.md"
 done
-for f in block_ctx tools; do
+for f in block_ctx tools agent; do
 	[ -f "$OUT/$f.log" ] && grep -h "passed" "$OUT/$f.log" | tail -1
 	[ -f "$OUT/$f.log" ] && grep -h "FAIL" "$OUT/$f.log" | head -5
 done

@@ -30,7 +30,7 @@ __device__ static void st64(unsigned long long *p, unsigned long long v) { asm v
 struct rec { unsigned long long start, end, a, b, c, d; };
 enum { PLAIN, BAR_STORE, WARP_REDMAX, WARP_REDMAX_REC, WARP_STORE_OWN, WARP0_REDMAX_ONLY, BAR_ONLY, WARP_REDMAX_SMID,
        REC3_SUNK, REDMAX3D_REC3_SUNK, REDMAX3D_REC3_ENTRY, WARP_REDMAX3D, WARP_REDMAX1D, REDMAX1D_REC3_SUNK,
-       REDMAX1D_EARLY_REC3_SUNK, REDMAX3D_HOISTED_REC3_SUNK, REDMAX3D_SUNKIDX_REC3_SUNK, NV };
+       REDMAX1D_EARLY_REC3_SUNK, REDMAX3D_HOISTED_REC3_SUNK, REDMAX3D_SUNKIDX_REC3_SUNK, REDMAX3D_SUNKIDX_EARLY_REC3_SUNK, NV };
 static const char *names[] = { "plain", "barrier exit + thread 0 stores end (8 B)", "each warp: lane 0 red.max end at block slot, no barrier",
   "that + entry record (5 x 8 B) by thread 0 after its loads", "each warp: lane 0 stores its own end (slot per warp)",
   "warp 0 only: red.max end after its store", "barrier exit alone", "each warp red.max, + smid in value (shift)",
@@ -41,7 +41,8 @@ static const char *names[] = { "plain", "barrier exit + thread 0 stores end (8 B
   "that + the 3 sunk stores of row 8",
   "that with each warp's red.max issued before its store of c",
   "row 9 with the 3D index read at the kernel's entry (all threads)",
-  "row 9 with the 3D index read once each thread's loads are issued (all threads)" };
+  "row 9 with the 3D index read once each thread's loads are issued (all threads)",
+  "row 16 with each warp's red.max before its store of c (kernelretsnoop s7's final shape)" };
 /* Special registers read where they are written (asm volatile, a memory
  * clobber: not moved across the loads). */
 __device__ static unsigned sreg_ctaid_y() { unsigned v; asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(v) :: "memory"); return v; }
@@ -65,14 +66,15 @@ template <int V> __global__ void k(const float *a, const float *b, float *c, int
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	float x = 0, y = 0;
 	if (i < n) { x = a[i]; y = b[i]; }
-	if (V == REDMAX3D_SUNKIDX_REC3_SUNK)
+	if (V == REDMAX3D_SUNKIDX_REC3_SUNK || V == REDMAX3D_SUNKIDX_EARLY_REC3_SUNK)
 		hoisted = blockIdx.x + gridDim.x * (sreg_ctaid_y() + gridDim.y * sreg_ctaid_z());
 	if (V == WARP_REDMAX_REC && threadIdx.x == 0) {
 		rec *q = &r[blockIdx.x];
 		st64(&q->start, t0); st64(&q->a, blockIdx.x); st64(&q->b, smid()); st64(&q->c, blockDim.x); st64(&q->d, 1);
 	}
 	if ((V == REC3_SUNK || V == REDMAX3D_REC3_SUNK || V == REDMAX3D_REC3_ENTRY || V == REDMAX1D_REC3_SUNK ||
-	     V == REDMAX1D_EARLY_REC3_SUNK || V == REDMAX3D_HOISTED_REC3_SUNK || V == REDMAX3D_SUNKIDX_REC3_SUNK) &&
+	     V == REDMAX1D_EARLY_REC3_SUNK || V == REDMAX3D_HOISTED_REC3_SUNK || V == REDMAX3D_SUNKIDX_REC3_SUNK ||
+	     V == REDMAX3D_SUNKIDX_EARLY_REC3_SUNK) &&
 	    threadIdx.x == 0 && threadIdx.y == 0 &&
 	    threadIdx.z == 0) {
 		unsigned lb = linear_block();
@@ -82,10 +84,13 @@ template <int V> __global__ void k(const float *a, const float *b, float *c, int
 	unsigned lane = threadIdx.x & 31;
 	if (V == REDMAX1D_EARLY_REC3_SUNK && lane == 0)
 		redmax(&r[linear_block_1d() & 0xffff].end, gt());
+	if (V == REDMAX3D_SUNKIDX_EARLY_REC3_SUNK && lane == 0)
+		redmax(&r[hoisted & 0xffff].end, gt());
 	if (i < n) c[i] = x + y;
 	if ((V == WARP_REDMAX1D || V == REDMAX1D_REC3_SUNK) && lane == 0)
 		redmax(&r[linear_block_1d() & 0xffff].end, gt());
-	if ((V == REDMAX3D_HOISTED_REC3_SUNK || V == REDMAX3D_SUNKIDX_REC3_SUNK) && lane == 0)
+	if ((V == REDMAX3D_HOISTED_REC3_SUNK || V == REDMAX3D_SUNKIDX_REC3_SUNK ||
+	     V == REDMAX3D_SUNKIDX_EARLY_REC3_SUNK) && lane == 0)
 		redmax(&r[hoisted & 0xffff].end, gt());
 	if (V == BAR_STORE || V == BAR_ONLY) {
 		unsigned cnt = (blockDim.x + 31) / 32 * 32;
@@ -110,10 +115,11 @@ int main(int argc, char **argv)
 	CK(cudaMalloc(&r, sizeof(rec) * blocks * 2)); CK(cudaMemset(r, 0, sizeof(rec) * blocks * 2));
 	std::vector<float> h(n); for (int i = 0; i < n; i++) h[i] = (float)(i % 1000) * 0.5f;
 	CK(cudaMemcpy(a, h.data(), n * 4, cudaMemcpyHostToDevice)); CK(cudaMemcpy(b, h.data(), n * 4, cudaMemcpyHostToDevice));
-	kf f[NV] = { k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7>, k<8>, k<9>, k<10>, k<11>, k<12>, k<13>, k<14>, k<15>, k<16> };
+	kf f[NV] = { k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7>, k<8>, k<9>, k<10>, k<11>, k<12>, k<13>, k<14>, k<15>, k<16>, k<17> };
 	// check: the red.max variants' records have end >= start and the right index
 	for (int v : { (int)WARP_REDMAX_REC, (int)REDMAX3D_REC3_SUNK, (int)REDMAX1D_REC3_SUNK, (int)REDMAX1D_EARLY_REC3_SUNK,
-		       (int)REDMAX3D_HOISTED_REC3_SUNK, (int)REDMAX3D_SUNKIDX_REC3_SUNK }) {
+		       (int)REDMAX3D_HOISTED_REC3_SUNK, (int)REDMAX3D_SUNKIDX_REC3_SUNK,
+		       (int)REDMAX3D_SUNKIDX_EARLY_REC3_SUNK }) {
 		f[v]<<<blocks, 256>>>(a, b, c, n, r); CK(cudaDeviceSynchronize());
 		std::vector<rec> hr(blocks); CK(cudaMemcpy(hr.data(), r, sizeof(rec) * blocks, cudaMemcpyDeviceToHost));
 		long bad = 0;

@@ -928,6 +928,8 @@ static void test_block_index_reg(void **state)
 	static const char compute[] = "mul.wide.u32 " PTX_BLOCK_INDEX_REG;
 	struct ptx_inject_opts o = {.kernel = "k", .exit_code = exit_code,
 				    .min_version_major = 7, .min_version_minor = 8};
+	/* the exit probe in the exit block only (test_exit_probe_early) */
+	setenv("GPUEXT_PTX_EXIT_LATE", "1", 1);
 	char *out = inject_kernel(blk_loads, &o);
 	assert_int_equal(count_str(out, ".reg .b64 " PTX_BLOCK_INDEX_REG ";"), 1);
 	assert_int_equal(count_str(out, compute), 2);
@@ -964,6 +966,58 @@ static void test_block_index_reg(void **state)
 		if (count_str(out, compute) != 1 ||
 		    strstr(out, compute) > strstr(out, "ld.global.f32 %f1") || strstr(out, "_bp;"))
 			fail_msg("%s: the index not once at entry:\n%s", entries[i], out);
+		free(out);
+	}
+	unsetenv("GPUEXT_PTX_EXIT_LATE");
+}
+
+/*
+ * The warp exit probe before the kernel's last stores: in blk_loads right
+ * before its store (after the add), guarded by a per-thread predicate set
+ * at entry, and again in the exit block for the threads that skipped the
+ * store (its bounds test); the sunk code before it there too, whose index
+ * it may read.  blk_plain's guarded `ret` gets none, its last one (after
+ * a store) one; a loop's (blk_loop: a branch before the ret), a kernel
+ * with mem probes (their stores' probes would follow it) and
+ * GPUEXT_PTX_EXIT_LATE=1 keep it in the exit block only.  ptxas accepts
+ * each.
+ */
+static void test_exit_probe_early(void **state)
+{
+	static const char exit_code[] = "\t// the warp exit probe\n";
+	struct ptx_inject_opts o = {.kernel = "k", .exit_code = exit_code,
+				    .min_version_major = 7, .min_version_minor = 8};
+	char *out = inject_kernel(blk_loads, &o);
+	const char *early = strstr(out, exit_code), *add = strstr(out, "add.f32 %f3");
+	const char *st = strstr(out, "st.global.f32 [%rd3]"), *exit = strstr(out, "_exit:");
+	assert_int_equal(count_str(out, exit_code), 2);
+	assert_true(add && early && st && exit && add < early && early < st &&
+		    strstr(early + 1, exit_code) > exit);
+	assert_int_equal(count_str(out, "_xp;"), 1);
+	assert_int_equal(count_str(out, "bra GXE_DONE;\n\tmov.pred"), 2);
+	free(out);
+	out = inject_kernel(blk_plain, &o);
+	assert_int_equal(count_str(out, exit_code), 2);
+	assert_true(strstr(out, exit_code) < strstr(out, "st.global.u32"));
+	free(out);
+	/* with the block index: the sunk code first at the early point too */
+	static const char reads_index[] = "\t{ // the warp exit probe\n\t.reg .b64 %q;\n"
+					  "\tmov.b64 %q, " PTX_BLOCK_INDEX_REG ";\n\t}\n";
+	o.exit_code = reads_index;
+	out = inject_kernel(blk_loads, &o);
+	assert_int_equal(count_str(out, "mul.wide.u32 " PTX_BLOCK_INDEX_REG), 3);
+	free(out);
+	o.exit_code = exit_code;
+	/* in the exit block only */
+	for (int i = 0; i < 3; i++) {
+		o.mem_code = i == 1 ? "\t// a mem probe\n" : NULL;
+		if (i == 2)
+			setenv("GPUEXT_PTX_EXIT_LATE", "1", 1);
+		out = inject_kernel(i ? blk_loads : blk_loop, &o);
+		unsetenv("GPUEXT_PTX_EXIT_LATE");
+		if (count_str(out, exit_code) != 1 || strstr(out, "_xp;") ||
+		    strstr(out, exit_code) < strstr(out, "_exit:"))
+			fail_msg("case %d: the exit probe not in the exit block only:\n%s", i, out);
 		free(out);
 	}
 }
@@ -1224,6 +1278,7 @@ int main(void)
 		cmocka_unit_test(test_block_probes),
 		cmocka_unit_test(test_block_entry_sunk),
 		cmocka_unit_test(test_block_index_reg),
+		cmocka_unit_test(test_exit_probe_early),
 		cmocka_unit_test(test_block_exit_kinds),
 		cmocka_unit_test(test_block_ctx_words),
 		cmocka_unit_test(test_only_kernel_variables),
