@@ -15,8 +15,10 @@
  * - an exit program (once per warp, at its exit) takes the maximum of the
  *   block's end word and its own exit time with one fire-and-forget
  *   `red.max` (bpf_gpu_atomic_max, its result unused): the block's end is
- *   its last warp's exit, with no exit barrier and no write a warp waits
- *   for on its way out.  Its slot is the block index masked
+ *   its last warp's exit, with no exit barrier.  Where the kernel ends
+ *   with a run of stores the injector runs the exit probe right before
+ *   them (docs/ptx-inject.md), so the red.max drains with the kernel's
+ *   own stores, and the end is when the warp issued its last stores.  Its slot is the block index masked
  *   (bpf_gpu_block_index(), which the kernel computes once per thread past
  *   its first loads: reading %ctaid.y/z on every warp's tail cost vecadd 4%
  *   by hand, a 64-bit modulo there 9%).
