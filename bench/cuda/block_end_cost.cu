@@ -105,6 +105,12 @@ template <int V> __global__ void k(const float *a, const float *b, float *c, int
 		redmax(&r[linear_block() & 0xffff].end, gt());
 	if (V == WARP_STORE_OWN && lane == 0) st64((unsigned long long *)&r[blockIdx.x] + (threadIdx.x >> 5), gt());
 }
+/* %globaltimer read back to back by one thread: its step (the end time's resolution). */
+__global__ void timer_steps(unsigned long long *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		t[i] = gt();
+}
 typedef void (*kf)(const float *, const float *, float *, int, rec *);
 int main(int argc, char **argv)
 {
@@ -126,6 +132,17 @@ int main(int argc, char **argv)
 		for (int i = 0; i < blocks; i++)
 			if (hr[i].end < hr[i].start || (v == WARP_REDMAX_REC ? hr[i].a : hr[i].b & 0xffffffff) != (unsigned long long)i) bad++;
 		printf("check %d: %ld of %d blocks with end < start or wrong index\n", v, bad, blocks);
+	}
+	{
+		const int nt = 4096;
+		unsigned long long *dt; std::vector<unsigned long long> ht(nt);
+		CK(cudaMalloc(&dt, nt * 8)); timer_steps<<<1, 1>>>(dt, nt); CK(cudaDeviceSynchronize());
+		CK(cudaMemcpy(ht.data(), dt, nt * 8, cudaMemcpyDeviceToHost)); CK(cudaFree(dt));
+		unsigned long long step = 0; int changes = 0;
+		for (int i = 1; i < nt; i++)
+			if (ht[i] != ht[i - 1]) { changes++; if (!step || ht[i] - ht[i - 1] < step) step = ht[i] - ht[i - 1]; }
+		printf("globaltimer: %d changes in %d back-to-back reads over %llu ns, smallest step %llu ns\n", changes, nt,
+		       ht[nt - 1] - ht[0], step);
 	}
 	cost_rounds(NV, names, rounds, iters, [&](int v) { f[v]<<<blocks, 256>>>(a, b, c, n, r); });
 }

@@ -296,6 +296,16 @@ static void ptx_block_early_exits(struct ptx_block *k, const struct ptx_func *f)
 enum { W_START = W(0), W_END = W(1), W_INDEX = W(2), W_SM_THREADS = W(3), W_WARPS = W(4),
        W_EXITS = W(5), W_ALL = W(PTX_BLOCK_CTX_WORDS) - 1 };
 
+/* Does probe code write memory (a store, atomic, reduction, or a call
+ * into the device runtime, whose helpers may)?  Only such an exit probe
+ * has a write to drain, which the early exit point overlaps with the
+ * kernel's last stores; an empty one's guard there would cost alone. */
+static int ptx_block_writes(const char *code)
+{
+	return strstr(code, "st.global") || strstr(code, "st.shared") || strstr(code, "\tst.u") ||
+	       strstr(code, "red.") || strstr(code, "atom.") || strstr(code, "call");
+}
+
 /* Does probe code name the block index register? */
 static int ptx_block_names_index(const char *code)
 {
@@ -676,7 +686,8 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 	/* the warp exit probe before the kernel's last stores: not where mem
 	 * probes are (those of the stores would then come after it);
 	 * GPUEXT_PTX_EXIT_LATE=1 keeps it in the exit block, to compare */
-	if (o->exit_code && !o->mem_code && !o->mem_sym && !getenv("GPUEXT_PTX_EXIT_LATE"))
+	if (o->exit_code && ptx_block_writes(o->exit_code) && !o->mem_code && !o->mem_sym &&
+	    !getenv("GPUEXT_PTX_EXIT_LATE"))
 		ptx_block_early_exits(k, f);
 	k->on = o->block_entry_code || o->block_exit_code || o->n_block_arrays || k->index_reg ||
 		k->n_early_exit;

@@ -978,13 +978,14 @@ static void test_block_index_reg(void **state)
  * store (its bounds test); the sunk code before it there too, whose index
  * it may read.  blk_plain's guarded `ret` gets none, its last one (after
  * a store) one; a loop's (blk_loop: a branch before the ret), a kernel
- * with mem probes (their stores' probes would follow it) and
- * GPUEXT_PTX_EXIT_LATE=1 keep it in the exit block only.  ptxas accepts
- * each.
+ * with mem probes (their stores' probes would follow it), a probe that
+ * writes nothing and GPUEXT_PTX_EXIT_LATE=1 keep it in the exit block
+ * only.  ptxas accepts each.
  */
 static void test_exit_probe_early(void **state)
 {
-	static const char exit_code[] = "\t// the warp exit probe\n";
+	static const char exit_code[] = "\t{ // the warp exit probe\n\t.reg .b64 %w;\n\tmov.b64 %w, 64;\n"
+					"\tred.global.add.u32 [%w], 1;\n\t}\n";
 	struct ptx_inject_opts o = {.kernel = "k", .exit_code = exit_code,
 				    .min_version_major = 7, .min_version_minor = 8};
 	char *out = inject_kernel(blk_loads, &o);
@@ -1002,21 +1003,23 @@ static void test_exit_probe_early(void **state)
 	free(out);
 	/* with the block index: the sunk code first at the early point too */
 	static const char reads_index[] = "\t{ // the warp exit probe\n\t.reg .b64 %q;\n"
-					  "\tmov.b64 %q, " PTX_BLOCK_INDEX_REG ";\n\t}\n";
+					  "\tmov.b64 %q, " PTX_BLOCK_INDEX_REG ";\n"
+					  "\tred.global.add.u64 [%q], 1;\n\t}\n";
 	o.exit_code = reads_index;
 	out = inject_kernel(blk_loads, &o);
 	assert_int_equal(count_str(out, "mul.wide.u32 " PTX_BLOCK_INDEX_REG), 3);
 	free(out);
 	o.exit_code = exit_code;
 	/* in the exit block only */
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		o.mem_code = i == 1 ? "\t// a mem probe\n" : NULL;
+		o.exit_code = i == 3 ? "\t// the warp exit probe, writing nothing\n" : exit_code;
 		if (i == 2)
 			setenv("GPUEXT_PTX_EXIT_LATE", "1", 1);
 		out = inject_kernel(i ? blk_loads : blk_loop, &o);
 		unsetenv("GPUEXT_PTX_EXIT_LATE");
-		if (count_str(out, exit_code) != 1 || strstr(out, "_xp;") ||
-		    strstr(out, exit_code) < strstr(out, "_exit:"))
+		if (count_str(out, o.exit_code) != 1 || strstr(out, "_xp;") ||
+		    strstr(out, o.exit_code) < strstr(out, "_exit:"))
 			fail_msg("case %d: the exit probe not in the exit block only:\n%s", i, out);
 		free(out);
 	}
