@@ -1,43 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kernelretsnoop: for every block index of every kernel, when its last run
- * started and when its last warp exited, on which SM, and which launch
- * that was.  Two programs share `blocks` (a record at the block's linear
- * index modulo KRS_MAX_BLOCKS):
+ * started and when its last warp exited, and which launch that was.  A
+ * block probe (gpu/block_exit) runs once per block with the block's record
+ * (struct gpuext_block_ctx: start and end time, SM, threads, warps) and
+ * stores it with the launch id (bpf_gpu_launch_id()) in `blocks` at the
+ * block's linear index: plain stores, no atomic, no arithmetic.  The CLI
+ * prints one line per block index, groups the records by launch (the
+ * agent's launch table, gpuext_launches, names each) and makes the
+ * duration histograms on the host.
  *
- * - a block_entry program (once per block, thread (0,0,0)) stores the start
- *   time, the launch id and the block's linear index and SM: three 8-byte
- *   stores.  The injector runs it once thread (0,0,0)'s first global loads
- *   are issued (docs/ptx-inject.md, "Block probes"), where its writes wait
- *   with those loads, off the block's path; it reads %globaltimer there
- *   itself (bpf_gpu_globaltimer(), not ctx->start_ns, which the injector
- *   would read at the kernel's entry, in front of the loads).
- * - an exit program (once per warp, at its exit) takes the maximum of the
- *   block's end word and its own exit time with one fire-and-forget
- *   `red.max` (bpf_gpu_atomic_max, its result unused): the block's end is
- *   its last warp's exit, with no exit barrier.  Where the kernel ends
- *   with a run of stores the injector runs the exit probe right before
- *   them (docs/ptx-inject.md), so the red.max drains with the kernel's
- *   own stores, and the end is when the warp issued its last stores.  Its slot is the block index masked
- *   (bpf_gpu_block_index(), which the kernel computes once per thread past
- *   its first loads: reading %ctaid.y/z on every warp's tail cost vecadd 4%
- *   by hand, a 64-bit modulo there 9%).
- *
- * Why a maximum is sound across launches: a slot's end word keeps the end
- * of the last block of that index to run, and a block that runs later
- * (a later launch of a kernel, in stream order) exits later on the GPU's
- * one %globaltimer, so the maximum is this block's end as soon as one of
- * its warps has exited.  It is not where two launches run at once on
- * different streams and a slot's blocks overlap in time, nor within a
- * launch of more than KRS_MAX_BLOCKS blocks: the end word then holds the
- * latest exit of the blocks sharing the slot, the other words the last
- * one to start.
- *
- * The CLI prints one line per block index, joining each record with the
- * launch table (gpuext_launches: kernel, grid and block per launch id) for
- * the block's (x, y, z), threads and warps, and makes the duration
- * histograms on the host.  Per launch records of every block through
- * pinned host memory: blockretsnoop; per warp: warpretsnoop (much dearer).
+ * Why so little: a block_exit program runs after the block's last warp
+ * arrived, so every instruction and every global update in it lengthens
+ * the block, and on grids of many short blocks (vecadd -n 16M: 65,536
+ * blocks in 64 us) that is the kernel's time.  A device-side histogram
+ * (the log2 bucket computed, then one red a block) cost more than the
+ * records themselves (bench/results/2026-11-22-h200-block-probes-s4.md).
+ * Per launch records of every block through pinned host memory:
+ * blockretsnoop; per warp: warpretsnoop (a record per warp, much dearer).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -58,43 +38,23 @@ struct {
 	__uint(max_entries, 1 << 20);
 } gpuext_launches SEC(".maps");
 
-/* bench/progs/blockv_krs7_*.bpf.c build this file with one program left
- * out, or with the start time read at the kernel's entry, to measure each
- * part (bench/results/2026-11-22-h200-block-probes-s7.md). */
-#ifndef KRS_START_NS
-#define KRS_START_NS(ctx) bpf_gpu_globaltimer()
-#endif
-/* the linear block index, x + gridDim.x * (y + gridDim.y * z) */
-#ifndef KRS_WARP_BLOCK
-#define KRS_WARP_BLOCK() bpf_gpu_block_index()
-#endif
-
-#ifndef KRS_NO_BLOCK_ENTRY
-SEC("gpu/block_entry/*")
-int krs_block_start(struct gpuext_block_ctx *ctx)
+SEC("gpu/block_exit/*")
+int krs_block(struct gpuext_block_ctx *ctx)
 {
-	__u64 now = KRS_START_NS(ctx);
 	__u32 slot = ctx->block & (KRS_MAX_BLOCKS - 1);
 	struct krs_block *b = bpf_map_lookup_elem(&blocks, &slot);
 	if (!b)
 		return 0;
-	b->start_ns = now;
+	b->start_ns = ctx->start_ns;
+	b->end_ns = ctx->end_ns;
+	b->block[0] = bpf_gpu_block_idx(0);
+	b->block[1] = bpf_gpu_block_idx(1);
+	b->block[2] = bpf_gpu_block_idx(2);
+	b->sm = ctx->sm;
+	b->threads = ctx->threads;
+	b->warps = ctx->warps;
 	b->launch = bpf_gpu_launch_id();
-	b->block_sm = (__u32)ctx->block | bpf_gpu_sm_id() << 32;
 	return 0;
 }
-#endif
-
-#ifndef KRS_NO_WARP_EXIT
-SEC("gpu/exit/*")
-int krs_warp_end(void *ctx)
-{
-	__u32 slot = KRS_WARP_BLOCK() & (KRS_MAX_BLOCKS - 1);
-	struct krs_block *b = bpf_map_lookup_elem(&blocks, &slot);
-	if (b)
-		bpf_gpu_atomic_max(&b->end_ns, bpf_gpu_globaltimer());
-	return 0;
-}
-#endif
 
 char LICENSE[] SEC("license") = "GPL";

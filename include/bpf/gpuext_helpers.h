@@ -66,7 +66,7 @@ static __u64 (*bpf_gpu_launch_id)(void) = (void *)512;
  * GPU one `red.max` (fire-and-forget: nothing waits for it) where the
  * result is not used, else `atom.max`; on the host a compare-and-swap loop.
  * What it is for: a time that many warps report and only the latest counts
- * (tools/kernelretsnoop.bpf.c: a block's end, each warp's exit time).
+ * (bench/progs/blockv_krs7.bpf.c: a block's end, each warp's exit time).
  */
 static __u64 (*bpf_gpu_atomic_max)(__u64 *dst, __u64 val) = (void *)513;
 /*

@@ -7,17 +7,12 @@
  * one line (or JSON object) per block of the last launch that ran each
  * block index, with its end relative to the earliest start among them;
  * the log2 histograms of their durations and of their ends relative to
- * that earliest start.  The device stores only what the host cannot
- * derive: a block's (x, y, z), threads and warps come from its launch's
- * row (its grid and block); without a row (the launch table's ring buffer
- * was full) the block prints as (linear index, 0, 0) with 0 threads and
- * warps.
+ * that earliest start.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf/gpuext_launch.h"
 #include "tools.h"
 #include "../../tools/kernelretsnoop.h"
 
@@ -38,21 +33,6 @@ static int krs_collect(void *arg, const void *key, const void *value)
 	if (s->n == 1 || b.start_ns < s->first_ns)
 		s->first_ns = b.start_ns;
 	return 0;
-}
-
-/* Linear block index `linear` of the launch whose row is l (NULL: none
- * came) as (x, y, z), and the threads of its blocks (0 unknown). */
-static void krs_block_xyz(const struct gpuext_launch *l, uint32_t linear, uint32_t idx[3],
-			  uint32_t *threads)
-{
-	if (!l || !l->grid[0] || !l->grid[1]) {
-		idx[0] = linear, idx[1] = idx[2] = 0, *threads = 0;
-		return;
-	}
-	idx[0] = linear % l->grid[0];
-	idx[1] = linear / l->grid[0] % l->grid[1];
-	idx[2] = linear / l->grid[0] / l->grid[1];
-	*threads = l->block[0] * l->block[1] * l->block[2];
 }
 
 int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *map,
@@ -80,8 +60,6 @@ int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 		const struct krs_block *b = &s.r[i];
 		uint64_t dur = tool_dur_add(&rec, b->start_ns, b->end_ns);
 		uint64_t end_rel = b->end_ns >= s.first_ns ? b->end_ns - s.first_ns : 0;
-		uint32_t idx[3], threads, sm = KRS_SM(b->block_sm);
-		krs_block_xyz(tool_launch_find(b->launch), KRS_BLOCK(b->block_sm), idx, &threads);
 		hist_log2_add(&ends, end_rel, 1);
 		fprintf(out,
 			json ? "{\"block\":[%u,%u,%u],\"launch\":%" PRIu64 ",\"sm\":%u,\"threads\":%u,"
@@ -89,8 +67,8 @@ int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 			       ",\"dur_ns\":%" PRIu64 ",\"end_rel_ns\":%" PRIu64 "}\n"
 			     : "block=%u,%u,%u launch=%" PRIu64 " sm=%u threads=%u warps=%u start_ns=%" PRIu64
 			       " end_ns=%" PRIu64 " dur_ns=%" PRIu64 " end_rel_ns=%" PRIu64 "\n",
-			idx[0], idx[1], idx[2], (uint64_t)b->launch, sm, threads, (threads + 31) / 32,
-			(uint64_t)b->start_ns, (uint64_t)b->end_ns, dur, end_rel);
+			b->block[0], b->block[1], b->block[2], (uint64_t)b->launch, b->sm, b->threads,
+			b->warps, (uint64_t)b->start_ns, (uint64_t)b->end_ns, dur, end_rel);
 	}
 	if (json) {
 		fprintf(out, "{\"recorded\":%" PRIu64 ",\"clock_backwards\":%" PRIu64 ",\"dur_ns\":",

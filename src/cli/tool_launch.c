@@ -107,11 +107,6 @@ uint64_t tool_launch_count(uint64_t id, uint64_t start_ns, uint64_t end_ns)
 	return tool_dur_add(&l->dur, start_ns, end_ns);
 }
 
-const struct gpuext_launch *tool_launch_find(uint64_t id)
-{
-	return id < tl.cap && tl.l[id].kernel ? &tl.l[id].row : NULL;
-}
-
 void tool_launch_hist(uint64_t id, const uint64_t *count, size_t buckets)
 {
 	struct tool_launch *l = tool_launch_at(id);

@@ -17,7 +17,6 @@
 struct object;
 struct session_status;
 struct map;
-struct gpuext_launch;
 
 /*
  * The map NAME of obj if its key and value sizes are the ones given, else
@@ -64,8 +63,6 @@ void tool_dur_print(FILE *out, const struct tool_dur *d, const char *noun, int j
  */
 int tool_launch_row(FILE *out, const char *map, const void *data, size_t size, int json);
 uint64_t tool_launch_count(uint64_t id, uint64_t start_ns, uint64_t end_ns);
-/* The launch table's row of launch id, NULL when none came. */
-const struct gpuext_launch *tool_launch_find(uint64_t id);
 /* A histogram of launch id's durations aggregated on the device: added to
  * the launch's counts (log2 buckets, hist.h's). */
 void tool_launch_hist(uint64_t id, const uint64_t *count, size_t buckets);

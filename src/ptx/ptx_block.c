@@ -245,66 +245,10 @@ static size_t ptx_block_sink_point(const struct ptx_module *m, const struct ptx_
 	return ptx_block_in_loop(m, f, i) ? 0 : i;
 }
 
-/*
- * Where the warp exit probe may run before unguarded ret/exit `at` of
- * kernel f: the first store of the run of stores and plain arithmetic
- * (labels and declarations between them too) that ends at it, so that the
- * probe's writes drain with the kernel's own last stores instead of after
- * them, on the warp's way out (by hand on vecadd -n 16M, each warp's
- * red.max before its store of c cost 1.040 against 1.086 after it:
- * bench/results/2026-11-22-h200-block-probes-s7.md); 0: no store there.
- * Nothing in the run branches, waits or reads memory, so a thread that
- * gets to that store gets to the exit; one that joins the run at a label
- * past it runs the probe in the exit block.
- */
-static size_t ptx_block_store_run(const struct ptx_module *m, const struct ptx_func *f, size_t at)
-{
-	size_t first = 0;
-
-	for (size_t i = at; i-- > f->head + 1;) {
-		const struct ptx_stmt *s = &m->stmts[i];
-		if (s->kind == PTX_STMT_DECL || s->kind == PTX_STMT_LABEL)
-			continue;
-		if (s->kind != PTX_STMT_INSN)
-			break;
-		if (ptx_block_op_is(m, s, "st"))
-			first = i;
-		else if (!ptx_block_arith(m, s))
-			break;
-	}
-	return first;
-}
-
-/* The early points of the warp exit probe in kernel f (ptx_block.h). */
-static void ptx_block_early_exits(struct ptx_block *k, const struct ptx_func *f)
-{
-	const struct ptx_module *m = k->m;
-
-	for (size_t i = f->head + 1; i < f->end && k->n_early_exit < PTX_BLOCK_EARLY_EXITS; i++) {
-		const struct ptx_stmt *s = &m->stmts[i];
-		if (s->kind != PTX_STMT_INSN || s->guard >= 0 ||
-		    !(ptx_block_op_is(m, s, "ret") || ptx_block_op_is(m, s, "exit")))
-			continue;
-		size_t at = ptx_block_store_run(m, f, i);
-		if (at && (!k->n_early_exit || k->early_exit[k->n_early_exit - 1] != at))
-			k->early_exit[k->n_early_exit++] = at;
-	}
-}
-
 /* Bit of the record's 8-byte word n in a word set. */
 #define W(n) (1u << (n))
 enum { W_START = W(0), W_END = W(1), W_INDEX = W(2), W_SM_THREADS = W(3), W_WARPS = W(4),
        W_EXITS = W(5), W_ALL = W(PTX_BLOCK_CTX_WORDS) - 1 };
-
-/* Does probe code write memory (a store, atomic, reduction, or a call
- * into the device runtime, whose helpers may)?  Only such an exit probe
- * has a write to drain, which the early exit point overlaps with the
- * kernel's last stores; an empty one's guard there would cost alone. */
-static int ptx_block_writes(const char *code)
-{
-	return strstr(code, "st.global") || strstr(code, "st.shared") || strstr(code, "\tst.u") ||
-	       strstr(code, "red.") || strstr(code, "atom.") || strstr(code, "call");
-}
 
 /* Does probe code name the block index register? */
 static int ptx_block_names_index(const char *code)
@@ -442,9 +386,6 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 	if (k->index_reg)
 		ptx_buf_printf(b, "\t.reg .b64 %s; // block probes: the block's linear index\n",
 			       PTX_BLOCK_INDEX_REG);
-	if (k->n_early_exit)
-		ptx_buf_printf(b, "\t.reg .pred %%%s_xp; // the warp exit probe is still to run\n"
-				  "\tmov.pred %%%s_xp, 1;\n", k->pfx, k->pfx);
 	if (k->index_reg && !k->index_sunk)
 		ptx_block_index_reg(b);
 	if (!(code && !sunk) && !meet && !k->start_shared && !keep_start)
@@ -683,14 +624,7 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 		       ptx_block_names_index(o->block_entry_code) ||
 		       ptx_block_names_index(o->exit_code) ||
 		       ptx_block_names_index(o->block_exit_code);
-	/* the warp exit probe before the kernel's last stores: not where mem
-	 * probes are (those of the stores would then come after it);
-	 * GPUEXT_PTX_EXIT_LATE=1 keeps it in the exit block, to compare */
-	if (o->exit_code && ptx_block_writes(o->exit_code) && !o->mem_code && !o->mem_sym &&
-	    !getenv("GPUEXT_PTX_EXIT_LATE"))
-		ptx_block_early_exits(k, f);
-	k->on = o->block_entry_code || o->block_exit_code || o->n_block_arrays || k->index_reg ||
-		k->n_early_exit;
+	k->on = o->block_entry_code || o->block_exit_code || o->n_block_arrays || k->index_reg;
 	k->exit_by_barrier = o->block_exit_code && ptx_block_exit_by_barrier(m, f, o);
 	k->counted = o->block_exit_code && !k->exit_by_barrier;
 	k->entry = ptx_block_scan(o->block_entry_code);
@@ -746,23 +680,4 @@ void ptx_block_exit(const struct ptx_block *k, struct ptx_buf *b)
 		return;
 	ptx_block_arrays_release(k, b);
 	ptx_block_exit_code(k, b);
-}
-
-int ptx_block_early_exit_at(const struct ptx_block *k, size_t i)
-{
-	for (size_t n = 0; n < k->n_early_exit; n++)
-		if (k->early_exit[n] == i)
-			return 1;
-	return 0;
-}
-
-void ptx_block_exit_probe(const struct ptx_block *k, struct ptx_buf *b)
-{
-	if (!k->n_early_exit) {
-		ptx_buf_printf(b, "%s", k->o->exit_code);
-		return;
-	}
-	ptx_buf_printf(b, "\t{ // the warp exit probe, once per thread\n"
-			  "\t@!%%%s_xp bra GXE_DONE;\n\tmov.pred %%%s_xp, 0;\n%sGXE_DONE:\n\t}\n",
-		       k->pfx, k->pfx, k->o->exit_code);
 }

@@ -22,8 +22,6 @@ struct ptx_block_use {
 	int mem;        /* it reads the record in shared memory */
 };
 
-enum { PTX_BLOCK_EARLY_EXITS = 4 };
-
 struct ptx_block {
 	const struct ptx_module *m;
 	const struct ptx_inject_opts *o;
@@ -44,12 +42,6 @@ struct ptx_block {
 	/* the probes' code names PTX_BLOCK_INDEX_REG: every thread computes
 	 * it, in the sunk code where index_sunk, else at entry */
 	int index_reg, index_sunk;
-	/* the warp exit probe (inline exit_code) also right before these
-	 * statements: the first store of a run of stores and plain arithmetic
-	 * that ends at an unguarded ret/exit of the kernel; once per thread
-	 * (PFX_xp), in the exit block for the threads that got to none */
-	size_t early_exit[PTX_BLOCK_EARLY_EXITS];
-	size_t n_early_exit;
 };
 
 /* Decide for kernel f of m what o asks (pfx must outlive k). */
@@ -68,10 +60,5 @@ void ptx_block_exit(const struct ptx_block *k, struct ptx_buf *b);
  * either, the block index register (index_sunk) and, in thread (0,0,0),
  * the block_entry program (entry_sunk). */
 void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b);
-/* Is statement i one the warp exit probe runs right before? */
-int ptx_block_early_exit_at(const struct ptx_block *k, size_t i);
-/* The inline warp exit probe (o->exit_code) where it runs: at an early
- * point, or in the exit block (where it did not run yet). */
-void ptx_block_exit_probe(const struct ptx_block *k, struct ptx_buf *b);
 
 #endif /* GPUEXT_PTX_BLOCK_H */

@@ -805,16 +805,12 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		}
 		if (i == in->blk.sink_at)
 			ptx_block_entry_sunk(&in->blk, &in->b);
-		if (ptx_block_early_exit_at(&in->blk, i)) { /* what the exit block would run first */
-			ptx_block_entry_sunk(&in->blk, &in->b);
-			ptx_block_exit_probe(&in->blk, &in->b);
-		}
 		if (i == in->f->end && exit_block) { /* the one exit, at the end */
 			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
 			ptx_block_entry_sunk(&in->blk, &in->b); /* where it did not run yet */
 			ptx_block_exit(&in->blk, &in->b);
 			if (o->exit_code)
-				ptx_block_exit_probe(&in->blk, &in->b);
+				ptx_buf_printf(&in->b, "%s", o->exit_code);
 			else if (o->exit_sym)
 				ptx_buf_printf(&in->b, "\tcall %s;\n", o->exit_sym);
 			ptx_buf_printf(&in->b, "\tret;\n");

@@ -691,7 +691,7 @@ static struct prog *verified_prog(const char *obj, const char *name, struct obje
 /*
  * The block record in registers: a block program that only reads fields of
  * its ctx names just the words it reads (threadhist: sm | threads;
- * kernelretsnoop's entry: the block (its time its own); gpu_block_fields:
+ * kernelretsnoop: the times, block, sm | threads, warps; gpu_block_fields:
  * all six), with r1 = 0 and no record address; in the kernel, no %globaltimer unless a time is read (one at
  * entry for a start time, kept in thread (0,0,0)'s register where its
  * barrier exit reads it, and one at the exit for an end), and no record
@@ -711,7 +711,7 @@ static void test_block_ctx_words(void **state)
 		unsigned words;
 	} progs[] = {
 		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x08},
-		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block_start", PTX_PROBE_BLOCK_ENTRY, 0x04},
+		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block", PTX_PROBE_BLOCK_EXIT, 0x1f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", PTX_PROBE_BLOCK_ENTRY, 0x3f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_exit", PTX_PROBE_BLOCK_EXIT, 0x3f},
 	};
@@ -928,8 +928,6 @@ static void test_block_index_reg(void **state)
 	static const char compute[] = "mul.wide.u32 " PTX_BLOCK_INDEX_REG;
 	struct ptx_inject_opts o = {.kernel = "k", .exit_code = exit_code,
 				    .min_version_major = 7, .min_version_minor = 8};
-	/* the exit probe in the exit block only (test_exit_probe_early) */
-	setenv("GPUEXT_PTX_EXIT_LATE", "1", 1);
 	char *out = inject_kernel(blk_loads, &o);
 	assert_int_equal(count_str(out, ".reg .b64 " PTX_BLOCK_INDEX_REG ";"), 1);
 	assert_int_equal(count_str(out, compute), 2);
@@ -968,61 +966,6 @@ static void test_block_index_reg(void **state)
 			fail_msg("%s: the index not once at entry:\n%s", entries[i], out);
 		free(out);
 	}
-	unsetenv("GPUEXT_PTX_EXIT_LATE");
-}
-
-/*
- * The warp exit probe before the kernel's last stores: in blk_loads right
- * before its store (after the add), guarded by a per-thread predicate set
- * at entry, and again in the exit block for the threads that skipped the
- * store (its bounds test); the sunk code before it there too, whose index
- * it may read.  blk_plain's guarded `ret` gets none, its last one (after
- * a store) one; a loop's (blk_loop: a branch before the ret), a kernel
- * with mem probes (their stores' probes would follow it), a probe that
- * writes nothing and GPUEXT_PTX_EXIT_LATE=1 keep it in the exit block
- * only.  ptxas accepts each.
- */
-static void test_exit_probe_early(void **state)
-{
-	static const char exit_code[] = "\t{ // the warp exit probe\n\t.reg .b64 %w;\n\tmov.b64 %w, 64;\n"
-					"\tred.global.add.u32 [%w], 1;\n\t}\n";
-	struct ptx_inject_opts o = {.kernel = "k", .exit_code = exit_code,
-				    .min_version_major = 7, .min_version_minor = 8};
-	char *out = inject_kernel(blk_loads, &o);
-	const char *early = strstr(out, exit_code), *add = strstr(out, "add.f32 %f3");
-	const char *st = strstr(out, "st.global.f32 [%rd3]"), *exit = strstr(out, "_exit:");
-	assert_int_equal(count_str(out, exit_code), 2);
-	assert_true(add && early && st && exit && add < early && early < st &&
-		    strstr(early + 1, exit_code) > exit);
-	assert_int_equal(count_str(out, "_xp;"), 1);
-	assert_int_equal(count_str(out, "bra GXE_DONE;\n\tmov.pred"), 2);
-	free(out);
-	out = inject_kernel(blk_plain, &o);
-	assert_int_equal(count_str(out, exit_code), 2);
-	assert_true(strstr(out, exit_code) < strstr(out, "st.global.u32"));
-	free(out);
-	/* with the block index: the sunk code first at the early point too */
-	static const char reads_index[] = "\t{ // the warp exit probe\n\t.reg .b64 %q;\n"
-					  "\tmov.b64 %q, " PTX_BLOCK_INDEX_REG ";\n"
-					  "\tred.global.add.u64 [%q], 1;\n\t}\n";
-	o.exit_code = reads_index;
-	out = inject_kernel(blk_loads, &o);
-	assert_int_equal(count_str(out, "mul.wide.u32 " PTX_BLOCK_INDEX_REG), 3);
-	free(out);
-	o.exit_code = exit_code;
-	/* in the exit block only */
-	for (int i = 0; i < 4; i++) {
-		o.mem_code = i == 1 ? "\t// a mem probe\n" : NULL;
-		o.exit_code = i == 3 ? "\t// the warp exit probe, writing nothing\n" : exit_code;
-		if (i == 2)
-			setenv("GPUEXT_PTX_EXIT_LATE", "1", 1);
-		out = inject_kernel(i ? blk_loads : blk_loop, &o);
-		unsetenv("GPUEXT_PTX_EXIT_LATE");
-		if (count_str(out, o.exit_code) != 1 || strstr(out, "_xp;") ||
-		    strstr(out, o.exit_code) < strstr(out, "_exit:"))
-			fail_msg("case %d: the exit probe not in the exit block only:\n%s", i, out);
-		free(out);
-	}
 }
 
 /*
@@ -1051,9 +994,8 @@ static void test_block_probes(void **state)
 	size_t npaths = ptx_corpus_list(&paths), kernels = 0, exit_by_barrier = 0, exit_counted = 0;
 
 	block_sites(objs, sizeof(objs) / sizeof(objs[0]), &code, site, n);
-	/* kernelretsnoop: a block_entry and a warp exit program */
-	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 3 && n[PTX_PROBE_BLOCK_EXIT] == 2);
-	assert_true(n[PTX_PROBE_ENTRY] == 1 && n[PTX_PROBE_EXIT] == 2);
+	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 2 && n[PTX_PROBE_BLOCK_EXIT] == 3);
+	assert_true(n[PTX_PROBE_ENTRY] == 1 && n[PTX_PROBE_EXIT] == 1);
 	/* no election in a block probe: the block code runs it in one thread */
 	assert_null(strstr(site[PTX_PROBE_BLOCK_ENTRY].text, "%lanemask_lt"));
 	const char *texts[5] = {code.text, site[0].text, site[1].text, site[3].text, site[4].text};
@@ -1281,7 +1223,6 @@ int main(void)
 		cmocka_unit_test(test_block_probes),
 		cmocka_unit_test(test_block_entry_sunk),
 		cmocka_unit_test(test_block_index_reg),
-		cmocka_unit_test(test_exit_probe_early),
 		cmocka_unit_test(test_block_exit_kinds),
 		cmocka_unit_test(test_block_ctx_words),
 		cmocka_unit_test(test_only_kernel_variables),

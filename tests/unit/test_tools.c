@@ -18,6 +18,7 @@
 #include "bpf/map.h"
 #include "bpf/object.h"
 #include "bpf/verifier.h"
+#include "ptx/ptx_inject.h" /* PTX_BLOCK_INDEX_REG */
 
 #include "../../src/cli/hist.c"
 #include "../../src/cli/tool_map.c"
@@ -287,10 +288,6 @@ static uint64_t fake_timer(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint6
 {
 	return gpu.timer;
 }
-static uint64_t fake_block_index(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
-{
-	return gpu.block[0] + gpu.grid[0] * (gpu.block[1] + gpu.grid[1] * gpu.block[2]);
-}
 static uint64_t fake_launch_id(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
 {
 	return gpu.launch;
@@ -321,7 +318,6 @@ static struct object *tool_open(const char *name)
 	fake_helpers.fn[508] = fake_block_dim;
 	fake_helpers.fn[509] = fake_timer;
 	fake_helpers.fn[512] = fake_launch_id;
-	fake_helpers.fn[514] = fake_block_index;
 	return obj;
 }
 
@@ -684,32 +680,10 @@ static void test_smload(void **state)
 }
 
 /*
- * kernelretsnoop's two programs for block (bx, 0) of the grid on SM sm: its
- * block_entry program at time start, then each of its two warps' exit
- * program at its time in ends[] (the block's end: their maximum).
- */
-static void krs_block_run(struct object *obj, uint32_t bx, uint32_t sm, uint64_t start,
-			  const uint64_t ends[2])
-{
-	struct block_ctx c = {0, 0, bx, sm, 52, 2, 0, 0, 0};
-	set_warp(bx, 0, 0, 32, sm);
-	gpu.timer = start;
-	run_prog(obj, "krs_block_start", &c);
-	for (unsigned w = 0; w < 2; w++) {
-		set_warp(bx, 0, w, w ? 20 : 32, sm);
-		gpu.timer = ends[w];
-		run_prog(obj, "krs_warp_end", NULL);
-	}
-}
-
-/*
  * Blocks 0 and 1 of a grid of 2 (52 threads, 2 warps) on SM 7 (launch 1),
  * then block 0 of launch 2: the records are each index's last run, and so
  * are the per-launch counts (launch 1 keeps block 1 only) and the
- * histograms; a block's end is its last warp's exit, whichever warp exits
- * first, over the previous launch's end at its index; end_rel_ns counts
- * from the earliest recorded start (5100).  A block's (x, y, z), threads
- * and warps come from its launch's row (launch 2 has none: 0).
+ * histograms; end_rel_ns counts from the earliest recorded start (5100).
  */
 static void test_kernelretsnoop(void **state)
 {
@@ -717,10 +691,10 @@ static void test_kernelretsnoop(void **state)
 	tool_launch_reset();
 	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
 	gpu.launch = 1;
-	krs_block_run(obj, 0, 7, 5000, (const uint64_t[]){6000, 5800});
-	krs_block_run(obj, 1, 7, 5100, (const uint64_t[]){7000, 9100});
+	run_block(obj, "krs_block", 0, 0, 7, 52, 5000, 6000);
+	run_block(obj, "krs_block", 1, 0, 7, 52, 5100, 9100);
 	gpu.launch = 2;
-	krs_block_run(obj, 0, 3, 20000, (const uint64_t[]){20500, 20100});
+	run_block(obj, "krs_block", 0, 0, 3, 52, 20000, 20500);
 	/* launch 1's row: the table names it; launch 2 has none */
 	struct {
 		struct gpuext_launch row;
@@ -743,7 +717,7 @@ static void test_kernelretsnoop(void **state)
 		"[256, 512)                  1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n"
 		"2 launches (1 launch table rows)\n"
-		"block=0,0,0 launch=2 sm=3 threads=0 warps=0 start_ns=20000 end_ns=20500 dur_ns=500 "
+		"block=0,0,0 launch=2 sm=3 threads=52 warps=2 start_ns=20000 end_ns=20500 dur_ns=500 "
 		"end_rel_ns=15400\n"
 		"block=1,0,0 launch=1 sm=7 threads=52 warps=2 start_ns=5100 end_ns=9100 dur_ns=4000 "
 		"end_rel_ns=4000\n"
@@ -765,8 +739,8 @@ static void test_kernelretsnoop(void **state)
 	assert_non_null(strstr(text, "{\"launch\":1,\"kernel\":\"\",\"grid\":[0,0,0],"
 				     "\"block\":[0,0,0],\"blocks\":1,\"span_ns\":4000,\"dur_ns\":"));
 	assert_non_null(strstr(text, "{\"launches\":2,\"launch_rows\":0}\n"));
-	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"launch\":1,\"sm\":7,\"threads\":0,"
-				     "\"warps\":0,\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
+	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"launch\":1,\"sm\":7,\"threads\":52,"
+				     "\"warps\":2,\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
 				     "\"end_rel_ns\":4000}\n"));
 	assert_non_null(strstr(text, "{\"recorded\":2,\"clock_backwards\":0,"));
 	free(text);
@@ -1004,7 +978,8 @@ static void test_cli_tools(void **state)
 }
 
 /*
- * Each tool under `gpuext run TOOL.bpf.o` (the formatter is chosen by the
+ * Each tool (and bench/progs/blockv_krs7, whose warp exit program reads
+ * the kernel's block index register) under `gpuext run TOOL.bpf.o` (the formatter is chosen by the
  * file name, as with --tool, which looks next to the binary: not build/san)
  * with the agent and the fake driver (tests/fakecuda): the app's kernels get the tool's device programs (its
  * function in the loaded PTX), the run is silent and the app succeeds, and
@@ -1013,11 +988,13 @@ static void test_cli_tools(void **state)
 static void test_tools_injected(void **state)
 {
 	static const char *const tool[][2] = {
-		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_warp_end"},
-		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
-		{"memtrace_block", "mt_access"},
-		{"smload", "sl_block"}, {"threadhist", "th_block"},
-		{"warpretsnoop", "wrs_exit"},
+		{"tools/blockretsnoop", "brs_block"}, {"tools/kernelretsnoop", "krs_block"},
+		{"tools/launchlate", "ll_first_block"}, {"tools/memtrace", "mt_access"},
+		{"tools/memtrace_block", "mt_access"},
+		{"tools/smload", "sl_block"}, {"tools/threadhist", "th_block"},
+		{"tools/warpretsnoop", "wrs_exit"},
+		/* not a tool: bpf_gpu_block_index's register, computed by the kernel */
+		{"bench/progs/blockv_krs7", "krs_warp_end"},
 	};
 	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
 		skip();
@@ -1027,7 +1004,7 @@ static void test_tools_injected(void **state)
 		assert_non_null(mkdtemp(dir));
 		snprintf(cmd, sizeof(cmd),
 			 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
-			 "%s run " TEST_BPF_DIR "/tools/%s.bpf.o -- build/fakecuda/app "
+			 "%s run " TEST_BPF_DIR "/%s.bpf.o -- build/fakecuda/app "
 			 "tests/ptx_corpus/checked.compute_75.ptx vec_add reduce_atomic",
 			 dir, dir, test_cli_path(), tool[t][0]);
 		char *out = test_run_cmd(cmd, &status);
@@ -1042,17 +1019,20 @@ static void test_tools_injected(void **state)
 				instrumented++;
 				/* threadhist's lookups are in arrays whose geometry the
 				 * agent passes: address arithmetic, no runtime call */
-				if (!strcmp(tool[t][0], "threadhist") &&
+				if (!strcmp(tool[t][0], "tools/threadhist") &&
 				    (!strstr(ptx, "map_lookup_elem, inline") ||
 				     strstr(ptx, "gx_rt_map_lookup")))
 					fail_msg("threadhist: lookups not inline in %s", path);
 				/* memtrace_block counts in block-local arrays:
 				 * .shared arrays the module declares, shared
 				 * reductions */
-				if (!strcmp(tool[t][0], "memtrace_block") &&
+				if (!strcmp(tool[t][0], "tools/memtrace_block") &&
 				    (!strstr(ptx, ".shared .align 16 .b8 gx_block_map") ||
 				     !strstr(ptx, "red.shared.add.u32")))
 					fail_msg("memtrace_block: no block-local counters in %s", path);
+				if (!strcmp(tool[t][0], "bench/progs/blockv_krs7") &&
+				    !strstr(ptx, "mul.wide.u32 " PTX_BLOCK_INDEX_REG))
+					fail_msg("blockv_krs7: no block index register in %s", path);
 				/* a module that declares the runtime is linked with
 				 * the prebuilt one, as the driver's JIT linker does */
 				int linked = strstr(ptx, ".extern .func") != NULL;
