@@ -197,7 +197,7 @@ static int measure(struct ptx_rt *rt, int kind, uint32_t map_type, enum ptx_mode
 	res->cycles = sum / (nthreads / 32) / ITERS;
 	res->drops = 0;
 	if (m && kind == GPU_PROG_RINGBUF)
-		err = ptx_rt_map_drops(m, &res->drops, e);
+		err = ptx_rt_map_drops(m, &res->drops, PTX_RT_COMPLETE, e);
 	free(cyc);
 	goto out;
 cu_fail:

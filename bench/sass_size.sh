@@ -79,7 +79,10 @@ cell() {
 	env ${envv//,/ } FAKECUDA_DUMP="$dir" GPUEXT_AGENT="$BUILD/libgpuext-agent.so" \
 		"$BUILD/gpuext" run "$obj" -- build/fakecuda/app "$ptx" "$name" "$name" \
 		> "$dir/run.log" 2>&1
-	f=$(grep -l 'gxp_' "$dir"/mod-*.ptx 2>/dev/null | head -1)
+	# the pasted form where the agent also wrote the called one (its
+	# fallback, loaded first or not depending on timing)
+	f=$(grep -l '// mem probes of' "$dir"/mod-*.ptx 2>/dev/null | head -1)
+	[ -n "$f" ] || f=$(grep -l 'gxp_' "$dir"/mod-*.ptx 2>/dev/null | head -1)
 	if [ -z "$f" ]; then
 		echo "sass_size: $obj on $ex: no instrumented module (see $dir/run.log)" >&2
 		echo "- - - -"

@@ -7,7 +7,11 @@
  * its result), checks the result against a CPU reference it computes
  * itself, and exits 1 on a mismatch.  With -time it prints one
  * "kernel_ms: %.6f" line per launch, measured with CUDA events around that
- * launch alone.  The tests and benchmarks parse these lines.
+ * launch alone.  With -loop (the .cu examples) it prints "loop_ms: %.6f",
+ * the wall time a launch takes in the back-to-back loop: from the end of
+ * the first launch (so instrumenting it is left out) to the end of the
+ * last, divided by the launches between.  The tests and benchmarks parse
+ * these lines.
  *
  * Header-only and used by .cu files (runtime API) and .c files (driver
  * API), so it needs nothing from CUDA itself.
@@ -26,15 +30,17 @@ struct example_opts {
 	long n;     /* problem size (meaning per example) */
 	long iters; /* kernel launches */
 	int time;   /* print kernel_ms per launch */
+	int loop;   /* print loop_ms, a launch's wall time back to back */
 };
 
 static void example_usage(const char *prog, const char *n_meaning, long n)
 {
 	fprintf(stderr,
-		"usage: %s [-n N] [-iters K] [-time]\n"
+		"usage: %s [-n N] [-iters K] [-time] [-loop]\n"
 		"  -n N      %s (default %ld)\n"
 		"  -iters K  kernel launches (default 1)\n"
-		"  -time     print kernel_ms: per launch (CUDA events)\n",
+		"  -time     print kernel_ms: per launch (CUDA events)\n"
+		"  -loop     print loop_ms: a launch's wall time in the loop, the first left out\n",
 		prog, n_meaning, n);
 	exit(2);
 }
@@ -43,12 +49,14 @@ static void example_usage(const char *prog, const char *n_meaning, long n)
 static struct example_opts example_parse(int argc, char **argv, long n, long n_max,
 					 const char *n_meaning)
 {
-	struct example_opts o = {n, 1, 0};
+	struct example_opts o = {n, 1, 0, 0};
 
 	for (int i = 1; i < argc; i++) {
 		char *end;
 		if (!strcmp(argv[i], "-time")) {
 			o.time = 1;
+		} else if (!strcmp(argv[i], "-loop")) {
+			o.loop = 1;
 		} else if (i + 1 < argc && (!strcmp(argv[i], "-n") || !strcmp(argv[i], "-iters"))) {
 			long v = strtol(argv[i + 1], &end, 0);
 			long max = argv[i][1] == 'n' ? n_max : EXAMPLE_MAX_ITERS;

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
 	CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
 
-	timer_init(&t, o.time);
+	timer_init(&t, &o);
 	dim3 grid((unsigned)((n + TILE - 1) / TILE), (unsigned)((n + TILE - 1) / TILE)), block(TILE, TILE);
 	for (long it = 0; it < o.iters; it++) {
 		timer_begin(&t);
@@ -64,6 +64,7 @@ int main(int argc, char **argv)
 		timer_end(&t);
 	}
 	CHECK(cudaDeviceSynchronize());
+	timer_loop_end(&t);
 	CHECK(cudaMemcpy(c, dc, bytes, cudaMemcpyDeviceToHost));
 	timer_fini(&t);
 	printf("gemm: n=%ld launches=%ld grid=%ux%u block=%dx%d\n", n, o.iters, grid.x, grid.y, TILE, TILE);

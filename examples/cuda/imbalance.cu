@@ -48,13 +48,14 @@ int main(int argc, char **argv)
 	}
 	CHECK(cudaMalloc(&dout, bytes));
 
-	timer_init(&t, o.time);
+	timer_init(&t, &o);
 	for (long it = 0; it < o.iters; it++) {
 		timer_begin(&t);
 		imbalanced<<<(unsigned)o.n, THREADS>>>(dout);
 		timer_end(&t);
 	}
 	CHECK(cudaDeviceSynchronize());
+	timer_loop_end(&t);
 	CHECK(cudaMemcpy(out, dout, bytes, cudaMemcpyDeviceToHost));
 	timer_fini(&t);
 	printf("imbalance: blocks=%ld launches=%ld block=%d light_iters=%d heavy_every=%d heavy_factor=%d "

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&dsum, sizeof(*dsum)));
 	CHECK(cudaMemcpy(din, in, bytes, cudaMemcpyHostToDevice));
 
-	timer_init(&t, o.time);
+	timer_init(&t, &o);
 	for (long it = 0; it < o.iters; it++) {
 		/* Each launch computes the sum afresh; the last one is checked. */
 		CHECK(cudaMemset(dsum, 0, sizeof(*dsum)));
@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 		timer_end(&t);
 	}
 	CHECK(cudaDeviceSynchronize());
+	timer_loop_end(&t);
 	CHECK(cudaMemcpy(&got, dsum, sizeof(got), cudaMemcpyDeviceToHost));
 	timer_fini(&t);
 	printf("reduce: n=%ld launches=%ld grid=%d block=%d sum=%lld\n", o.n, o.iters, BLOCKS, THREADS, got);

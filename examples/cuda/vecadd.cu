@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
 	CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
 
-	timer_init(&t, o.time);
+	timer_init(&t, &o);
 	unsigned blocks = (unsigned)((o.n + 255) / 256);
 	for (long it = 0; it < o.iters; it++) {
 		timer_begin(&t);
@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 		timer_end(&t);
 	}
 	CHECK(cudaDeviceSynchronize());
+	timer_loop_end(&t);
 	CHECK(cudaMemcpy(c, dc, bytes, cudaMemcpyDeviceToHost));
 	timer_fini(&t);
 	printf("vecadd: n=%ld launches=%ld grid=%u block=256\n", o.n, o.iters, blocks);

@@ -5,10 +5,19 @@
  * Device maps are created once, on the first GPU use, in the device's
  * primary context (which is what cudart uses; another current context
  * makes instrumentation fail open).  A background thread mirrors them into
- * the session's host maps per the session contract (session.h): after
- * redirected launches and every AGENT_MIRROR_MS, and once more at exit; it
- * drains the device ring buffers every AGENT_RING_MS, so that a kernel
- * that writes records faster than that finds room (a full ring drops).
+ * the session's host maps per the session contract (session.h): every
+ * AGENT_MIRROR_MS if a redirected launch was queued since the last time, as
+ * a snapshot that does not synchronize with the application's streams
+ * (PTX_RT_SNAPSHOT); complete when the application unloads a module, tears
+ * its context down or exits.  It drains the device ring buffers every
+ * AGENT_RING_MS, so that a kernel that writes records faster than that finds
+ * room (a full ring drops).
+ *
+ * Why snapshots: a copy on the legacy stream (cuMemcpyDtoH) waits for the
+ * application's queued kernels and holds back the ones it queues next, so
+ * an application that launches back to back had its GPU idle for each copy
+ * (memtrace's maps are 17 MB), and the mirror ran after every launch.
+ * bench/gpu_tools_throughput.sh measures that cost.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -59,11 +68,13 @@ static int agent_forward_record(void *arg, const void *data, size_t size)
 }
 
 /* The ring buffers' records only (from pinned host memory: no driver
- * call), or every map with the drop counts (copies from the device). */
-enum agent_mirror_what { AGENT_RINGS, AGENT_ALL };
+ * call), or every map with the drop counts (copies from the device), as a
+ * snapshot or complete (enum ptx_rt_copy). */
+enum agent_mirror_what { AGENT_RINGS, AGENT_SNAPSHOT, AGENT_ALL };
 
 static void agent_mirror_some(enum agent_mirror_what what)
 {
+	enum ptx_rt_copy how = what == AGENT_SNAPSHOT ? PTX_RT_SNAPSHOT : PTX_RT_COMPLETE;
 	struct session *s = agent_session;
 	struct err e = {{0}};
 	for (size_t i = 0; i < s->obj->map_cnt && i < AGENT_MAX_MAPS; i++) {
@@ -74,9 +85,9 @@ static void agent_mirror_some(enum agent_mirror_what what)
 		if (map_get_def(host)->type == MAP_TYPE_RINGBUF) {
 			uint64_t drops;
 			ptx_rt_ringbuf_poll(dm, agent_forward_record, host);
-			if (what != AGENT_RINGS && !ptx_rt_map_drops(dm, &drops, &e))
+			if (what != AGENT_RINGS && !ptx_rt_map_drops(dm, &drops, how, &e))
 				__atomic_store_n(&s->hdr->status.rb_drops[i], drops, __ATOMIC_RELAXED);
-		} else if (what == AGENT_ALL && ptx_rt_map_sync_to_host(dm, host, &e)) {
+		} else if (what != AGENT_RINGS && ptx_rt_map_sync_to_host(dm, host, how, &e)) {
 			static int told;
 			if (!told++)
 				agent_notice("map '%s' not mirrored: %s", s->obj->maps[i].def.name,
@@ -85,11 +96,12 @@ static void agent_mirror_some(enum agent_mirror_what what)
 	}
 }
 
-/* Every map; the memory runtime's device signal is read around it. */
-static void agent_mirror(void)
+/* Every map (AGENT_SNAPSHOT or AGENT_ALL); the memory runtime's device
+ * signal is read around it. */
+static void agent_mirror(enum agent_mirror_what what)
 {
 	agent_mem_signal_snapshot();
-	agent_mirror_some(AGENT_ALL);
+	agent_mirror_some(what);
 }
 
 static void *agent_mirror_main(void *arg)
@@ -104,7 +116,6 @@ static void *agent_mirror_main(void *arg)
 		struct timespec ts = {0, AGENT_RING_MS * 1000000L};
 		int waited = 0;
 		while (!__atomic_load_n(&agent_gpu.stop, __ATOMIC_ACQUIRE) &&
-		       !__atomic_load_n(&agent_gpu.dirty, __ATOMIC_ACQUIRE) &&
 		       waited < AGENT_MIRROR_MS) {
 			nanosleep(&ts, NULL);
 			waited += AGENT_RING_MS;
@@ -116,9 +127,11 @@ static void *agent_mirror_main(void *arg)
 		}
 		if (__atomic_load_n(&agent_gpu.stop, __ATOMIC_ACQUIRE))
 			break;
-		__atomic_store_n(&agent_gpu.dirty, 0, __ATOMIC_RELEASE);
+		/* nothing launched since the last copy: nothing to copy */
+		if (!__atomic_exchange_n(&agent_gpu.dirty, 0, __ATOMIC_ACQ_REL))
+			continue;
 		pthread_mutex_lock(&agent_gpu_lock);
-		agent_mirror();
+		agent_mirror(AGENT_SNAPSHOT);
 		pthread_mutex_unlock(&agent_gpu_lock);
 	}
 	return NULL;
@@ -152,7 +165,7 @@ void agent_before_unload(int teardown)
 	if (teardown)
 		agent_mirror_stop();
 	pthread_mutex_lock(&agent_gpu_lock);
-	agent_mirror();
+	agent_mirror(AGENT_ALL);
 	pthread_mutex_unlock(&agent_gpu_lock);
 }
 
@@ -172,7 +185,7 @@ __attribute__((destructor)) static void agent_gpu_fini(void)
 		agent_gpu.ctx_get_current(&cur);
 	if (!cur)
 		agent_gpu.rt->cu->ctx_set_current(agent_gpu.rt->ctx);
-	agent_mirror();
+	agent_mirror(AGENT_ALL);
 }
 
 /* ---- the GPU side, once ---------------------------------------------- */

@@ -38,7 +38,7 @@ struct agent_gpu {
 	pthread_t mirror_thread;
 	int mirror_running;
 	pid_t mirror_pid;               /* a forked child has no mirror thread */
-	int dirty;
+	int dirty;                      /* a redirected launch since the last mirror */
 	int stop;
 };
 extern struct agent_gpu agent_gpu;

@@ -179,7 +179,7 @@ int agent_ahead_stopping(void);
 void agent_ahead_module(const struct agent_module *m, CUcontext ctx);
 /* The driver refused the redirected launch of f: fall back for good. */
 void agent_launch_refused(CUfunction f, CUresult r);
-/* A redirected launch was queued on s: mirror maps when it completes. */
+/* A redirected launch was queued on s: the next mirror copies the maps. */
 void agent_launch_done(CUstream s);
 /* The application unloads code (teardown 0) or releases, resets or destroys
  * a context (teardown 1): copy the device maps into the session now. */

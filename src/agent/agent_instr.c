@@ -138,11 +138,12 @@ static int agent_block_exit_counted(void)
 
 /* Inject pr into kernel's module pm: *text (malloc'd), whether the mem
  * probes were pasted (*inlined), at how many accesses (*sites) and in how
- * many regions (*regions, when not NULL). */
+ * many regions (*regions, when not NULL), the bytes of kernel code its
+ * unrolled loops add (*unrolled, when not NULL). */
 static int agent_inject(const struct ptx_module *pm, const char *kernel,
 			const struct agent_probes *pr, char **text, int *inlined, size_t *sites,
-			size_t *regions, struct ptx_launch_param *lid, struct agent_timing *tm,
-			struct err *e)
+			size_t *regions, size_t *unrolled, struct ptx_launch_param *lid,
+			struct agent_timing *tm, struct err *e)
 {
 	int bare = agent_no_probes();
 	struct ptx_inject_opts o = {.kernel = kernel,
@@ -159,6 +160,9 @@ static int agent_inject(const struct ptx_module *pm, const char *kernel,
 				    .mem_inline_max = pr->mem_inline_max,
 				    .mem_run_loop = agent_mem_run_loop() || pr->mem_run_loop,
 				    .mem_simt = agent_mem_simt(),
+				    .mem_unroll = agent_mem_unroll(),
+				    .mem_unroll_in_order = agent_mem_unroll_in_order(),
+				    .mem_unrolled_bytes = unrolled,
 				    .mem_wait = agent_mem_wait(),
 				    .elect_sync = agent_elect_sync(),
 				    .mem_inlined = inlined, .mem_sites = sites,
@@ -216,7 +220,8 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
 	char *text;
 	int inlined;
 	size_t sites, regions = 0;
-	int err = agent_inject(pm, kernel, pr, &text, &inlined, &sites, &regions, lid, tm, e);
+	int err = agent_inject(pm, kernel, pr, &text, &inlined, &sites, &regions, NULL, lid, tm,
+			       e);
 	if (err)
 		return err;
 	size_t bytes = strlen(pr->site[AGENT_MEM] ? pr->site[AGENT_MEM] : "");
@@ -255,7 +260,7 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 	enum agent_tier_state state;
 	char *text = NULL;
 	int inlined = 0;
-	size_t sites;
+	size_t sites, unrolled = 0;
 
 	*tier = NULL;
 	*pasted = NULL;
@@ -274,11 +279,15 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 	char *called_text = NULL;
 	int called_inlined;
 	called.mem_inline_max = 0;
-	int err = agent_inject(pm, name, p, &text, &inlined, &sites, NULL, &lid2, tm, &e);
+	int err = agent_inject(pm, name, p, &text, &inlined, &sites, NULL, &unrolled, &lid2, tm,
+			       &e);
 	if (!err && inlined)
 		err = agent_inject(pm, name, &called, &called_text, &called_inlined, &sites, NULL,
-				   &lid_called, tm, &e);
-	int slow = !err && inlined && agent_tier_slow(strlen(text), strlen(called_text));
+				   NULL, &lid_called, tm, &e);
+	/* a loop's turns unrolled (ptx_unroll.h) are the kernel's own code,
+	 * which weighs less than the probes': reduce's 4 turns, 29 ms of ptxas
+	 * where the loop as written takes 21 (sm_90, the build machine) */
+	int slow = !err && inlined && agent_tier_slow(strlen(text) - unrolled, strlen(called_text));
 	/* reduce's 4 loads a loop turn (6 accesses in 3 regions): a copy an
 	 * access adds 5 x memtrace's ~6 KB block, a tier; a copy a region 2 x,
 	 * none, and the called form ran 6x the plain kernel where the pasted
@@ -291,8 +300,8 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 		int loop_inlined = 0;
 		looped.mem_run_loop = 1;
 		if (!agent_inject(pm, name, &looped, &loop_text, &loop_inlined, &sites, NULL,
-				  &lid_loop, tm, &e) && loop_inlined)
-			loop = !agent_tier_slow(strlen(loop_text), strlen(called_text));
+				  &unrolled, &lid_loop, tm, &e) && loop_inlined)
+			loop = !agent_tier_slow(strlen(loop_text) - unrolled, strlen(called_text));
 		free(loop_text);
 	}
 	free(called_text);
@@ -344,8 +353,9 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, pr.mem_func ? pr.mem_func : "-");
 	char max[64];
-	snprintf(max, sizeof(max), "%zu%s wait %d simt %d", pr.mem_inline_max,
-		 agent_mem_run_loop() ? " loop" : "", agent_mem_wait(), agent_mem_simt());
+	snprintf(max, sizeof(max), "%zu%s wait %d simt %d unroll %u%s", pr.mem_inline_max,
+		 agent_mem_run_loop() ? " loop" : "", agent_mem_wait(), agent_mem_simt(),
+		 agent_mem_unroll(), agent_mem_unroll_in_order() ? " in order" : "");
 	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	hash = agent_hash(hash, agent_block_exit_counted() ? "exit-counted" : "-");

@@ -71,6 +71,18 @@ int agent_mem_simt(void)
 	return !(v && !strcmp(v, "0"));
 }
 
+unsigned agent_mem_unroll(void)
+{
+	const char *v = getenv("GPUEXT_PTX_UNROLL");
+	return v && !strcmp(v, "0") ? 0 : v && !strcmp(v, "2") ? 2 : v && !strcmp(v, "8") ? 8 : 4;
+}
+
+int agent_mem_unroll_in_order(void)
+{
+	const char *v = getenv("GPUEXT_PTX_UNROLL_ORDER");
+	return v && !strcmp(v, "turns");
+}
+
 int agent_elect_sync(void)
 {
 	const char *v = getenv("GPUEXT_PTX_ELECT");

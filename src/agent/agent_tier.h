@@ -30,6 +30,12 @@ int agent_elect_sync(void);
 /* ptx_inject_opts.mem_simt: a run's accesses probed by as many lanes at
  * once, unless GPUEXT_PTX_MEM_SIMT=0 (the runner one after the other). */
 int agent_mem_simt(void);
+/* ptx_inject_opts.mem_unroll: 4 turns a pass, GPUEXT_PTX_UNROLL=2 two, =8
+ * eight, =0 none (the loops as written, to compare). */
+unsigned agent_mem_unroll(void);
+/* ptx_inject_opts.mem_unroll_in_order: GPUEXT_PTX_UNROLL_ORDER=turns (the
+ * unrolled turns in order, not their loads first, to compare). */
+int agent_mem_unroll_in_order(void);
 
 /* Tiers on?  GPUEXT_AGENT_TIER unset or 1 (0: off); off too when a form
  * is forced with GPUEXT_PTX_MEM_INLINE. */

@@ -21,8 +21,9 @@
  *   2. Host programs (uprobes on driver API calls, CUPTI) update them
  *      directly.
  *   3. For GPU programs the agent keeps device copies (ptx_rt maps) and
- *      mirrors them into the session's host maps when a kernel of an
- *      instrumented launch completes and on a timer: arrays and per-SM
+ *      mirrors them into the session's host maps on a timer while launches
+ *      happen (snapshots that do not synchronize with the application) and
+ *      completely at a module unload, a context teardown and the exit: arrays and per-SM
  *      arrays copy values (SM s to CPU slot s), hashes copy all live
  *      elements (keys gone on the device are deleted).  Values are copied,
  *      never added, so nothing is counted twice; host programs and GPU

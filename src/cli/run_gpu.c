@@ -163,7 +163,7 @@ int do_run_gpu(int argc, char **argv)
 		uint64_t drops = 0;
 		if (d->type == MAP_TYPE_RINGBUF) {
 			ptx_rt_ringbuf_poll(maps[i], print_record, (void *)d->name);
-			if (!ptx_rt_map_drops(maps[i], &drops, &e) && drops)
+			if (!ptx_rt_map_drops(maps[i], &drops, PTX_RT_COMPLETE, &e) && drops)
 				printf("%s: %" PRIu64 " records dropped\n", d->name, drops);
 		} else if (ptx_rt_map_foreach(maps[i], print_elem, &rm, &e)) {
 			cli_error("%s: %s", d->name, e.msg);

@@ -29,6 +29,9 @@
 	X(ctx_set_current, "cuCtxSetCurrent", (CUcontext ctx))                           \
 	X(ctx_synchronize, "cuCtxSynchronize", (void))                                   \
 	X(stream_query, "cuStreamQuery", (CUstream s))                                   \
+	X(stream_create, "cuStreamCreate", (CUstream * s, unsigned int flags))           \
+	X(stream_destroy, "cuStreamDestroy_v2", (CUstream s))                            \
+	X(stream_synchronize, "cuStreamSynchronize", (CUstream s))                       \
 	X(module_load_data_ex, "cuModuleLoadDataEx",                                     \
 	  (CUmodule * m, const void *image, unsigned int n, CUjit_option *opts,          \
 	   void **vals))                                                                 \
@@ -51,6 +54,8 @@
 	X(mem_free, "cuMemFree_v2", (CUdeviceptr p))                                     \
 	X(memcpy_htod, "cuMemcpyHtoD_v2", (CUdeviceptr dst, const void *src, size_t n))  \
 	X(memcpy_dtoh, "cuMemcpyDtoH_v2", (void *dst, CUdeviceptr src, size_t n))        \
+	X(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2",                                     \
+	  (void *dst, CUdeviceptr src, size_t n, CUstream s))                            \
 	X(memset_d8, "cuMemsetD8_v2", (CUdeviceptr dst, unsigned char v, size_t n))      \
 	X(mem_host_alloc, "cuMemHostAlloc", (void **p, size_t size, unsigned int flags)) \
 	X(mem_host_get_device_pointer, "cuMemHostGetDevicePointer_v2",                   \

@@ -28,9 +28,20 @@
 #include "ptx_block.h"
 #include "ptx_buf.h"
 #include "ptx_params.h"
+#include "ptx_unroll.h"
 
 /* Accesses one region of inline mem probes takes at most (ptx_inject_mem_region). */
 #define PTX_INJECT_MEM_RUN 8
+/* Accesses the turns of an unrolled loop may have (their one region): a
+ * warp's lanes, one access a lane; half that unless more than 4 turns are
+ * asked (ptx_inject_unroll_find). */
+#define PTX_INJECT_UNROLL_ACCESSES 32
+
+/* A loop the injector unrolls (ptx_unroll.h), k turns a pass. */
+struct ptx_inject_unrolled {
+	struct ptx_unroll_loop l;
+	unsigned k;
+};
 
 struct ptx_inject {
 	const struct ptx_module *m;
@@ -46,7 +57,11 @@ struct ptx_inject {
 	 * access); the run so far (its accesses' size | kind << 32) */
 	int mem_run_loop;
 	unsigned mem_run_len;
-	unsigned long long mem_run_sk[PTX_INJECT_MEM_RUN];
+	unsigned long long mem_run_sk[PTX_INJECT_UNROLL_ACCESSES];
+	/* the loops unrolled, in the kernel's order, and the next one's */
+	struct ptx_inject_unrolled *unrolled;
+	size_t nunrolled, next_unrolled;
+	size_t unrolled_bytes; /* ptx_inject_opts.mem_unrolled_bytes */
 	/* per statement of the kernel (from its head): inside a loop (between
 	 * a label and a later branch back to it), where a region elects by the
 	 * lane mask (ptx_inject_opts.elect_sync); NULL: nowhere */
@@ -135,9 +150,6 @@ static const char *ptx_inject_var_space(const struct ptx_inject *in, const char 
 	}
 	return NULL;
 }
-
-/* The operand text of token t. */
-#define TOKF(m, t) (int)(m)->toks[t].len, (m)->text + (m)->toks[t].off
 
 static void ptx_inject_guard(struct ptx_inject *in, const struct ptx_stmt *s)
 {
@@ -635,6 +647,118 @@ static int ptx_inject_mem_after(struct ptx_inject *in, const struct ptx_stmt *s)
 }
 
 /*
+ * Loop u's turns with their loads first (ptx_unroll_pipe_plan), the region
+ * of their accesses between the loads' part and the rest, where the loop
+ * allows it and o->mem_unroll_in_order does not say otherwise: 1 done, 0
+ * not (the turns go in order), <0 an error.
+ */
+static int ptx_inject_unrolled_pipe(struct ptx_inject *in, const struct ptx_inject_unrolled *u)
+{
+	const struct ptx_module *m = in->m;
+	struct ptx_unroll_site sites[PTX_INJECT_UNROLL_ACCESSES];
+	struct ptx_inject_site site[PTX_INJECT_UNROLL_ACCESSES];
+	const struct ptx_stmt *last = NULL;
+	struct ptx_unroll_pipe *p;
+	size_t n = 0;
+
+	if (in->o->mem_unroll_in_order)
+		return 0;
+	for (size_t t = u->l.label + 1; t <= u->l.setp; t++) {
+		const struct ptx_stmt *s = &m->stmts[t];
+		int r = ptx_inject_mem_site(in, s, &site[n]);
+		if (r < 0)
+			return r;
+		if (!r)
+			continue;
+		if (site[n].kind != PTX_MEM_LOAD)
+			return 0;
+		sites[n] = (struct ptx_unroll_site){t, site[n].base, site[n].off, site[n].neg};
+		last = s;
+		n++;
+	}
+	int r = ptx_unroll_pipe_plan(m, in->f, &u->l, u->k, sites, n, in->pfx, &p);
+	if (r <= 0)
+		return r < 0 ? err_set(in->e, ENOMEM, "out of memory") : 0;
+	for (unsigned c = 0; c < u->k; c++)
+		for (size_t i = 0; i < n; i++) {
+			in->mem_run_sk[in->mem_run_len++] = (unsigned long long)site[i].size |
+							   (unsigned long long)site[i].kind << 32;
+			in->mem_probes++;
+		}
+	size_t start = in->b.len;
+	ptx_unroll_pipe_loads(p, &in->b);
+	in->unrolled_bytes += in->b.len - start;
+	ptx_inject_mem_region(in, last, &site[n - 1], in->mem_run_len);
+	in->mem_run_len = 0;
+	start = in->b.len;
+	ptx_unroll_pipe_rest(p, &in->b);
+	in->unrolled_bytes += in->b.len - start;
+	ptx_unroll_pipe_free(p);
+	return 1;
+}
+
+/*
+ * At the label of loop u (the n-th unrolled; ptx_unroll.h): the test that
+ * sends a pass of fewer than u->k sure turns to the loop as written
+ * (PFX_uN_o), then u->k turns of its body, counter and test -- their
+ * loads first where ptx_inject_unrolled_pipe can, else in order with
+ * their accesses one run and one region after the last -- and the back
+ * edge to the label; the loop's end (PFX_uN_x) when done.  The turns
+ * compute what the loop's next u->k trips do: the same trips.
+ */
+static int ptx_inject_unrolled_turns(struct ptx_inject *in, size_t n,
+				     const struct ptx_inject_unrolled *u)
+{
+	const struct ptx_module *m = in->m;
+	const struct ptx_stmt *last = NULL;
+	struct ptx_inject_site site, last_site;
+	char to[96];
+
+	snprintf(to, sizeof(to), "%s_u%zu_o", in->pfx, n);
+	ptx_unroll_head(m, &u->l, u->k, in->pfx, to, &in->b);
+	int err = ptx_inject_unrolled_pipe(in, u);
+	if (err < 0)
+		return err;
+	size_t start = in->b.len;
+	for (unsigned c = 0; c < u->k && !err; c++) {
+		for (size_t t = u->l.label + 1; t <= u->l.setp; t++) {
+			const struct ptx_stmt *s = &m->stmts[t];
+			int r = ptx_inject_mem_site(in, s, &site);
+			if (r < 0)
+				return r;
+			if (r) { /* its address copied, into the run */
+				if ((r = ptx_inject_mem(in, s)))
+					return r;
+				last = s;
+				last_site = site;
+			}
+			ptx_parse_print_stmt(m, s, &in->b);
+		}
+	}
+	if (!err) { /* in order: the region after the turns */
+		in->unrolled_bytes += in->b.len - start;
+		ptx_inject_mem_region(in, last, &last_site, in->mem_run_len);
+		in->mem_run_len = 0;
+	}
+	snprintf(to, sizeof(to), "%.*s", TOKF(m, m->stmts[u->l.label].tok));
+	ptx_unroll_branch(m, &u->l, to, &in->b);
+	ptx_buf_printf(&in->b, "\tbra %s_u%zu_x;\n%s_u%zu_o:\n", in->pfx, n, in->pfx, n);
+	return 0;
+}
+
+/* At the back edge of loop u (the n-th unrolled): the loop as written
+ * turns back to itself, not to the unrolled turns' test, and ends. */
+static void ptx_inject_unrolled_end(struct ptx_inject *in, size_t n,
+				    const struct ptx_inject_unrolled *u)
+{
+	char to[96];
+
+	snprintf(to, sizeof(to), "%s_u%zu_o", in->pfx, n);
+	ptx_unroll_branch(in->m, &u->l, to, &in->b);
+	ptx_buf_printf(&in->b, "%s_u%zu_x:\n", in->pfx, n);
+}
+
+/*
  * Does code store only to its own thread's memory (st.local, st.param),
  * its other writes atomics and reductions?  Then lanes that run it at once
  * cannot lose each other's updates (the lanes' form of a run).
@@ -649,6 +773,51 @@ static int ptx_inject_stores_local(const char *code)
 			return 0;
 	}
 	return 1;
+}
+
+/*
+ * The loops to unroll (in->unrolled; ptx_unroll.h): counted loops of
+ * o->mem_unroll turns a pass (halved until their probed accesses are at
+ * most 16, or PTX_INJECT_UNROLL_ACCESSES where more than 4 turns are asked,
+ * and K * C fits the counter; at least 2),
+ * whose probed accesses are
+ * all unguarded .global ones (one run, one region after the turns' last
+ * access) and where no block probe is sunk.  0, or <0 out of memory.
+ */
+static int ptx_inject_unroll_find(struct ptx_inject *in)
+{
+	const struct ptx_module *m = in->m;
+	struct ptx_inject_site site;
+	struct ptx_unroll_loop l;
+	size_t cap = 0;
+	unsigned most = in->o->mem_unroll > 4 ? PTX_INJECT_UNROLL_ACCESSES
+					       : PTX_INJECT_UNROLL_ACCESSES / 2;
+
+	for (size_t i = in->f->head + 1; i < in->f->end; i++) {
+		if (!ptx_unroll_loop_at(m, in->f, i, &l))
+			continue;
+		unsigned n = 0, k = in->o->mem_unroll;
+		int ok = !(in->blk.sink_at >= l.label && in->blk.sink_at <= l.bra);
+		for (size_t t = l.label + 1; t < l.bra && ok; t++) {
+			int c = ptx_inject_mem_class(in, &m->stmts[t], &site);
+			ok = c == MEM_OTHER || c == MEM_JOIN;
+			n += c == MEM_JOIN;
+		}
+		while (k >= 2 && (k * n > most || !ptx_unroll_fits(&l, k)))
+			k /= 2;
+		if (ok && n && k >= 2) {
+			if (in->nunrolled == cap) {
+				cap = cap ? 2 * cap : 4;
+				void *p = realloc(in->unrolled, cap * sizeof(*in->unrolled));
+				if (!p)
+					return err_set(in->e, ENOMEM, "out of memory");
+				in->unrolled = p;
+			}
+			in->unrolled[in->nunrolled++] = (struct ptx_inject_unrolled){l, k};
+		}
+		i = l.bra;
+	}
+	return 0;
 }
 
 /*
@@ -696,6 +865,17 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 	copies = in->mem_run_loop || in->mem_simt ? regions : sites;
 	in->mem_inline = !in->o->mem_sym || (max && (!copies || len <= max / copies));
 	in->mem_wait = in->o->mem_wait ? in->o->mem_wait > 0 : !forward;
+	/* unrolled loops where a region has one copy of mem_code, and their
+	 * regions' copies fit too */
+	if (in->o->mem_unroll && in->mem_inline && (in->mem_run_loop || in->mem_simt)) {
+		int err = ptx_inject_unroll_find(in);
+		if (err)
+			return err;
+		if (in->o->mem_sym && in->nunrolled && (!max || len > max / (copies + in->nunrolled)))
+			in->nunrolled = 0;
+		if (in->o->mem_regions)
+			*in->o->mem_regions += in->nunrolled;
+	}
 	return 0;
 }
 
@@ -772,7 +952,6 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
 	const struct ptx_inject_opts *o = in->o;
-	ptx_block_init(&in->blk, m, in->f, o, in->pfx);
 	int entry_done = !o->entry_sym && !o->entry_code && !in->blk.on;
 	/* one exit block at the end, every ret/exit a branch to it */
 	int exit_block = o->exit_code || o->block_exit_code || in->blk.sink_at;
@@ -781,7 +960,8 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	if (err)
 		return err;
 	if (in->mem_inline) /* the addresses of a run's accesses */
-		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a<%d>;\n", in->pfx, PTX_INJECT_MEM_RUN);
+		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a<%d>;\n", in->pfx,
+			       in->nunrolled ? PTX_INJECT_UNROLL_ACCESSES : PTX_INJECT_MEM_RUN);
 	else if (o->mem_sym || o->mem_code)
 		ptx_buf_printf(&in->b, "\t.reg .b64 %%%s_a;\n", in->pfx);
 	if (in->mem_inline)
@@ -805,6 +985,19 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		}
 		if (i == in->blk.sink_at)
 			ptx_block_entry_sunk(&in->blk, &in->b);
+		if (in->next_unrolled < in->nunrolled) {
+			const struct ptx_inject_unrolled *u = &in->unrolled[in->next_unrolled];
+			if (i == u->l.label) {
+				ptx_parse_print_stmt(m, s, &in->b);
+				if ((err = ptx_inject_unrolled_turns(in, in->next_unrolled, u)))
+					return err;
+				continue;
+			}
+			if (i == u->l.bra) {
+				ptx_inject_unrolled_end(in, in->next_unrolled++, u);
+				continue;
+			}
+		}
 		if (i == in->f->end && exit_block) { /* the one exit, at the end */
 			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
 			ptx_block_entry_sunk(&in->blk, &in->b); /* where it did not run yet */
@@ -1017,17 +1210,27 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		in.ver_minor = PTX_ELECT_SYNC_VERSION_MINOR;
 	}
 	ptx_inject_prefix(&in);
-	if ((err = ptx_inject_mem_form(&in)))
+	ptx_block_init(&in.blk, m, in.f, o, in.pfx); /* before the loops to unroll are chosen */
+	if ((err = ptx_inject_mem_form(&in))) {
+		free(in.unrolled);
 		return err;
+	}
 	if (in.mem_inline && o->elect_sync == PTX_ELECT_SYNC_OUT_OF_LOOPS &&
-	    !(in.in_loop = ptx_inject_loops(m, in.f)))
+	    !(in.in_loop = ptx_inject_loops(m, in.f))) {
+		free(in.unrolled);
 		return err_set(e, ENOMEM, "out of memory");
+	}
 	if (o->mem_inlined)
 		*o->mem_inlined = in.mem_inline;
+	if (o->mem_unrolled_bytes)
+		*o->mem_unrolled_bytes = 0;
 	unsigned char *drop = NULL, *drop_var = NULL;
 	size_t next_func = 0;
-	if (o->only_kernel && (err = ptx_inject_dropped(&in, &drop, &drop_var)))
+	if (o->only_kernel && (err = ptx_inject_dropped(&in, &drop, &drop_var))) {
+		free(in.unrolled);
+		free(in.in_loop);
 		return err;
+	}
 	for (size_t i = 0; i < m->nstmt && !err; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
 		while (next_func < m->nfunc && m->funcs[next_func].head < i)
@@ -1074,10 +1277,13 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 	free(drop);
 	free(drop_var);
 	free(in.in_loop);
+	free(in.unrolled);
 	if (err) {
 		ptx_buf_free(&in.b);
 		return err;
 	}
+	if (o->mem_unrolled_bytes)
+		*o->mem_unrolled_bytes = in.unrolled_bytes;
 	*out = ptx_buf_take(&in.b, out_len);
 	if (!*out)
 		return err_set(e, ENOMEM, "out of memory writing the instrumented PTX");

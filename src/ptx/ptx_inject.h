@@ -190,6 +190,20 @@ struct ptx_inject_opts {
 	 * ignored.  A program sees the same warp mask and lane count.
 	 */
 	int mem_simt;
+	/*
+	 * Unroll counted loops (ptx_unroll.h) whose probed accesses would
+	 * otherwise keep ptxas from unrolling them: mem_unroll turns (2, 4 or 8)
+	 * back to back with one region after them, the loop as written left
+	 * for the turns that remain; only where a region has one copy of
+	 * mem_code (mem_simt or mem_run_loop).  0: none.
+	 */
+	unsigned mem_unroll;
+	/* the unrolled turns in their order, the region after them, where
+	 * they could go loads first (ptx_unroll.h: to compare the two) */
+	int mem_unroll_in_order;
+	/* set to the bytes of the kernel's own code the unrolled turns add
+	 * (their copies of the loops' bodies, not their probes; may be NULL) */
+	size_t *mem_unrolled_bytes;
 	/* the wait after a region: 0 unless mem_code branches only forward
 	 * (no loop, call or return), 1 always, -1 never (to compare them) */
 	int mem_wait;

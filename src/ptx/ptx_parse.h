@@ -101,6 +101,9 @@ struct ptx_module {
 	size_t nkernel;
 };
 
+/* printf's "%.*s" arguments for token t of module m. */
+#define TOKF(m, t) (int)(m)->toks[t].len, (m)->text + (m)->toks[t].off
+
 /* Does token t spell s? */
 int ptx_parse_tok_is(const struct ptx_module *m, uint32_t t, const char *s);
 

@@ -81,6 +81,8 @@ void ptx_rt_close(struct ptx_rt *rt)
 {
 	if (!rt)
 		return;
+	if (rt->snap_stream)
+		rt->cu->stream_destroy(rt->snap_stream);
 	if (rt->ctx)
 		rt->cu->primary_ctx_release(rt->dev);
 	free(rt);
@@ -244,6 +246,10 @@ void ptx_rt_map_free(struct ptx_rt_map *m)
 	m->rt->cu->mem_free(m->dev);
 	if (m->rb_host)
 		m->rt->cu->mem_free_host(m->rb_host);
+	if (m->stage_pinned)
+		m->rt->cu->mem_free_host(m->stage);
+	else
+		free(m->stage);
 	free(m);
 }
 
@@ -312,25 +318,72 @@ int ptx_rt_map_value_read(struct ptx_rt_map *m, uint32_t key, uint64_t off, void
 	return r == CUDA_SUCCESS ? 0 : cu_err(m->rt->cu, e, r, "reading a device map");
 }
 
-/* The device's current header and data. */
+/* The stream SNAPSHOT copies go on: non-blocking, so that it neither waits
+ * for the application's kernels nor holds back its later work (a copy on
+ * the legacy stream does both).  0 where none could be made: such copies
+ * are COMPLETE ones. */
+static CUstream ptx_rt_snap_stream(struct ptx_rt *rt)
+{
+	if (!rt->snap_tried) {
+		rt->snap_tried = 1;
+		if (rt->cu->stream_create(&rt->snap_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+			rt->snap_stream = 0;
+	}
+	return rt->snap_stream;
+}
+
+/* m's stage: its header and data_len bytes, pinned if the driver gives it
+ * (an asynchronous copy into pageable memory is staged by the driver). */
+static unsigned char *ptx_rt_map_stage(struct ptx_rt_map *m)
+{
+	size_t len = sizeof(struct ptx_devmap) + m->data_len;
+
+	if (m->stage)
+		return m->stage;
+	if (m->rt->cu->mem_host_alloc((void **)&m->stage, len, 0) == CUDA_SUCCESS) {
+		m->stage_pinned = 1;
+		return m->stage;
+	}
+	m->stage = malloc(len);
+	return m->stage;
+}
+
+/*
+ * The device's current header (into *h) and, if data, its data (*data:
+ * m's stage, valid until the next fetch of m), copied as `how` says.  The
+ * data is where the header made at creation says: both copies are queued
+ * before the one wait, and a header that says otherwise is an error.
+ */
 static int ptx_rt_map_fetch(struct ptx_rt_map *m, struct ptx_devmap *h, void **data,
-			    struct err *e)
+			    enum ptx_rt_copy how, struct err *e)
 {
 	const struct cu_driver *cu = m->rt->cu;
-	CUresult r = cu->memcpy_dtoh(h, m->dev, sizeof(*h));
+	CUstream s = how == PTX_RT_SNAPSHOT ? ptx_rt_snap_stream(m->rt) : 0;
+	unsigned char *stage = ptx_rt_map_stage(m);
+	size_t hl = sizeof(*h), dl = data ? m->data_len : 0;
+	CUresult r;
 
+	if (!stage)
+		return err_set(e, ENOMEM, "out of memory");
+	if (s) {
+		r = cu->memcpy_dtoh_async(stage, m->dev, hl, s);
+		if (r == CUDA_SUCCESS && dl)
+			r = cu->memcpy_dtoh_async(stage + hl, m->hdr.data, dl, s);
+		if (r == CUDA_SUCCESS)
+			r = cu->stream_synchronize(s);
+	} else {
+		r = cu->memcpy_dtoh(stage, m->dev, hl);
+		if (r == CUDA_SUCCESS && dl)
+			r = cu->memcpy_dtoh(stage + hl, m->hdr.data, dl);
+	}
 	if (r != CUDA_SUCCESS)
 		return cu_err(cu, e, r, "reading a device map");
-	if (!data)
-		return 0;
-	*data = malloc(m->data_len ? m->data_len : 1);
-	if (!*data)
-		return err_set(e, ENOMEM, "out of memory");
-	r = cu->memcpy_dtoh(*data, h->data, m->data_len);
-	if (r != CUDA_SUCCESS) {
-		free(*data);
-		return cu_err(cu, e, r, "reading a device map");
-	}
+	memcpy(h, stage, hl);
+	if (h->data != m->hdr.data)
+		return err_set(e, EIO, "map '%s': its device header no longer says where its "
+			       "data is (overwritten by a kernel?)", m->def.name);
+	if (data)
+		*data = stage + hl;
 	return 0;
 }
 
@@ -363,15 +416,13 @@ int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struc
 	if (m->hdr.type == MAP_TYPE_GPU_BLOCK_ARRAY)
 		return err_set(e, EOPNOTSUPP, "map '%s' is block-local: its values live in each "
 			       "block's shared memory while the block runs", m->def.name);
-	err = ptx_rt_map_fetch(m, &h, (void **)&data, e);
+	err = ptx_rt_map_fetch(m, &h, (void **)&data, PTX_RT_COMPLETE, e);
 	if (err)
 		return err;
 	if (h.type == MAP_TYPE_ARRAY || h.type == MAP_TYPE_PERCPU_ARRAY) {
 		buf = malloc((size_t)h.nr_sms * h.value_stride);
-		if (!buf) {
-			free(data);
+		if (!buf)
 			return err_set(e, ENOMEM, "out of memory");
-		}
 		for (uint32_t k = 0; k < h.max_entries; k++)
 			if (fn(arg, &k, ptx_array_values(&h, data, k, buf), h.nr_sms))
 				break;
@@ -386,7 +437,6 @@ int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struc
 				break;
 		}
 	}
-	free(data);
 	return 0;
 }
 
@@ -501,7 +551,8 @@ out:
 	return err;
 }
 
-int ptx_rt_map_sync_to_host(struct ptx_rt_map *m, struct map *host, struct err *e)
+int ptx_rt_map_sync_to_host(struct ptx_rt_map *m, struct map *host, enum ptx_rt_copy how,
+			    struct err *e)
 {
 	struct ptx_devmap h;
 	void *data = NULL;
@@ -512,17 +563,16 @@ int ptx_rt_map_sync_to_host(struct ptx_rt_map *m, struct map *host, struct err *
 			       m->def.name);
 	if (m->hdr.type == MAP_TYPE_GPU_BLOCK_ARRAY)
 		return 0; /* nothing outlives a block: the host map stays empty */
-	err = ptx_rt_map_fetch(m, &h, &data, e);
+	err = ptx_rt_map_fetch(m, &h, &data, how, e);
 	if (!err)
 		err = ptx_rt_snapshot_apply(&h, data, host, e);
-	free(data);
 	return err;
 }
 
 int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e)
 {
 	struct ptx_devmap h;
-	int err = ptx_rt_map_fetch(m, &h, NULL, e);
+	int err = ptx_rt_map_fetch(m, &h, NULL, PTX_RT_COMPLETE, e);
 
 	if (!err)
 		*count = h.count;
@@ -530,7 +580,8 @@ int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e)
 }
 
 /* A ring buffer's drops: the sum of its per-SM counters. */
-int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, struct err *e)
+int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, enum ptx_rt_copy how,
+		     struct err *e)
 {
 	struct ptx_devmap h;
 	unsigned char *data;
@@ -539,7 +590,7 @@ int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, struct err *e)
 	*drops = 0;
 	if (m->hdr.type != MAP_TYPE_RINGBUF)
 		return 0;
-	err = ptx_rt_map_fetch(m, &h, (void **)&data, e);
+	err = ptx_rt_map_fetch(m, &h, (void **)&data, how, e);
 	if (err)
 		return err;
 	for (uint32_t s = 0; s < h.nr_sms; s++) {
@@ -547,7 +598,6 @@ int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, struct err *e)
 		memcpy(&d, data + (size_t)s * PTX_RB_DROP_STRIDE, 8);
 		*drops += d;
 	}
-	free(data);
 	return 0;
 }
 

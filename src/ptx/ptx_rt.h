@@ -5,10 +5,16 @@
  *
  * Device maps live in GPU memory (ring buffers: in pinned host memory the
  * GPU writes through the bus).  The host's view of a map is a copy taken
- * when asked (ptx_rt_map_foreach, ptx_rt_map_drops): after a kernel has
- * completed it is exact; while kernels run it is a relaxed snapshot, see
- * docs/device-maps.md.  Ring buffer records are consumed by polling the
- * pinned memory, which needs no driver call and works while kernels run.
+ * when asked (ptx_rt_map_foreach, ptx_rt_map_drops, ptx_rt_map_sync_to_host),
+ * in one of two ways (enum ptx_rt_copy): COMPLETE copies on the context's
+ * legacy stream, so the copy waits for the work queued before it on the
+ * application's blocking streams and holds back what they queue after it:
+ * exact once the kernels have completed; SNAPSHOT copies on a non-blocking
+ * stream of the runtime's own, which neither waits for nor holds back the
+ * application's work: a relaxed snapshot while kernels run (see
+ * docs/device-maps.md), for a view refreshed in the background.  Ring
+ * buffer records are consumed by polling the pinned memory, which needs no
+ * driver call and works while kernels run.
  */
 #ifndef GPUEXT_PTX_RT_H
 #define GPUEXT_PTX_RT_H
@@ -30,6 +36,8 @@ struct ptx_rt {
 	int nr_sms;
 	int cc_major, cc_minor;
 	char name[128];
+	CUstream snap_stream; /* SNAPSHOT copies' stream, made at the first (0: none) */
+	int snap_tried;
 };
 
 /* Open GPU `ordinal` (0 = first) and make its primary context current. */
@@ -51,7 +59,14 @@ struct ptx_rt_map {
 	struct ptx_rb_ctrl *rb_ctrl;
 	unsigned char *rb_data;
 	uint64_t rb_cons;        /* consumer position (host-owned) */
+	/* the last copy of header and data (ptx_rt_map_fetch), pinned where
+	 * the driver gave pinned memory: reused, a copy per refresh */
+	unsigned char *stage;
+	int stage_pinned;
 };
+
+/* How a copy of a device map's contents is taken (see above). */
+enum ptx_rt_copy { PTX_RT_COMPLETE, PTX_RT_SNAPSHOT };
 
 /* Device maps: array, per-CPU (per-SM) array, hash (per-CPU and LRU hashes
  * become plain hashes on the device), ring buffer. */
@@ -83,10 +98,12 @@ int ptx_rt_map_foreach(struct ptx_rt_map *m, ptx_rt_elem_fn fn, void *arg, struc
  * The host's view as a host map: copy the device's current contents into
  * host (same definition; per-CPU maps need at least as many CPU slots as the
  * device has SMs: SM s goes to slot s).  Hash keys the device no longer has
- * are deleted from host.  This is the refresh the agent does at kernel
- * completion and `gpuext` does on demand.
+ * are deleted from host.  The agent refreshes its session's maps this way
+ * (SNAPSHOT in the background, COMPLETE when the application unloads or
+ * exits); `gpuext` does it on demand.
  */
-int ptx_rt_map_sync_to_host(struct ptx_rt_map *m, struct map *host, struct err *e);
+int ptx_rt_map_sync_to_host(struct ptx_rt_map *m, struct map *host, enum ptx_rt_copy how,
+			    struct err *e);
 /* The same from a snapshot (header and data as copied from the device). */
 int ptx_rt_snapshot_apply(const struct ptx_devmap *h, const void *data, struct map *host,
 			  struct err *e);
@@ -95,7 +112,8 @@ int ptx_rt_snapshot_apply(const struct ptx_devmap *h, const void *data, struct m
 int ptx_rt_map_count(struct ptx_rt_map *m, uint64_t *count, struct err *e);
 
 /* Ring buffers: records dropped because the buffer was full (exact). */
-int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, struct err *e);
+int ptx_rt_map_drops(struct ptx_rt_map *m, uint64_t *drops, enum ptx_rt_copy how,
+		     struct err *e);
 /* Consume the submitted records in order (discarded ones are skipped);
  * returns how many fn was given, stopping early if fn returns non-zero. */
 typedef int (*ptx_rt_rec_fn)(void *arg, const void *data, size_t size);

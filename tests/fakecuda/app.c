@@ -11,7 +11,9 @@
  *   the JIT linker (cuLinkAddData PTX), its cubin loaded with cuModuleLoadData
  *   graph kernel nodes (cuGraphAddKernelNode) with a CUfunction and a CUkernel
  * Prints "app ok" and exits 0 when every call succeeded.  APP_DELAY_MS=N:
- * N ms between the first module load and the first launch.
+ * N ms between the first module load and the first launch; APP_LINGER_MS=N:
+ * N ms after the last launch before it exits (an application still running
+ * when the agent's mirror thread wakes).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -131,6 +133,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "app: dlsym(RTLD_NEXT, printf) is not libc's\n");
 		return 1;
 	}
+	if (getenv("APP_LINGER_MS"))
+		usleep((useconds_t)atoi(getenv("APP_LINGER_MS")) * 1000);
 	printf("app ok\n");
 	free(ptx);
 	return 0;

@@ -433,6 +433,7 @@ FAKE_API CUresult cuMemFree_v2(CUdeviceptr p)
 }
 FAKE_API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { memcpy((void *)d, s, n); return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { memcpy(d, (void *)s, n); return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) { fake_log("dtoh async %zu", n); return cuMemcpyDtoH_v2(d, s, n); }
 FAKE_API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)d, v, n); return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) { *p = aligned_alloc(4096, (n + 4095) & ~(size_t)4095); return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY; }
 FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags) { *d = (CUdeviceptr)p; return CUDA_SUCCESS; }
@@ -499,6 +500,7 @@ FAKE_API CUresult cuStreamCreateWithPriority(CUstream *s, unsigned flags, int pr
 	return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned flags) { return cuStreamCreateWithPriority(s, flags, 0); }
+FAKE_API CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuStreamSynchronize_ptsz(CUstream s) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuEventSynchronize(CUevent e) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuFuncGetName(const char **name, CUfunction f) { *name = ((struct CUfunc_st *)f)->name; return CUDA_SUCCESS; }

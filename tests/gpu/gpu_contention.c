@@ -301,7 +301,7 @@ static void test_ring(struct run *r, uint32_t size, int poll)
 	}
 	while (poll && r->rt->cu->stream_query(NULL) == CUDA_ERROR_NOT_READY)
 		ptx_rt_ringbuf_poll(m, ring_rec, &c);
-	if (finish(r, mod, &e) || ptx_rt_map_drops(m, &drops, &e)) {
+	if (finish(r, mod, &e) || ptx_rt_map_drops(m, &drops, PTX_RT_COMPLETE, &e)) {
 		CHECK(0, "ring buffer %s: %s", mode_name(r->mode), e.msg);
 		free(c.per_warp);
 		return;

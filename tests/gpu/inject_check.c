@@ -19,7 +19,12 @@
  * inline at every access (ptx_inject_opts.mem_code), and pasted with a
  * run's accesses probed by as many lanes at once (.mem_simt); on sm_90 and
  * newer a fourth time, that with the elections by elect.sync
- * (.elect_sync, the module's target raised to sm_90).
+ * (.elect_sync, the module's target raised to sm_90).  The kernel of
+ * tests/ptx_corpus/loops.compute_75.ptx (strided_sum: a counted loop NVVM
+ * unrolled, every count of turns, lanes of a warp leaving it at different
+ * turns) likewise, its loop unrolled again by the injector (.mem_unroll)
+ * where the runs are probed by lanes: its probe runs are not counted (they
+ * depend on how its warps diverge), its accesses and bytes are.
  * Exit 0 all passed, 1 a check failed, 77 no GPU.
  *   inject_check --ptx-out DIR   writes the instrumented modules (maps at
  *                                address 0; inject_inline_*: the mem
@@ -38,6 +43,7 @@
 #include "testutil.h"
 
 #define MODULE_PATH "tests/ptx_corpus/checked.compute_75.ptx"
+#define LOOPS_PATH "tests/ptx_corpus/loops.compute_75.ptx"
 enum { N = 50021, BLOCK = 256 };
 
 static int failures;
@@ -56,7 +62,8 @@ struct kernel_case {
 	const char *name;
 	unsigned nbuf;
 	size_t buf_len[3]; /* bytes; the last buffer is the output */
-	uint64_t mem_lanes, mem_bytes, mem_calls;
+	uint64_t mem_lanes, mem_bytes, mem_calls; /* mem_calls 0: not checked */
+	int unrolled; /* its loop is unrolled where runs are probed by lanes */
 };
 
 static void cases(struct kernel_case *c)
@@ -64,11 +71,16 @@ static void cases(struct kernel_case *c)
 	uint64_t even = (N + 1) / 2, warps = (N + 31) / 32; /* warps with a thread below N */
 	/* vec_add: 2 loads + 1 store of 4 bytes per thread below N */
 	c[0] = (struct kernel_case){"vec_add", 3, {4 * N, 4 * N, 4 * N}, 3ull * N, 12ull * N,
-				    3 * warps};
+				    3 * warps, 0};
 	/* reduce_atomic: 1 load + 1 atomic add of 4 bytes per thread below N */
-	c[1] = (struct kernel_case){"reduce_atomic", 2, {4 * N, 4}, 2ull * N, 8ull * N, 2 * warps};
+	c[1] = (struct kernel_case){"reduce_atomic", 2, {4 * N, 4}, 2ull * N, 8ull * N, 2 * warps, 0};
 	/* early_ret: even threads below N store twice (every such warp has one) */
-	c[2] = (struct kernel_case){"early_ret", 1, {4 * (N + 1)}, 2 * even, 8 * even, 2 * warps};
+	c[2] = (struct kernel_case){"early_ret", 1, {4 * (N + 1)}, 2 * even, 8 * even, 2 * warps, 0};
+	/* strided_sum: i % 37 loads and 1 atomic add of 4 bytes per thread below N */
+	uint64_t loads = 0;
+	for (uint64_t i = 0; i < N; i++)
+		loads += i % 37;
+	c[3] = (struct kernel_case){"strided_sum", 2, {4 * N, 4}, loads + N, 4 * (loads + N), 0, 1};
 }
 
 /* mem_code: the mem probe inline (else called); simt: a run's accesses
@@ -86,7 +98,8 @@ static char *instrument(const char *text, const char *kernel, const char *extra,
 				    .exit_sym = "gx_ext_probe",
 				    .mem_sym = mem_code ? NULL : "gx_mem_probe", .mem_code = mem_code,
 				    .extra = extra, .min_version_major = 7, .min_version_minor = 8,
-				    .mem_simt = simt, .elect_sync = elect_sync};
+				    .mem_simt = simt, .mem_unroll = simt ? 4 : 0,
+				    .elect_sync = elect_sync};
 	if (ptx_inject(m, &o, &out, &len, e))
 		out = NULL;
 	ptx_module_free(m);
@@ -198,9 +211,15 @@ static void check_kernel(struct ptx_rt *rt, const char *text, const struct kerne
 	      (unsigned long long)w.w[PTX_CORPUS_MEM_LANES],
 	      (unsigned long long)w.w[PTX_CORPUS_MEM_BYTES], (unsigned long long)kc->mem_lanes,
 	      (unsigned long long)kc->mem_bytes);
-	CHECK(w.w[PTX_CORPUS_MEM_CALLS] == kc->mem_calls,
-	      "%s: mem probe: %llu runs, expected one per warp and access, %llu", name,
-	      (unsigned long long)w.w[PTX_CORPUS_MEM_CALLS], (unsigned long long)kc->mem_calls);
+	if (kc->mem_calls)
+		CHECK(w.w[PTX_CORPUS_MEM_CALLS] == kc->mem_calls,
+		      "%s: mem probe: %llu runs, expected one per warp and access, %llu", name,
+		      (unsigned long long)w.w[PTX_CORPUS_MEM_CALLS],
+		      (unsigned long long)kc->mem_calls);
+	if (kc->unrolled)
+		CHECK(!strstr(inst, "// unrolled") == (mem_inline < 2),
+		      "%s: its loop unrolled by the injector: %s", name,
+		      strstr(inst, "// unrolled") ? "yes" : "no");
 	goto out;
 fail:
 	CHECK(0, "%s: %s", name, e.msg);
@@ -240,25 +259,30 @@ static int write_modules(const char *dir, const char *text, const struct kernel_
 
 int main(int argc, char **argv)
 {
-	struct kernel_case kc[3];
+	struct kernel_case kc[4];
 	struct ptx_rt *rt;
 	struct err e = {{0}};
 	size_t len;
-	char *text = test_read_file(MODULE_PATH, &len);
+	char *text = test_read_file(MODULE_PATH, &len), *loops = test_read_file(LOOPS_PATH, &len);
 
-	if (!text) {
-		printf("FAIL cannot read %s (run from the repository root)\n", MODULE_PATH);
+	if (!text || !loops) {
+		printf("FAIL cannot read %s or %s (run from the repository root)\n", MODULE_PATH,
+		       LOOPS_PATH);
+		free(text);
+		free(loops);
 		return 1;
 	}
 	cases(kc);
 	if (argc == 3 && !strcmp(argv[1], "--ptx-out")) {
 		int rc = write_modules(argv[2], text, kc);
 		free(text);
+		free(loops);
 		return rc;
 	}
 	if (ptx_rt_open(0, &rt, &e)) {
 		printf("SKIP inject_check: %s\n", e.msg);
 		free(text);
+		free(loops);
 		return GPU_EXIT_SKIP;
 	}
 	printf("GPU: %s, sm_%d%d, %d SMs, driver %d\n", rt->name, rt->cc_major, rt->cc_minor,
@@ -277,12 +301,14 @@ int main(int argc, char **argv)
 		check_kernel(rt, text, &kc[0], in_add, mem_inline);
 		check_kernel(rt, text, &kc[1], in_reduce, mem_inline);
 		check_kernel(rt, text, &kc[2], in_none, mem_inline);
+		check_kernel(rt, loops, &kc[3], in_reduce, mem_inline);
 	}
 	printf("inject_check: %s (%d failed)\n", failures ? "FAILED" : "all passed", failures);
 	free(a);
 	free(b);
 	free(u);
 	free(text);
+	free(loops);
 	ptx_rt_close(rt);
 	return failures ? 1 : 0;
 }

@@ -39,6 +39,7 @@ struct launches {
 	/* the form of mem probes in the module of each vec_add launch, in
 	 * order: 'c' called, 'p' pasted, '-' neither (agent_tier.c) */
 	char vec_forms[32];
+	int snapshots; /* device-to-host copies on a stream (the mirror's snapshots) */
 };
 
 /* Run cmd (with FAKECUDA_* set to a fresh log/dump dir); output and status. */
@@ -76,6 +77,8 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 				l->linked = strstr(ptx, ".extern .func") != NULL;
 			}
 			free(ptx);
+		} else if (!strncmp(line, "dtoh async ", 11)) {
+			l->snapshots++;
 		} else if (sscanf(line, "global %d %255s", &mod, name) == 2) {
 			l->table_fills += !strcmp(name, "gx_map_table");
 		} else if (sscanf(line, "launch %255s %d", name, &mod) == 2) {
@@ -147,6 +150,22 @@ static void test_every_path_instrumented(void **state)
 	assert_int_equal(l.linked, 1);
 	if (l.ptxas_status != -1)
 		assert_int_equal(l.ptxas_status, 0);
+	free(out);
+}
+
+/* An application still running 100 ms after its launches gets its maps
+ * mirrored in the background, by copies on a stream of the agent's own
+ * (snapshots that do not hold back the application's work); the copies at
+ * exit are the legacy stream's, which wait for its kernels. */
+static void test_mirror_snapshots_on_own_stream(void **state)
+{
+	struct launches l;
+	int status;
+	char *out = run("APP_LINGER_MS=350", gpuext_run_app(), &status, &l);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "app ok"));
+	assert_int_equal(l.targeted_inst, 8);
+	assert_true(l.snapshots >= 1);
 	free(out);
 }
 
@@ -658,6 +677,7 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_path_instrumented),
+		cmocka_unit_test(test_mirror_snapshots_on_own_stream),
 		cmocka_unit_test(test_runtime_compiled_when_link_fails),
 		cmocka_unit_test(test_no_probes_baseline),
 		cmocka_unit_test(test_module_cache),
