@@ -19,13 +19,17 @@
 # some):
 #   cost      bench/cuda/gpu_block_cost: the hand-written variants (what a
 #             block's global write costs where), 15 interleaved rounds;
-#   overhead  the block tools and bare block programs on vecadd -n 16M
-#             (REPEAT=5 interleaved runs: median ratio and range; the
+#   endcost   bench/cuda/block_end_cost (build/bench/block_end_cost): a
+#             block's end time and record written by hand, 15 rounds;
+#   overhead  TOOLS (the block tools and bare block programs) on vecadd
+#             -n 16M (REPEAT=5 interleaved runs: median ratio and range; the
 #             recompile column: the agent's recompile with no probes), and
-#             the tools on reduce -n 16M (REPEAT=3) and gemm -n 2048 (one
-#             run: 2 ms launches);
-#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (threadhist,
-#             kernelretsnoop);
+#             SMALL_TOOLS (default: threadhist, main's and the branch's) on
+#             reduce -n 16M (REPEAT=3) and gemm -n 2048 (one run: 2 ms
+#             launches);
+#   checks    tests/gpu/block_ctx.sh and tests/gpu/tools.sh (CHECK_TOOLS,
+#             default threadhist, kernelretsnoop, smload), with CHECK_AGENT=1
+#             tests/gpu/agent.sh (entry and exit probes count every thread);
 #   ncu       Nsight Compute's stall reasons and memory counters for a few
 #             variants of gpu_block_cost, where ncu is installed.
 set -u
@@ -38,6 +42,7 @@ STEPS=${STEPS:-overhead checks}
 COST_ONLY=${COST_ONLY-}
 BB=build/bpf/bench/progs
 TOOLS=${TOOLS:-"base:threadhist build:threadhist prev:threadhist first:threadhist base:kernelretsnoop build:kernelretsnoop"}
+SMALL_TOOLS=${SMALL_TOOLS:-"base:threadhist build:threadhist"}
 t0=$SECONDS
 step() { # step NAME LIMIT CMD...: run, log, never fatal
 	local name=$1 limit=$2
@@ -55,16 +60,20 @@ if want cost; then
 	step cost_check 10 build/bench/gpu_block_cost -check
 fi
 
+if want endcost; then
+	step endcost 25 build/bench/block_end_cost 15
+fi
+
 if want overhead; then
 	step overhead 70 env OUT="$OUT/overhead" ITERS=31 TIMEOUT=10 REPEAT=${REPEAT:-5} \
 		CASES="vecadd -n 16777216" TOOLS="$TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead/gpu_tools_overhead.md" "$OUT/overhead.md" 2>/dev/null
 	step overhead_reduce 25 env OUT="$OUT/overhead_reduce" ITERS=31 TIMEOUT=10 REPEAT=3 \
-		CASES="reduce -n 16777216" TOOLS="base:threadhist build:threadhist" \
+		CASES="reduce -n 16777216" TOOLS="$SMALL_TOOLS" \
 		bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_reduce/gpu_tools_overhead.md" "$OUT/overhead_reduce.md" 2>/dev/null
 	step overhead_gemm 40 env OUT="$OUT/overhead_gemm" ITERS=31 TIMEOUT=15 REPEAT=1 \
-		CASES="gemm -n 2048" TOOLS="base:threadhist build:threadhist" bench/gpu_tools_overhead.sh
+		CASES="gemm -n 2048" TOOLS="$SMALL_TOOLS" bench/gpu_tools_overhead.sh
 	cp "$OUT/overhead_gemm/gpu_tools_overhead.md" "$OUT/overhead_gemm.md" 2>/dev/null
 fi
 
@@ -72,6 +81,8 @@ if want checks; then
 	step block_ctx 25 env OUT="$OUT/block_ctx" tests/gpu/block_ctx.sh
 	step tools 40 env OUT="$OUT/tools" TOOLS="${CHECK_TOOLS:-threadhist kernelretsnoop smload}" \
 		tests/gpu/tools.sh
+	# with CHECK_AGENT=1: every thread counted once at entry and at exit
+	[ -n "${CHECK_AGENT-}" ] && step agent 60 env OUT="$OUT/agent" tests/gpu/agent.sh
 fi
 
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
@@ -87,7 +98,7 @@ fi
 
 # what comes back: a few files; each step's folder as one tarball
 find "$OUT" -mindepth 2 -type f -size +256k -delete
-for d in overhead overhead_reduce overhead_gemm block_ctx tools; do
+for d in overhead overhead_reduce overhead_gemm block_ctx tools agent; do
 	[ -d "$OUT/$d" ] && tar -C "$OUT" -czf "$OUT/$d.tgz" "$d" && rm -rf "${OUT:?}/$d"
 done
 
@@ -95,10 +106,11 @@ echo "== summary ($((SECONDS - t0)) s)"
 cat "$OUT/machine.txt"
 [ -f "$OUT/cost.log" ] && cat "$OUT/cost.log"
 [ -f "$OUT/cost_check.log" ] && tail -1 "$OUT/cost_check.log"
+[ -f "$OUT/endcost.log" ] && cat "$OUT/endcost.log"
 for f in overhead overhead_reduce overhead_gemm; do
 	[ -f "$OUT/$f.md" ] && tail -n +7 "$OUT/$f.md"
 done
-for f in block_ctx tools; do
+for f in block_ctx tools agent; do
 	[ -f "$OUT/$f.log" ] && grep -h "passed" "$OUT/$f.log" | tail -1
 	[ -f "$OUT/$f.log" ] && grep -h "FAIL" "$OUT/$f.log" | head -5
 done

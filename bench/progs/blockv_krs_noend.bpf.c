@@ -7,7 +7,7 @@
 SEC("gpu/block_exit/*")
 int krs_noend(struct gpuext_block_ctx *ctx)
 {
-	struct krs_block *b = krs_record(ctx);
+	struct blockv_krs_rec *b = krs_record(ctx);
 	if (!b)
 		return 0;
 	krs_store_but_end(b, ctx);

@@ -7,7 +7,7 @@
 SEC("gpu/block_entry/*")
 int krs_split_entry(struct gpuext_block_ctx *ctx)
 {
-	struct krs_block *b = krs_record(ctx);
+	struct blockv_krs_rec *b = krs_record(ctx);
 	if (b)
 		krs_store_but_end(b, ctx);
 	return 0;
@@ -16,7 +16,7 @@ int krs_split_entry(struct gpuext_block_ctx *ctx)
 SEC("gpu/block_exit/*")
 int krs_split_exit(struct gpuext_block_ctx *ctx)
 {
-	struct krs_block *b = krs_record(ctx);
+	struct blockv_krs_rec *b = krs_record(ctx);
 	if (b)
 		b->end_ns = ctx->end_ns;
 	return 0;

@@ -59,6 +59,25 @@ static __u64 (*bpf_gpu_per_thread)(void) = (void *)511;
  * runs (gpuext run-gpu).
  */
 static __u64 (*bpf_gpu_launch_id)(void) = (void *)512;
+/*
+ * *dst = max(*dst, val) as unsigned 64-bit numbers, atomically; returns the
+ * old *dst.  dst: an 8-byte aligned word of a writable map value (the
+ * verifier checks it).  eBPF's atomic instructions have no maximum.  On the
+ * GPU one `red.max` (fire-and-forget: nothing waits for it) where the
+ * result is not used, else `atom.max`; on the host a compare-and-swap loop.
+ * What it is for: a time that many warps report and only the latest counts
+ * (bench/progs/blockv_krs7.bpf.c: a block's end, each warp's exit time).
+ */
+static __u64 (*bpf_gpu_atomic_max)(__u64 *dst, __u64 val) = (void *)513;
+/*
+ * The block's linear index, blockIdx.x + gridDim.x * (blockIdx.y +
+ * gridDim.y * blockIdx.z) (what a block program's ctx->block holds).  In
+ * the main function of an entry, exit or block program the kernel
+ * computes it once per thread, past its first global loads where only
+ * exit code reads it: a warp's exit then reads no special register on its
+ * way out (docs/gpu-helpers.md); elsewhere from special registers.
+ */
+static __u64 (*bpf_gpu_block_index)(void) = (void *)514;
 
 /* What a gpu/mem program receives in r1. */
 struct gpuext_mem_ctx {

@@ -87,9 +87,11 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 		struct prog *p = agent_gpu_progs[i];
 		if (!agent_kernel_targeted_by(p, kernel, base))
 			continue;
-		/* inline probes read the launch id the injector declares */
+		/* inline probes read the launch id and the block index the
+		 * injector declares */
 		struct ptx_emit_opts o = {.maps = agent_refs(), .map_table = AGENT_MAP_TABLE,
 					  .launch_id = PTX_LAUNCH_ID_REG,
+					  .block_index = PTX_BLOCK_INDEX_REG,
 					  .elect_sync = agent_elect_sync()};
 		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
 		if (kind != PTX_PROBE_MEM) {

@@ -86,6 +86,19 @@ static uint64_t helper_get_prandom_u32(uint64_t r1, uint64_t r2, uint64_t r3, ui
 	return (uint32_t)((state * 0x2545f4914f6cdd1dull) >> 32);
 }
 
+/* *dst = max(*dst, val), unsigned, atomically; returns the old *dst (the
+ * verifier proved dst an 8-aligned u64 of a map value). */
+static uint64_t helper_gpu_atomic_max(uint64_t dst, uint64_t val, uint64_t r3, uint64_t r4,
+				      uint64_t r5)
+{
+	uint64_t *p = PTR(dst), old = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (old < val &&
+	       !__atomic_compare_exchange_n(p, &old, val, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	return old;
+}
+
 static uint64_t helper_get_smp_processor_id(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
 					    uint64_t r5)
 {
@@ -229,6 +242,10 @@ static uint64_t helper_cuda_kernel_name(uint64_t buf, uint64_t size, uint64_t ha
 	 ARG_CONST_SIZE_OR_ZERO}, HOST
 #define HELPER_SIG_TRACE_VPRINTK helper_trace_vprintk, RET_INTEGER, \
 	{ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO}, HOST | LEAK
+
+/* The device runtime's is inline (src/ptx/ptx_emit.c: red/atom.max). */
+#define HELPER_SIG_GPU_ATOMIC_MAX helper_gpu_atomic_max, RET_INTEGER, \
+	{ARG_PTR_TO_ATOMIC_U64, ARG_SCALAR}, HOST | GPU
 
 #define HELPER_SIG_CUDA_KERNEL_NAME helper_cuda_kernel_name, RET_INTEGER, \
 	{ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE, ARG_ANYTHING}, HOST

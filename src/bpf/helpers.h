@@ -43,13 +43,16 @@ typedef uint64_t (*helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4
 	X(RINGBUF_QUERY, 134, "ringbuf_query")                                 \
 	X(SNPRINTF, 165, "snprintf")                                           \
 	X(TRACE_VPRINTK, 177, "trace_vprintk")                                 \
+	X(GPU_ATOMIC_MAX, 513, "gpu_atomic_max")                               \
 	X(CUDA_KERNEL_NAME, 640, "cuda_kernel_name")
 
 #define HELPER_ENUM(name, id, str) HELPER_##name = id,
 enum helper_id { HELPER_IDS(HELPER_ENUM) };
 #undef HELPER_ENUM
 
-/* GPU helpers (device runtime); ids reserved here, listed in src/ptx/. */
+/* GPU helpers (device runtime); ids reserved here, listed in src/ptx/.
+ * gpu_atomic_max (513) is in HELPER_IDS too: eBPF has no atomic maximum,
+ * and the host backends run it as well (a compare-and-swap loop). */
 enum { HELPER_GPU_FIRST = 500, HELPER_GPU_LAST = 599 };
 /* Memory-policy helpers (struct_ops programs); ids reserved here, declared
  * in include/bpf/gpu_mem_ops.h, implemented in src/policy/. */
@@ -81,6 +84,8 @@ enum helper_arg {
 	ARG_PTR_TO_RINGBUF_REC, /* a reserved ring buffer record: released */
 	ARG_CONST_ALLOC_SIZE,   /* constant size of the record to allocate */
 	ARG_PTR_TO_CONST_STR,   /* NUL-terminated string in read-only data */
+	ARG_PTR_TO_ATOMIC_U64,  /* 8 writable, 8-aligned bytes of a map value,
+				 * updated atomically */
 };
 
 enum helper_ret {

@@ -76,6 +76,7 @@ static const char *arg_kind(enum helper_arg a)
 	case ARG_PTR_TO_CTX: return "the ctx";
 	case ARG_PTR_TO_RINGBUF_REC: return "a reserved ring buffer record";
 	case ARG_PTR_TO_CONST_STR: return "a constant string";
+	case ARG_PTR_TO_ATOMIC_U64: return "a pointer to an 8-byte word of a map value";
 	default: return "a scalar";
 	}
 }
@@ -264,6 +265,17 @@ int check_helper_call(struct vfy_env *env, const struct isa_insn *insn)
 			break;
 		case ARG_PTR_TO_CONST_STR:
 			if ((err = check_const_str(env, regno, r)))
+				return err;
+			break;
+		case ARG_PTR_TO_ATOMIC_U64:
+			/* a map value only: the stack is thread-private, and on the
+			 * GPU the translator emits a global (or shared) atomic */
+			if (r->type != REG_PTR_MAP_VALUE)
+				return vfy_reject(env, EACCES, "R%u: %s expects %s, not %s", regno,
+						  h->name, arg_kind(kind), vfy_reg_type_name(r->type));
+			/* in bounds, writable, 8-aligned (as an atomic instruction) */
+			if ((err = check_mem_access(env, regno, 0, 8, ACCESS_ATOMIC, false, NULL,
+						    NULL)))
 				return err;
 			break;
 		case ARG_NONE:

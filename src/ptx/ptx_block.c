@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx_helpers.h"
 #include "ptx_parse.h"
 
 /*
@@ -249,6 +250,12 @@ static size_t ptx_block_sink_point(const struct ptx_module *m, const struct ptx_
 enum { W_START = W(0), W_END = W(1), W_INDEX = W(2), W_SM_THREADS = W(3), W_WARPS = W(4),
        W_EXITS = W(5), W_ALL = W(PTX_BLOCK_CTX_WORDS) - 1 };
 
+/* Does probe code name the block index register? */
+static int ptx_block_names_index(const char *code)
+{
+	return code && strstr(code, PTX_BLOCK_INDEX_REG) != NULL;
+}
+
 /* What a block program's code reads (ptx_inject.h, PTX_BLOCK_CTX_WORD). */
 static struct ptx_block_use ptx_block_scan(const char *code)
 {
@@ -297,14 +304,7 @@ static void ptx_block_regs(struct ptx_buf *b)
 static void ptx_block_words(struct ptx_buf *b, unsigned words)
 {
 	if (words & W_INDEX) /* x + nctaid.x * (y + nctaid.y * z), in 64 bits */
-		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%ctaid.z;\n\tmov.u32 %%gxb_b, %%nctaid.y;\n"
-				  "\tmul.wide.u32 %%gxb_c2, %%gxb_a, %%gxb_b;\n"
-				  "\tmov.u32 %%gxb_a, %%ctaid.y;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-				  "\tadd.s64 %%gxb_c2, %%gxb_c2, %%gxb_u;\n"
-				  "\tmov.u32 %%gxb_a, %%nctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-				  "\tmul.lo.u64 %%gxb_c2, %%gxb_c2, %%gxb_u;\n"
-				  "\tmov.u32 %%gxb_a, %%ctaid.x;\n\tcvt.u64.u32 %%gxb_u, %%gxb_a;\n"
-				  "\tadd.s64 %%gxb_c2, %%gxb_c2, %%gxb_u;\n");
+		ptx_intrin_block_index(b, "%gxb_c2", "%gxb_a", "%gxb_b", "%gxb_u");
 	if (words & (W_SM_THREADS | W_WARPS))
 		ptx_block_threads(b);
 	if (words & W_SM_THREADS)
@@ -352,6 +352,16 @@ static void ptx_block_zero_exit_words(struct ptx_buf *b, unsigned words)
 		ptx_buf_printf(b, "\tmov.b64 %%gxb_c5, 0;\n");
 }
 
+/* The block index register at entry, by every thread (a scope of its own
+ * for the scratch registers). */
+static void ptx_block_index_reg(struct ptx_buf *b)
+{
+	ptx_buf_printf(b, "\t{ // block probes: the block's linear index, at entry\n"
+			  "\t.reg .b32 %%gxb_a, %%gxb_b;\n\t.reg .b64 %%gxb_u;\n");
+	ptx_intrin_block_index(b, PTX_BLOCK_INDEX_REG, "%gxb_a", "%gxb_b", "%gxb_u");
+	ptx_buf_printf(b, "\t}\n");
+}
+
 /* At entry: thread (0,0,0) reads the start time where anything reads it,
  * computes the words the block_entry program reads and, where anything
  * reads the record in memory, writes it; the counted exit's zeroed counter
@@ -364,15 +374,20 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 	/* the barrier: for the counter, and for the block-local arrays, which
 	 * every thread zeroed just before (ptx_block_arrays_zero) */
 	int meet = k->counted || k->o->n_block_arrays;
-	int record = k->record_at_entry, sunk = k->sink_at != 0;
+	int record = k->record_at_entry, sunk = k->entry_sunk;
 	unsigned words = sunk ? 0 : k->entry.words | (record ? W_ALL : 0);
 	/* thread (0,0,0)'s start time in a register of the kernel's scope: for
 	 * its block_exit program, or for its sunk block_entry program */
 	int keep_start = k->start_reg || (sunk && (k->entry.words & W_START));
 
-	if (sunk) /* every thread: which one is thread (0,0,0) is asked there */
-		ptx_buf_printf(b, "\t.reg .pred %%%s_bp; // block probes: the block_entry program "
-				  "is still to run\n\tmov.pred %%%s_bp, 1;\n", k->pfx, k->pfx);
+	if (k->sink_at) /* every thread: which one is thread (0,0,0) is asked there */
+		ptx_buf_printf(b, "\t.reg .pred %%%s_bp; // block probes: the sunk code is still "
+				  "to run\n\tmov.pred %%%s_bp, 1;\n", k->pfx, k->pfx);
+	if (k->index_reg)
+		ptx_buf_printf(b, "\t.reg .b64 %s; // block probes: the block's linear index\n",
+			       PTX_BLOCK_INDEX_REG);
+	if (k->index_reg && !k->index_sunk)
+		ptx_block_index_reg(b);
 	if (!(code && !sunk) && !meet && !k->start_shared && !keep_start)
 		return; /* nothing (else) to do at entry */
 	if (keep_start)
@@ -416,16 +431,24 @@ void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b)
 
 	if (!k->sink_at)
 		return;
-	ptx_buf_printf(b, "\t{ // block probes: the block_entry program, once, in thread "
-			  "(0,0,0)\n");
+	ptx_buf_printf(b, "\t{ // block probes: once per thread%s%s\n",
+		       k->index_sunk ? ", the block index" : "",
+		       k->entry_sunk ? ", the block_entry program in thread (0,0,0)" : "");
 	ptx_block_regs(b);
-	/* the first time a thread gets here, it asks whether it is thread
-	 * (0,0,0): at the sink point the question's special-register reads wait
-	 * with the loads, not before them; %tid.x first (the kernel has it
+	/* the first time a thread gets here: its block index, whose special
+	 * register reads wait with the loads here, not on its way out */
+	ptx_buf_printf(b, "\t@!%%%s_bp bra GXB_DONE;\n\tmov.pred %%%s_bp, 0;\n", k->pfx,
+		       k->pfx);
+	if (k->index_sunk)
+		ptx_intrin_block_index(b, PTX_BLOCK_INDEX_REG, "%gxb_a", "%gxb_b", "%gxb_u");
+	if (!k->entry_sunk) {
+		ptx_buf_printf(b, "GXB_DONE:\n\t}\n");
+		return;
+	}
+	/* then whether it is thread (0,0,0): %tid.x first (the kernel has it
 	 * already, as a rule), %tid.y and %tid.z only where it is 0 */
-	ptx_buf_printf(b, "\t@!%%%s_bp bra GXB_DONE;\n\tmov.pred %%%s_bp, 0;\n"
-			  "\tmov.u32 %%gxb_a, %%tid.x;\n\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
-			  "\t@%%gxb_p bra GXB_DONE;\n", k->pfx, k->pfx);
+	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
+			  "\t@%%gxb_p bra GXB_DONE;\n");
 	ptx_block_not_first(b);
 	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_DONE;\n");
 	if (words & W_START)
@@ -597,7 +620,11 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 		    const struct ptx_inject_opts *o, const char *pfx)
 {
 	*k = (struct ptx_block){.m = m, .o = o, .pfx = pfx};
-	k->on = o->block_entry_code || o->block_exit_code || o->n_block_arrays;
+	k->index_reg = ptx_block_names_index(o->entry_code) ||
+		       ptx_block_names_index(o->block_entry_code) ||
+		       ptx_block_names_index(o->exit_code) ||
+		       ptx_block_names_index(o->block_exit_code);
+	k->on = o->block_entry_code || o->block_exit_code || o->n_block_arrays || k->index_reg;
 	k->exit_by_barrier = o->block_exit_code && ptx_block_exit_by_barrier(m, f, o);
 	k->counted = o->block_exit_code && !k->exit_by_barrier;
 	k->entry = ptx_block_scan(o->block_entry_code);
@@ -616,10 +643,20 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 	 * words from registers and thread (0,0,0) gets to the exit block if not
 	 * to the loads; GPUEXT_PTX_BLOCK_ENTRY_FIRST keeps it at entry, to
 	 * compare */
-	if (o->block_entry_code && !k->counted && !o->n_block_arrays && !o->entry_code &&
-	    !o->entry_sym && !k->entry.mem && !getenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST") &&
-	    ptx_block_leaves_by_exit(m, f, 0))
+	int entry_sinks = o->block_entry_code && !k->counted && !o->n_block_arrays &&
+			  !o->entry_code && !o->entry_sym && !k->entry.mem &&
+			  !getenv("GPUEXT_PTX_BLOCK_ENTRY_FIRST");
+	/* the block index likewise where only code past the loads reads it
+	 * (exit probes, block_exit, a sunk block_entry program): every thread
+	 * passes the sink point or the exit block before those
+	 * (GPUEXT_PTX_BLOCK_INDEX_FIRST: at entry, to compare) */
+	int index_sinks = k->index_reg && !getenv("GPUEXT_PTX_BLOCK_INDEX_FIRST") &&
+			  !ptx_block_names_index(o->entry_code) &&
+			  !(ptx_block_names_index(o->block_entry_code) && !entry_sinks);
+	if ((entry_sinks || index_sinks) && ptx_block_leaves_by_exit(m, f, 0))
 		k->sink_at = ptx_block_sink_point(m, f);
+	k->entry_sunk = entry_sinks && k->sink_at;
+	k->index_sunk = index_sinks && k->sink_at;
 }
 
 void ptx_block_record_decl(const struct ptx_block *k, struct ptx_buf *b)

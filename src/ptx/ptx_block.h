@@ -34,11 +34,14 @@ struct ptx_block {
 	int start_reg;       /* the start time kept for the exit in PFX_start */
 	int start_shared;    /* the start time kept for the exit in the record */
 	int record_used;     /* the kernel declares the record (PFX_blk) */
-	/* the block_entry program sunk past the kernel's first global loads:
-	 * it runs right before statement sink_at of the module (and, for a
-	 * thread (0,0,0) that never gets there, in the exit block); 0: at
-	 * the kernel's entry */
+	/* the sunk code: right before statement sink_at of the module, past
+	 * the kernel's first global loads (and, for a thread that never gets
+	 * there, in the exit block), once per thread; 0: none */
 	size_t sink_at;
+	int entry_sunk; /* the block_entry program runs there (else at entry) */
+	/* the probes' code names PTX_BLOCK_INDEX_REG: every thread computes
+	 * it, in the sunk code where index_sunk, else at entry */
+	int index_reg, index_sunk;
 };
 
 /* Decide for kernel f of m what o asks (pfx must outlive k). */
@@ -53,8 +56,9 @@ void ptx_block_entry(const struct ptx_block *k, struct ptx_buf *b);
 /* In the exit block, before a warp exit probe (only with block_exit_code). */
 void ptx_block_exit(const struct ptx_block *k, struct ptx_buf *b);
 /* With sink_at: right before statement sink_at, and at the start of the
- * exit block (which the kernel then has): the block_entry program, in
- * thread (0,0,0), the first time it gets to either. */
+ * exit block (which the kernel then has): the first time a thread gets to
+ * either, the block index register (index_sunk) and, in thread (0,0,0),
+ * the block_entry program (entry_sunk). */
 void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b);
 
 #endif /* GPUEXT_PTX_BLOCK_H */

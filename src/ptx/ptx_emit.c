@@ -903,6 +903,74 @@ static const char *ptx_launch_id(const struct ptx_ctx *c)
 	return c->inlined && *id ? id : NULL;
 }
 
+/*
+ * Is r0 dead after the call at instruction i: written before anything
+ * reads it on the straight-line code that follows?  A branch or exit ends
+ * the look (exit returns r0) and counts as a read.
+ */
+static int ptx_r0_dead_after(const struct ptx_ctx *c, size_t i)
+{
+	size_t end = c->fns[ptx_fn_of(c, i)].end;
+
+	for (size_t k = i + 1; k < end; k++) {
+		const struct isa_insn *in = &c->p->insns[k];
+		unsigned cls = ISA_CLASS(in->code);
+		if (in->code == ISA_OPC_JMP_CALL)
+			return 1; /* reads r1..r5, sets r0 */
+		if (cls == ISA_JMP || cls == ISA_JMP32)
+			return 0;
+		if (cls == ISA_ALU || cls == ISA_ALU64) {
+			if (ISA_SRC(in->code) == ISA_X && in->src == 0)
+				return 0;
+			if (in->dst == 0)
+				return ISA_OP(in->code) == ISA_ALU_MOV;
+		} else if (cls == ISA_LDX) {
+			if (in->src == 0)
+				return 0;
+			if (in->dst == 0)
+				return 1;
+		} else if (cls == ISA_LD) {
+			if (in->dst == 0)
+				return 1;
+			k++; /* LD_IMM64's second slot */
+		} else if (in->dst == 0 || (cls == ISA_STX && in->src == 0)) {
+			return 0; /* a store through r0 or of it */
+		}
+	}
+	return 0;
+}
+
+/*
+ * bpf_gpu_atomic_max(dst, val): r0 = the old *dst, *dst = max(*dst, val),
+ * unsigned 64-bit.  A `red` where r0 is dead after the call (nothing waits
+ * for the update: a warp retires without its round trip), else `atom`;
+ * .global where ptx_stack proved dst a device map's value, .shared for a
+ * block-local array's, else a generic address, where only an unverified
+ * program (the verifier wants a map value) can point into the stack: that
+ * is thread-private, so a plain load, max and store there.
+ */
+static void ptx_emit_atomic_max(struct ptx_ctx *c, size_t i)
+{
+	struct ptx_buf *b = c->b;
+	const struct ptx_stack_use *u = &c->use[i];
+	int dead = ptx_r0_dead_after(c, i);
+	int shared = u->space == PTX_SPACE_SHARED, global = u->space == PTX_SPACE_GLOBAL;
+	const char *sp = shared ? ".shared" : global ? ".global" : "";
+	const char *addr = shared ? "%sa1" : "%r1";
+	int local = !c->no_local && !shared && !global;
+
+	if (local)
+		ptx_buf_printf(b, "\tisspacep.local %%p0, %%r1;\n\t@%%p0 bra La%zu;\n", i);
+	if (dead)
+		ptx_buf_printf(b, "\tred%s.max.u64 [%s], %%r2;\n", sp, addr);
+	else
+		ptx_buf_printf(b, "\tatom%s.max.u64 %%r0, [%s], %%r2;\n", sp, addr);
+	if (local)
+		ptx_buf_printf(b, "\tbra Lb%zu;\nLa%zu: // the stack: thread-private\n"
+				  "\tld.u64 %%t2, [%%r1];\n\tmax.u64 %%t3, %%t2, %%r2;\n"
+				  "\tst.u64 [%%r1], %%t3;\n\tmov.b64 %%r0, %%t2;\nLb%zu:\n", i, i, i);
+}
+
 static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
 				struct err *e)
 {
@@ -915,7 +983,13 @@ static int ptx_emit_helper_call(struct ptx_ctx *c, size_t i, const struct isa_in
 		ptx_buf_printf(b, "\tmov.b64 %%r0, %%r1; // conformance: helper 5 returns r1\n");
 		return 0;
 	}
-	int intrin = in->imm >= 0 ? ptx_intrin_emit(b, (uint32_t)in->imm, ptx_launch_id(c)) : 0;
+	if (in->imm == HELPER_GPU_ATOMIC_MAX) {
+		ptx_emit_atomic_max(c, i);
+		return 0;
+	}
+	int intrin = in->imm >= 0 ? ptx_intrin_emit(b, (uint32_t)in->imm, ptx_launch_id(c),
+						    c->inlined ? c->o->block_index : NULL)
+				  : 0;
 	if (intrin < 0)
 		return err_set(e, ENOTSUP, "insn %zu: bpf_gpu_launch_id() is only available in "
 			       "the main function of gpu/entry, gpu/exit and gpu/block_* programs "
@@ -1357,8 +1431,10 @@ static int ptx_plan_stack(struct ptx_ctx *c, struct err *e)
 			k->global_value = arr->type != MAP_TYPE_GPU_BLOCK_ARRAY &&
 					  in->imm == HELPER_MAP_LOOKUP_ELEM &&
 					  !getenv("GPUEXT_PTX_MAP_GENERIC");
-		} else if (in->imm >= 0 && (h = ptx_helper_find((uint32_t)in->imm)))
+		} else if (in->imm >= 0 && (h = ptx_helper_find((uint32_t)in->imm))) {
 			k->nargs = (uint8_t)h->nargs;
+			k->atomic_r1 = in->imm == HELPER_GPU_ATOMIC_MAX;
+		}
 	}
 	c->no_local = 1;
 	for (size_t f = 0; f < c->fn_cnt; f++) {

@@ -144,6 +144,15 @@ struct ptx_emit_opts {
 	 * NULL: no launch at all (standalone runs, `gpuext ptx`): 0.
 	 */
 	const char *launch_id;
+	/*
+	 * Where bpf_gpu_block_index() finds the block's linear index in
+	 * function 0 of an inline block: a .b64 register the kernel computes
+	 * once per thread (the injector's PTX_BLOCK_INDEX_REG, past the
+	 * kernel's first loads where it can); NULL, and everywhere else
+	 * (callees, called mem probes): computed from special registers at the
+	 * call.
+	 */
+	const char *block_index;
 	/* Inline code: a .b32 register that holds %smid, read once where the
 	 * code starts (a kernel's entry: the injector's PTX_SMID_REG), read
 	 * for a per-SM array's copy instead of %smid at each probe. */

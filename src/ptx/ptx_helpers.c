@@ -60,6 +60,11 @@ static const struct ptx_helper ptx_helpers[] = {
 	{{HELPER_GPU_PER_THREAD, "gpu_per_thread", NULL, RET_INTEGER, A(0), GPU},
 	 "gx_rt_per_thread", 0, PTX_HX_WARP},
 	{{HELPER_GPU_LAUNCH_ID, "gpu_launch_id", NULL, RET_INTEGER, A(0), GPU}, NULL, 0, 0},
+	/* red/atom.max written inline (ptx_emit.c) */
+	{{HELPER_GPU_ATOMIC_MAX, "gpu_atomic_max", NULL, RET_INTEGER,
+	  A(ARG_PTR_TO_ATOMIC_U64, ARG_SCALAR), GPU}, NULL, 2, 0},
+	/* the injector's register, or special registers (ptx_intrin.c) */
+	{{HELPER_GPU_BLOCK_INDEX, "gpu_block_index", NULL, RET_INTEGER, A(0), GPU}, NULL, 0, 0},
 };
 
 const struct ptx_helper *ptx_helper_find(uint32_t id)

@@ -18,7 +18,8 @@
 #include "bpf/helpers.h"
 #include "ptx_buf.h"
 
-/* X(NAME, id, "name"): the GPU-only helpers. */
+/* X(NAME, id, "name"): the GPU-only helpers.  gpu_atomic_max (513), which
+ * the host backends run too, is in src/bpf/helpers.h's HELPER_IDS. */
 #define PTX_GPU_HELPER_IDS(X)                                                  \
 	X(GPU_ACTIVE_MASK, 500, "gpu_active_mask")                             \
 	X(GPU_LANE_COUNT, 501, "gpu_lane_count")                               \
@@ -32,7 +33,8 @@
 	X(GPU_GLOBALTIMER, 509, "gpu_globaltimer")                             \
 	X(GPU_CLOCK, 510, "gpu_clock")                                         \
 	X(GPU_PER_THREAD, 511, "gpu_per_thread")                               \
-	X(GPU_LAUNCH_ID, 512, "gpu_launch_id")
+	X(GPU_LAUNCH_ID, 512, "gpu_launch_id")                                 \
+	X(GPU_BLOCK_INDEX, 514, "gpu_block_index")
 
 #define PTX_HELPER_ENUM(name, id, str) HELPER_##name = id,
 enum ptx_gpu_helper_id { PTX_GPU_HELPER_IDS(PTX_HELPER_ENUM) };
@@ -46,7 +48,8 @@ enum {
 
 struct ptx_helper {
 	struct helper_proto proto; /* fn is NULL: these run on the device */
-	const char *rt_func;       /* device runtime function; NULL: inline only */
+	const char *rt_func;       /* device runtime function; NULL: inline only
+				    * (the launch id, the atomic maximum) */
 	unsigned nargs;            /* eBPF argument registers passed (r1..) */
 	unsigned hidden;           /* PTX_HX_* */
 };
@@ -70,7 +73,20 @@ const struct helper_proto *ptx_helper_proto_find(uint32_t id);
  * the launch's id where the code runs ("0" where there is no launch), or
  * NULL where the id is out of reach: HELPER_GPU_LAUNCH_ID then gives
  * -ENOTSUP (it has no runtime function: the id exists only in the kernel).
+ * block_index: the .b64 register holding the block's linear index where
+ * the code runs (the injector's, computed once per thread), or NULL:
+ * HELPER_GPU_BLOCK_INDEX then computes it from special registers.
  */
-int ptx_intrin_emit(struct ptx_buf *b, uint32_t id, const char *launch_id);
+int ptx_intrin_emit(struct ptx_buf *b, uint32_t id, const char *launch_id,
+		    const char *block_index);
+
+/*
+ * dst (.b64) = the block's linear index, x + nctaid.x * (y + nctaid.y *
+ * z), from special registers, in 64 bits (a, b: .b32 scratch, u: .b64):
+ * what HELPER_GPU_BLOCK_INDEX computes where no register holds it, and
+ * what the block code computes for a block program's record.
+ */
+void ptx_intrin_block_index(struct ptx_buf *b, const char *dst, const char *a, const char *bb,
+			    const char *u);
 
 #endif /* GPUEXT_PTX_HELPERS_H */

@@ -126,6 +126,17 @@ int ptx_inject_forward_only(const char *code, struct err *e);
 #define PTX_LAUNCH_ID_NAME "gxl_id"
 #define PTX_LAUNCH_ID_REG "%" PTX_LAUNCH_ID_NAME
 
+/*
+ * The register holding the block's linear index (bpf_gpu_block_index) in
+ * the kernel, for inline entry, exit and block probes
+ * (ptx_emit_opts.block_index): where their code names it, the injector
+ * computes it once per thread (ptx_block.c), past the kernel's first
+ * global loads where only code after them reads it, else at the entry: a
+ * warp's exit then reads no special register on its way out.
+ */
+#define PTX_BLOCK_INDEX_NAME "gxk_block"
+#define PTX_BLOCK_INDEX_REG "%" PTX_BLOCK_INDEX_NAME
+
 /* What ptx_inject did about the launch id parameter. */
 struct ptx_launch_param {
 	size_t params; /* the kernel's own parameters (kernelParams entries) */

@@ -24,7 +24,20 @@ static void ptx_intrin_dim(struct ptx_buf *b, const char *sreg)
 			  "\tcvt.u64.u32 %%r0, %%h0;\n", sreg, sreg, sreg);
 }
 
-int ptx_intrin_emit(struct ptx_buf *b, uint32_t id, const char *launch_id)
+void ptx_intrin_block_index(struct ptx_buf *b, const char *dst, const char *a, const char *bb,
+			    const char *u)
+{
+	ptx_buf_printf(b, "\tmov.u32 %s, %%ctaid.z;\n\tmov.u32 %s, %%nctaid.y;\n"
+			  "\tmul.wide.u32 %s, %s, %s;\n"
+			  "\tmov.u32 %s, %%ctaid.y;\n\tcvt.u64.u32 %s, %s;\n\tadd.s64 %s, %s, %s;\n"
+			  "\tmov.u32 %s, %%nctaid.x;\n\tcvt.u64.u32 %s, %s;\n\tmul.lo.u64 %s, %s, %s;\n"
+			  "\tmov.u32 %s, %%ctaid.x;\n\tcvt.u64.u32 %s, %s;\n\tadd.s64 %s, %s, %s;\n",
+		       a, bb, dst, a, bb, a, u, a, dst, dst, u, a, u, a, dst, dst, u, a, u, a, dst,
+		       dst, u);
+}
+
+int ptx_intrin_emit(struct ptx_buf *b, uint32_t id, const char *launch_id,
+		    const char *block_index)
 {
 	switch (id) {
 	case HELPER_GPU_ACTIVE_MASK:
@@ -74,6 +87,12 @@ int ptx_intrin_emit(struct ptx_buf *b, uint32_t id, const char *launch_id)
 		if (!launch_id)
 			return -ENOTSUP;
 		ptx_buf_printf(b, "\tmov.b64 %%r0, %s;\n", launch_id);
+		break;
+	case HELPER_GPU_BLOCK_INDEX: /* the injector's register, else special registers */
+		if (block_index)
+			ptx_buf_printf(b, "\tmov.b64 %%r0, %s;\n", block_index);
+		else
+			ptx_intrin_block_index(b, "%r0", "%h0", "%h1", "%t0");
 		break;
 	default:
 		return 0;

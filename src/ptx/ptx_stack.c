@@ -411,6 +411,10 @@ static void transfer(struct analysis *a, size_t i, struct regs *r, int record)
 					escape(a, r->r[k]);
 				}
 			}
+			if (c->atomic_r1 && r->r[1].kind == V_SHARED)
+				u->space = PTX_SPACE_SHARED;
+			if (c->atomic_r1 && r->r[1].kind == V_GLOBAL)
+				u->space = PTX_SPACE_GLOBAL;
 			if (c->inline_map) /* the key, the value: data */
 				read_frame(a, r, r->r[2], 0, 4);
 			if (c->inline_map && c->value_bytes)

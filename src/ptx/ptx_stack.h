@@ -90,6 +90,9 @@ struct ptx_stack_call {
 	uint8_t global_value; /* an inline lookup in an array in device memory:
 			       * r0 is NULL or an 8-aligned pointer to global
 			       * memory (ptx_devmap.h: values 8-aligned) */
+	uint8_t atomic_r1;    /* the call updates the word r1 points to
+			       * atomically (bpf_gpu_atomic_max): use.space
+			       * says its space, as for an atomic instruction */
 };
 
 struct ptx_stack {

@@ -169,6 +169,8 @@ static int ptx_wrap_inline_block(struct ptx_buf *b, struct ptx_buf *site, const 
 	}
 	if (kind == PTX_PROBE_MEM && o->launch_id) /* also called: no kernel registers there */
 		io.launch_id = PTX_LAUNCH_ID_UNREACHABLE;
+	if (kind == PTX_PROBE_MEM)
+		io.block_index = NULL;
 	/* the body first: whether the ctx must be in memory decides r1 */
 	int err = ptx_emit_prog(b, p, &io, sym, e);
 	if (err) {

@@ -22,7 +22,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/gpu/lib.sh # result, gpu_machine_info
 GPUEXT=build/gpuext
 PROG=build/bpf/examples/gpu_count.bpf.o
-EX=build/examples
+EX=${EX:-build/examples}
 LOGS="$OUT/logs"
 mkdir -p "$LOGS"
 SUMMARY="$OUT/agent-summary.txt"

@@ -415,6 +415,26 @@ static void test_atomics(void **state)
 	}
 }
 
+/* bpf_gpu_atomic_max: the maximum kept, the old value returned, also
+ * where the program drops it; unsigned (a value with the top bit set wins). */
+static void test_atomic_max(void **state)
+{
+	FOR_EACH_VARIANT(d) {
+		struct object *obj = load(d, "atomic_max");
+		if (!obj)
+			continue;
+		static const uint64_t xs[] = {10, 3, 12, 1ull << 63};
+		static const int32_t olds[] = {0, 10, 10, 12};
+		uint64_t m[2];
+		uint32_t zero = 0;
+		for (size_t i = 0; i < 4; i++)
+			assert_int_equal(run_regs(obj, "atomic_max", REG_RDI, xs[i]), olds[i]);
+		assert_int_equal(map_lookup_copy(map_of(obj, "maxes"), &zero, m), 0);
+		assert_true(m[0] == 1ull << 63 && m[1] == 1ull << 63);
+		object_free(obj);
+	}
+}
+
 static void test_btf_maps_raw_program(void **state)
 {
 	FOR_EACH_VARIANT(d) {
@@ -476,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_maps), cmocka_unit_test(test_global_data),
 		cmocka_unit_test(test_strings),     cmocka_unit_test(test_subprograms),
 		cmocka_unit_test(test_loops),       cmocka_unit_test(test_atomics),
+		cmocka_unit_test(test_atomic_max),
 		cmocka_unit_test(test_btf_maps_raw_program),
 		cmocka_unit_test(test_core_read),
 		cmocka_unit_test(test_multi),

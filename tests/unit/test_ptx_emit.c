@@ -304,6 +304,93 @@ static void test_array_lookup_inline(void **state)
 }
 
 /*
+ * bpf_gpu_atomic_max on an array value (in device memory: .global, or a
+ * block-local array's shared memory at %sa1): a red where r0 is written
+ * before it is read after the call (nothing waits for the update), an
+ * atom where it is read (here by an add); on a pointer ptx_stack does not
+ * follow (a map's device address, unverified), a generic atom.  ptxas accepts the device-memory module as
+ * an exit probe for sm_75 and sm_90.
+ */
+static void atomic_max_emit(uint32_t type, const char *sp, const char *reg, int compile)
+{
+	struct isa_insn insns[32];
+	size_t n = 0;
+	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, type, 16, 16, 1, 0, 0};
+	struct ptx_emit_opts o = {.maps = &ref};
+	struct map *maps[1] = {NULL};
+	static const char *const targets[] = {"sm_75", "sm_90"};
+	char want[128];
+
+#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
+	I(ISA_OPC_ST_W, ISA_REG_FP, 0, -4, 3);
+	I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0);
+	I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, -4);
+	I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0);
+	I(0, 0, 0, 0, 0);
+	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM);
+	I(ISA_OPC_JMP_JEQ_K, 0, 0, 9, 0);
+	I(ISA_OPC_ALU64_MOV_X, 6, 0, 0, 0);
+	I(ISA_OPC_ALU64_MOV_X, 1, 0, 0, 0);
+	I(ISA_OPC_ALU64_ADD_K, 1, 0, 0, 8);
+	I(ISA_OPC_ALU64_MOV_K, 2, 0, 0, 5);
+	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_ATOMIC_MAX); /* r0 dead: red */
+	I(ISA_OPC_ALU64_MOV_X, 1, 6, 0, 0);
+	I(ISA_OPC_ALU64_MOV_K, 2, 0, 0, 9);
+	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_ATOMIC_MAX); /* r0 read: atom */
+	I(ISA_OPC_ALU64_ADD_K, 0, 0, 0, 1);
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+	I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0); /* unreached: a map's address */
+	I(0, 0, 0, 0, 0);
+	I(ISA_OPC_ALU64_MOV_K, 2, 0, 0, 1);
+	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_ATOMIC_MAX);
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+#undef I
+	struct prog p = test_prog("maxes", insns, n);
+	p.maps = maps;
+	p.map_cnt = 1;
+	for (size_t k = 0; k < (compile ? 2 : 1); k++) {
+		struct ptx_buf b = {0}, prog = {0};
+		struct ptx_target t;
+		struct err e = {{0}};
+		char sym[128], *log = NULL;
+		size_t len;
+
+		assert_int_equal(ptx_target_parse(targets[k], &t, NULL), 0);
+		if (ptx_emit_prog(&prog, &p, &o, sym, &e))
+			fail_msg("%s", e.msg);
+		snprintf(want, sizeof(want), "\tred%s.max.u64 [%s1], %%r2;\n", sp, reg);
+		assert_int_equal(count_of(prog.text, want), 1);
+		snprintf(want, sizeof(want), "\tatom%s.max.u64 %%r0, [%s1], %%r2;\n", sp, reg);
+		assert_int_equal(count_of(prog.text, want), 1);
+		assert_int_equal(count_of(prog.text, "\tatom.max.u64 %r0, [%r1], %r2;\n"), 1);
+		/* the frame is registers: no generic address can be the stack
+		 * (test_helpers_and_probes_assemble has the stack's path) */
+		assert_int_equal(count_of(prog.text, "isspacep.local"), 0);
+		if (compile) {
+			ptx_emit_header(&b, &t);
+			const char *texts[1] = {prog.text};
+			ptx_emit_runtime_used(&b, texts, 1);
+			ptx_buf_append(&b, prog.text, prog.len);
+			ptx_emit_probe(&b, sym, PTX_PROBE_EXIT, PTX_MODE_WARP);
+			char *text = ptx_buf_take(&b, &len);
+			if (run_ptxas(text, len, targets[k], &log))
+				fail_msg("ptxas -arch=%s:\n%.3000s", targets[k], log ? log : "");
+			free(log);
+			free(text);
+		}
+		ptx_buf_free(&prog);
+	}
+}
+
+static void test_atomic_max(void **state)
+{
+	if (access(PTXAS, X_OK))
+		skip();
+	atomic_max_emit(MAP_TYPE_ARRAY, ".global", "%r", 1);
+	atomic_max_emit(MAP_TYPE_GPU_BLOCK_ARRAY, ".shared", "%sa", 0);
+}
+
+/*
  * Loads and stores through an inline array lookup's result are .global
  * (an array in device memory) or .shared at the pointer's shared-window
  * address %saN (a block-local array: no cvta at the access), and need no
@@ -519,8 +606,11 @@ static void test_gpu_helper_protos(void **state)
 		assert_true(h->proto.id >= last);
 		last = h->proto.id;
 		assert_null(h->proto.fn);
-		/* a runtime function for each, but the launch id (inline only) */
-		assert_true((h->rt_func != NULL) == (id != HELPER_GPU_LAUNCH_ID));
+		/* a runtime function for each, but the launch id, the atomic
+		 * maximum and the block index (inline only) */
+		assert_true((h->rt_func != NULL) == (id != HELPER_GPU_LAUNCH_ID &&
+						     id != HELPER_GPU_ATOMIC_MAX &&
+						     id != HELPER_GPU_BLOCK_INDEX));
 	}
 }
 
@@ -560,6 +650,41 @@ static void test_launch_id(void **state)
 	ptx_buf_free(&site);
 }
 
+/*
+ * bpf_gpu_block_index(): inline in function 0 it reads the register the
+ * options name (the injector's, computed once per thread); in a callee,
+ * and with no register, it is computed from %ctaid and %nctaid.
+ */
+static void test_block_index(void **state)
+{
+	struct isa_insn insns[] = {
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_BLOCK_INDEX},
+		{ISA_OPC_ALU64_MOV_X, 6, 0, 0, 0},
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_LOCAL, 0, 1},
+		{ISA_OPC_JMP_EXIT, 0, 0, 0, 0},
+		{ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_GPU_BLOCK_INDEX},
+		{ISA_OPC_JMP_EXIT, 0, 0, 0, 0},
+	};
+	struct prog p = test_prog("bix", insns, 6);
+	struct ptx_buf b = {0}, site = {0};
+	struct ptx_emit_opts o = {.block_index = "%gxk_block"};
+	struct err e = {{0}};
+
+	assert_int_equal(ptx_emit_probe_inline(&b, &site, &p, &o, PTX_PROBE_EXIT, &e), 0);
+	assert_int_equal(count_of(site.text, "mov.b64 %r0, %gxk_block;"), 1);
+	/* the callee (a .func of b) computes it */
+	assert_int_equal(count_of(site.text, "%ctaid.z"), 0);
+	assert_int_equal(count_of(b.text, "mov.u32 %h0, %ctaid.z;"), 1);
+	assert_non_null(strstr(b.text, "mul.wide.u32 %r0, %h0, %h1;"));
+	ptx_buf_free(&b);
+	ptx_buf_free(&site);
+	char sym[128];
+	assert_int_equal(ptx_emit_prog(&b, &p, NULL, sym, &e), 0);
+	assert_int_equal(count_of(b.text, "%gxk_block"), 0);
+	assert_int_equal(count_of(b.text, "mov.u32 %h0, %ctaid.z;"), 2);
+	ptx_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,12 +693,14 @@ int main(void)
 		cmocka_unit_test(test_helpers_and_probes_assemble),
 		cmocka_unit_test(test_array_lookup_inline),
 		cmocka_unit_test(test_map_value_access),
+		cmocka_unit_test(test_atomic_max),
 		cmocka_unit_test(test_lookup_key_range),
 		cmocka_unit_test(test_errors_name_the_instruction),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_every_target_assembles),
 		cmocka_unit_test(test_gpu_helper_protos),
 		cmocka_unit_test(test_launch_id),
+		cmocka_unit_test(test_block_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -914,6 +914,61 @@ static void test_block_entry_sunk(void **state)
 }
 
 /*
+ * The block index register (bpf_gpu_block_index in inline probes): where
+ * only exit code names it, every thread computes it once, past the
+ * kernel's first loads (and in the exit block for a thread that never
+ * loaded), beside a sunk block_entry program's run; where entry code names
+ * it, where the first loads are in a loop, and with
+ * GPUEXT_PTX_BLOCK_INDEX_FIRST, at entry.  ptxas accepts each.
+ */
+static void test_block_index_reg(void **state)
+{
+	static const char exit_code[] = "\t{ // reads the block index\n\t.reg .b64 %q;\n"
+					"\tmov.b64 %q, " PTX_BLOCK_INDEX_REG ";\n\t}\n";
+	static const char compute[] = "mul.wide.u32 " PTX_BLOCK_INDEX_REG;
+	struct ptx_inject_opts o = {.kernel = "k", .exit_code = exit_code,
+				    .min_version_major = 7, .min_version_minor = 8};
+	char *out = inject_kernel(blk_loads, &o);
+	assert_int_equal(count_str(out, ".reg .b64 " PTX_BLOCK_INDEX_REG ";"), 1);
+	assert_int_equal(count_str(out, compute), 2);
+	const char *first = strstr(out, compute), *load2 = strstr(out, "ld.global.nc.f32 %f2");
+	assert_true(load2 && first > load2 && strstr(first + 1, compute) > strstr(out, "_exit:"));
+	assert_int_equal(count_str(out, "bra GXB_DONE;\n\tmov.pred"), 2);
+	assert_null(strstr(out, "%tid.y")); /* no block_entry program: no thread (0,0,0) test */
+	free(out);
+
+	/* beside threadhist's sunk block_entry program, in the same code */
+	struct object *ob;
+	struct prog *p = verified_prog("build/bpf/tools/threadhist.bpf.o", "th_block", &ob);
+	char *extra, *site = block_site(p, PTX_PROBE_BLOCK_ENTRY, &extra);
+	o.block_entry_code = site;
+	o.extra = extra;
+	out = inject_kernel(blk_loads, &o);
+	assert_int_equal(count_str(out, "once per thread, the block index, the block_entry "
+					"program in thread (0,0,0)"), 2);
+	assert_int_equal(count_str(out, compute), 2);
+	free(out);
+	o.block_entry_code = o.extra = NULL;
+	free(site);
+	free(extra);
+	object_free(ob);
+
+	/* at entry, before the loads */
+	const char *entries[] = {"entry code", "loop", "asked"};
+	for (size_t i = 0; i < 3; i++) {
+		o.entry_code = i == 0 ? exit_code : NULL;
+		if (i == 2)
+			setenv("GPUEXT_PTX_BLOCK_INDEX_FIRST", "1", 1);
+		out = inject_kernel(i == 1 ? blk_loop : blk_loads, &o);
+		unsetenv("GPUEXT_PTX_BLOCK_INDEX_FIRST");
+		if (count_str(out, compute) != 1 ||
+		    strstr(out, compute) > strstr(out, "ld.global.f32 %f1") || strstr(out, "_bp;"))
+			fail_msg("%s: the index not once at entry:\n%s", entries[i], out);
+		free(out);
+	}
+}
+
+/*
  * Block probes (gpu/block_entry, gpu/block_exit: the shipped tools, a
  * block-entry threadhist of bench/progs and an empty pair) with warp
  * entry/exit probes, in every kernel of the corpus, with the exit found by
@@ -1167,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(test_inline_probes),
 		cmocka_unit_test(test_block_probes),
 		cmocka_unit_test(test_block_entry_sunk),
+		cmocka_unit_test(test_block_index_reg),
 		cmocka_unit_test(test_block_exit_kinds),
 		cmocka_unit_test(test_block_ctx_words),
 		cmocka_unit_test(test_only_kernel_variables),

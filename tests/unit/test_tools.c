@@ -18,6 +18,7 @@
 #include "bpf/map.h"
 #include "bpf/object.h"
 #include "bpf/verifier.h"
+#include "ptx/ptx_inject.h" /* PTX_BLOCK_INDEX_REG */
 
 #include "../../src/cli/hist.c"
 #include "../../src/cli/tool_map.c"
@@ -977,7 +978,8 @@ static void test_cli_tools(void **state)
 }
 
 /*
- * Each tool under `gpuext run TOOL.bpf.o` (the formatter is chosen by the
+ * Each tool (and bench/progs/blockv_krs7, whose warp exit program reads
+ * the kernel's block index register) under `gpuext run TOOL.bpf.o` (the formatter is chosen by the
  * file name, as with --tool, which looks next to the binary: not build/san)
  * with the agent and the fake driver (tests/fakecuda): the app's kernels get the tool's device programs (its
  * function in the loaded PTX), the run is silent and the app succeeds, and
@@ -986,11 +988,13 @@ static void test_cli_tools(void **state)
 static void test_tools_injected(void **state)
 {
 	static const char *const tool[][2] = {
-		{"blockretsnoop", "brs_block"}, {"kernelretsnoop", "krs_block"},
-		{"launchlate", "ll_first_block"}, {"memtrace", "mt_access"},
-		{"memtrace_block", "mt_access"},
-		{"smload", "sl_block"}, {"threadhist", "th_block"},
-		{"warpretsnoop", "wrs_exit"},
+		{"tools/blockretsnoop", "brs_block"}, {"tools/kernelretsnoop", "krs_block"},
+		{"tools/launchlate", "ll_first_block"}, {"tools/memtrace", "mt_access"},
+		{"tools/memtrace_block", "mt_access"},
+		{"tools/smload", "sl_block"}, {"tools/threadhist", "th_block"},
+		{"tools/warpretsnoop", "wrs_exit"},
+		/* not a tool: bpf_gpu_block_index's register, computed by the kernel */
+		{"bench/progs/blockv_krs7", "krs_warp_end"},
 	};
 	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
 		skip();
@@ -1000,7 +1004,7 @@ static void test_tools_injected(void **state)
 		assert_non_null(mkdtemp(dir));
 		snprintf(cmd, sizeof(cmd),
 			 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
-			 "%s run " TEST_BPF_DIR "/tools/%s.bpf.o -- build/fakecuda/app "
+			 "%s run " TEST_BPF_DIR "/%s.bpf.o -- build/fakecuda/app "
 			 "tests/ptx_corpus/checked.compute_75.ptx vec_add reduce_atomic",
 			 dir, dir, test_cli_path(), tool[t][0]);
 		char *out = test_run_cmd(cmd, &status);
@@ -1015,17 +1019,20 @@ static void test_tools_injected(void **state)
 				instrumented++;
 				/* threadhist's lookups are in arrays whose geometry the
 				 * agent passes: address arithmetic, no runtime call */
-				if (!strcmp(tool[t][0], "threadhist") &&
+				if (!strcmp(tool[t][0], "tools/threadhist") &&
 				    (!strstr(ptx, "map_lookup_elem, inline") ||
 				     strstr(ptx, "gx_rt_map_lookup")))
 					fail_msg("threadhist: lookups not inline in %s", path);
 				/* memtrace_block counts in block-local arrays:
 				 * .shared arrays the module declares, shared
 				 * reductions */
-				if (!strcmp(tool[t][0], "memtrace_block") &&
+				if (!strcmp(tool[t][0], "tools/memtrace_block") &&
 				    (!strstr(ptx, ".shared .align 16 .b8 gx_block_map") ||
 				     !strstr(ptx, "red.shared.add.u32")))
 					fail_msg("memtrace_block: no block-local counters in %s", path);
+				if (!strcmp(tool[t][0], "bench/progs/blockv_krs7") &&
+				    !strstr(ptx, "mul.wide.u32 " PTX_BLOCK_INDEX_REG))
+					fail_msg("blockv_krs7: no block index register in %s", path);
 				/* a module that declares the runtime is linked with
 				 * the prebuilt one, as the driver's JIT linker does */
 				int linked = strstr(ptx, ".extern .func") != NULL;

@@ -50,6 +50,8 @@ static const char *const not_safety[] = {
 	"invalid bpf_context access", "unknown func", "program of this type cannot use",
 	"cannot call GPL", "unsupported", "unknown opcode", "invalid BPF_LD_IMM",
 	"invalid argument",
+	/* a helper id Linux does not have (gpuext's: bpf_gpu_atomic_max, 513) */
+	"invalid func unknown#",
 	/* RFC 9669 defines division by zero; Linux rejects a constant divisor 0 */
 	"div by zero",
 };
