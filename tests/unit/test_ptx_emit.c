@@ -198,6 +198,23 @@ static size_t count_of(const char *text, const char *needle)
 	return n;
 }
 
+/* Instructions 0-6 of a program that looks key 3 up in map 0 (r0 = its
+ * value) and jumps `skip` ahead when it is missing; returns 7. */
+static size_t put_lookup_key3(struct isa_insn *insns, int16_t skip)
+{
+	size_t n = 0;
+
+	insns[n++] = (struct isa_insn){ISA_OPC_ST_W, ISA_REG_FP, 0, -4, 3};
+	insns[n++] = (struct isa_insn){ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0};
+	insns[n++] = (struct isa_insn){ISA_OPC_ALU64_ADD_K, 2, 0, 0, -4};
+	insns[n++] = (struct isa_insn){ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0};
+	insns[n++] = (struct isa_insn){0, 0, 0, 0, 0};
+	insns[n++] = (struct isa_insn){ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0,
+					HELPER_MAP_LOOKUP_ELEM};
+	insns[n++] = (struct isa_insn){ISA_OPC_JMP_JEQ_K, 0, 0, skip, 0};
+	return n;
+}
+
 /*
  * Lookups in arrays whose geometry is known, named by a constant map
  * reference, are address arithmetic (bounds check against max_entries,
@@ -322,13 +339,7 @@ static void atomic_max_emit(uint32_t type, const char *sp, const char *reg, int 
 	char want[128];
 
 #define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
-	I(ISA_OPC_ST_W, ISA_REG_FP, 0, -4, 3);
-	I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0);
-	I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, -4);
-	I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0);
-	I(0, 0, 0, 0, 0);
-	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM);
-	I(ISA_OPC_JMP_JEQ_K, 0, 0, 9, 0);
+	n = put_lookup_key3(insns, 9);
 	I(ISA_OPC_ALU64_MOV_X, 6, 0, 0, 0);
 	I(ISA_OPC_ALU64_MOV_X, 1, 0, 0, 0);
 	I(ISA_OPC_ALU64_ADD_K, 1, 0, 0, 8);
@@ -412,13 +423,7 @@ static void map_value_access(uint32_t type, const char *sp, const char *reg)
 	char want[128];
 
 #define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
-	I(ISA_OPC_ST_W, ISA_REG_FP, 0, -4, 3);
-	I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0);
-	I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, -4);
-	I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0);
-	I(0, 0, 0, 0, 0);
-	I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM);
-	I(ISA_OPC_JMP_JEQ_K, 0, 0, 13, 0);
+	n = put_lookup_key3(insns, 13);
 	I(ISA_OPC_LDX_DW, 1, 0, 8, 0);         /* 7: aligned */
 	I(ISA_OPC_STX_W, 0, 1, 4, 0);          /* 8: aligned */
 	I(ISA_OPC_ALU64_MOV_X, 6, 0, 0, 0);
