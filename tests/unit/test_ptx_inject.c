@@ -77,11 +77,10 @@ static void test_corpus_inject_ptxas(void **state)
 	assert_true(n >= 5);
 	for (size_t i = 0; i < n; i++) {
 		size_t len;
-		char *text = test_read_file(paths[i], &len), *log = NULL;
+		char *text, *log = NULL;
 		struct ptx_module *m;
 		struct err e = {{0}};
-		assert_non_null(text);
-		if (ptx_parse(text, len, &m, &e))
+		if (ptx_corpus_parse(paths[i], &text, &len, &m, &e))
 			fail_msg("%s: %s", paths[i], e.msg);
 		char target[32];
 		snprintf(target, sizeof(target), "%s", ptx_module_target(m));

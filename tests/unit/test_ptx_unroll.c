@@ -346,11 +346,10 @@ static void test_corpus(void **state)
 
 	for (size_t i = 0; i < n; i++) {
 		size_t len;
-		char *text = test_read_file(paths[i], &len);
+		char *text;
 		struct ptx_module *m;
 		struct err e = {{0}};
-		assert_non_null(text);
-		if (ptx_parse(text, len, &m, &e))
+		if (ptx_corpus_parse(paths[i], &text, &len, &m, &e))
 			fail_msg("%s: %s", paths[i], e.msg);
 		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
 			const char *name = ptx_module_kernel_name(m, k);
