@@ -148,19 +148,7 @@ static char *inject_mem(const struct ptx_module *m, const char *kernel,
 
 static void ptxas_ok(const char *out, const char *arch, const char *what)
 {
-	char *log;
-	int st = ptx_corpus_ptxas(out, strlen(out), arch, &log);
-	if (st < 0)
-		skip();
-	if (st) {
-		FILE *f = fopen("build/ptx-mem-inline-failed.ptx", "w");
-		if (f) {
-			fputs(out, f);
-			fclose(f);
-		}
-		fail_msg("%s: ptxas %s (build/ptx-mem-inline-failed.ptx):\n%.3000s", what, arch, log);
-	}
-	free(log);
+	ptx_corpus_ptxas_ok(out, arch, what, "ptx-mem-inline-failed.ptx");
 }
 
 /*

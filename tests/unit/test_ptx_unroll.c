@@ -191,19 +191,7 @@ static char *instrument(const char *text, const char *kernel, int lanes, unsigne
 
 static void ptxas_ok(const char *out, const char *what)
 {
-	char *log;
-	int st = ptx_corpus_ptxas(out, strlen(out), "sm_90a", &log);
-	if (st < 0)
-		skip();
-	if (st) {
-		FILE *f = fopen("build/ptx-unroll-failed.ptx", "w");
-		if (f) {
-			fputs(out, f);
-			fclose(f);
-		}
-		fail_msg("%s: ptxas (build/ptx-unroll-failed.ptx):\n%.3000s", what, log);
-	}
-	free(log);
+	ptx_corpus_ptxas_ok(out, "sm_90a", what, "ptx-unroll-failed.ptx");
 }
 
 /*
