@@ -29,11 +29,6 @@ int ptx_corpus_parse(const char *path, char **text, size_t *len, struct ptx_modu
 /* ptxas -arch=arch on text: its exit status (-1: could not run), output
  * in *log (malloc'd). */
 int ptx_corpus_ptxas(const char *text, size_t len, const char *arch, char **log);
-/* The test passes only if ptxas -arch=arch accepts text (skipped without
- * ptxas); on a rejection text is kept in build/DUMP for a look and the
- * failure names what and ptxas's log. */
-void ptx_corpus_ptxas_ok(const char *text, const char *arch, const char *what,
-			 const char *dump);
 
 /*
  * The extra code of an instrumented module for target ("sm_75"): the

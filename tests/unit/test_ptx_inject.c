@@ -21,6 +21,7 @@
 #include "ptx/ptx_emit.h"
 #include "ptx/ptx_wrap.h"
 #include "ptx/ptx_inject.h"
+#include "ptx_check.h"
 #include "ptx_corpus.h"
 #include "ptx_refs.h"
 

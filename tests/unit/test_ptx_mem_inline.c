@@ -28,6 +28,7 @@
 #include "ptx/ptx_emit.h"
 #include "ptx/ptx_inject.h"
 #include "ptx/ptx_wrap.h"
+#include "ptx_check.h"
 #include "ptx_corpus.h"
 #include "ptx_refs.h"
 

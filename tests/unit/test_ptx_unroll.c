@@ -25,6 +25,7 @@
 #include "ptx/ptx_inject.h"
 #include "ptx/ptx_parse.h"
 #include "ptx/ptx_unroll.h"
+#include "ptx_check.h"
 #include "ptx_corpus.h"
 
 static size_t count_str(const char *text, const char *s)
