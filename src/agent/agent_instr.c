@@ -242,7 +242,8 @@ static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
  * would be pasted and that form is predicted slow to compile, a copy a
  * region (a loop over its accesses: pr->mem_run_loop) goes first where
  * that form is not predicted slow, else the called form (pr->mem_inline_max
- * 0), and, in context ctx, *tier is the pasted form's, its compile queued; unless that compile is done already
+ * 0), and, in context ctx, *tier is the pasted form's, its compile queued;
+ * unless that compile is done already
  * (for another handle, or an earlier load of the module): then *pasted is
  * its text, to load as it is (*lid its launch parameter).  With no context
  * (compiles ahead) the called form only: the first launch queues the

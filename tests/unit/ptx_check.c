@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx/ptx_parse.h"
 #include "ptx_corpus.h"
 #include "testutil.h"
 
@@ -26,4 +27,18 @@ void ptx_corpus_ptxas_ok(const char *text, const char *arch, const char *what,
 		fail_msg("%s: ptxas -arch=%s rejected it (%s):\n%.3000s", what, arch, path, log);
 	}
 	free(log);
+}
+
+struct ptx_module *ptx_check_parse(const char *path, char **text)
+{
+	struct ptx_module *m = NULL;
+	struct err e = {{0}};
+	size_t len;
+
+	*text = test_read_file(path, &len);
+	if (!*text)
+		fail_msg("%s: cannot read", path);
+	if (ptx_parse(*text, len, &m, &e))
+		fail_msg("%s: %s", path, e.msg);
+	return m;
 }

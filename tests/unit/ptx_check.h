@@ -12,4 +12,8 @@
 void ptx_corpus_ptxas_ok(const char *text, const char *arch, const char *what,
 			 const char *dump);
 
+/* Corpus file path read (*text, malloc'd) and parsed; the test fails with
+ * the path and the parser's message if it cannot be. */
+struct ptx_module *ptx_check_parse(const char *path, char **text);
+
 #endif

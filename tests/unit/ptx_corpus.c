@@ -2,7 +2,6 @@
 #include "ptx_corpus.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include "bpf/asm.h"
 #include "bpf/prog.h"
 #include "ptx/ptx_emit.h"
-#include "ptx/ptx_parse.h"
 #include "ptx/ptx_wrap.h"
 #include "testutil.h"
 
@@ -61,20 +59,6 @@ void ptx_corpus_free_list(char **paths, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);
-}
-
-int ptx_corpus_parse(const char *path, char **text, size_t *len, struct ptx_module **m,
-		     struct err *e)
-{
-	*text = test_read_file(path, len);
-	if (!*text)
-		return err_set(e, ENOENT, "cannot read");
-	int err = ptx_parse(*text, *len, m, e);
-	if (err) {
-		free(*text);
-		*text = NULL;
-	}
-	return err;
 }
 
 int ptx_corpus_ptxas(const char *text, size_t len, const char *arch, char **log)

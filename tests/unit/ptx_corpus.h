@@ -18,14 +18,6 @@
 size_t ptx_corpus_list(char ***paths);
 void ptx_corpus_free_list(char **paths, size_t n);
 
-/* Read and parse corpus file path: 0 with *text (malloc'd, *len bytes) and
- * *m, else an error in e ("cannot read" or the parser's) and nothing to
- * free. */
-struct ptx_module;
-struct err;
-int ptx_corpus_parse(const char *path, char **text, size_t *len, struct ptx_module **m,
-		     struct err *e);
-
 /* ptxas -arch=arch on text: its exit status (-1: could not run), output
  * in *log (malloc'd). */
 int ptx_corpus_ptxas(const char *text, size_t len, const char *arch, char **log);

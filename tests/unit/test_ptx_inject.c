@@ -77,12 +77,8 @@ static void test_corpus_inject_ptxas(void **state)
 
 	assert_true(n >= 5);
 	for (size_t i = 0; i < n; i++) {
-		size_t len;
 		char *text;
-		struct ptx_module *m;
-		struct err e = {{0}};
-		if (ptx_corpus_parse(paths[i], &text, &len, &m, &e))
-			fail_msg("%s: %s", paths[i], e.msg);
+		struct ptx_module *m = ptx_check_parse(paths[i], &text);
 		char target[32];
 		snprintf(target, sizeof(target), "%s", ptx_module_target(m));
 		char *extra = ptx_corpus_probes(target, NULL);

@@ -174,12 +174,8 @@ static void test_corpus_inline(void **state)
 	assert_int_equal(mt.local, 0);
 	assert_null(strstr(sig.site, ".local"));
 	for (size_t i = 0; i < n; i++) {
-		size_t len;
 		char *text;
-		struct ptx_module *m;
-		struct err e = {{0}};
-		if (ptx_corpus_parse(paths[i], &text, &len, &m, &e))
-			fail_msg("%s: %s", paths[i], e.msg);
+		struct ptx_module *m = ptx_check_parse(paths[i], &text);
 		const struct mem_probe *mp = strstr(paths[i], "build/examples/") ? &mt : &sig;
 		for (size_t k = 0; k < 4 * ptx_module_kernel_count(m); k++) {
 			/* each kernel four times: a copy an access (they fit), one

@@ -334,12 +334,8 @@ static void test_corpus(void **state)
 	size_t n = ptx_corpus_list(&paths), unrolled = 0, kernels = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t len;
 		char *text;
-		struct ptx_module *m;
-		struct err e = {{0}};
-		if (ptx_corpus_parse(paths[i], &text, &len, &m, &e))
-			fail_msg("%s: %s", paths[i], e.msg);
+		struct ptx_module *m = ptx_check_parse(paths[i], &text);
 		for (size_t k = 0; k < ptx_module_kernel_count(m); k++) {
 			const char *name = ptx_module_kernel_name(m, k);
 			size_t want, exits, sum = 0, regions = 0;
