@@ -563,25 +563,43 @@ static const struct ptx_map_ref *ptx_inline_array(const struct ptx_ctx *c, size_
 						  const struct isa_insn *in);
 
 /*
- * Is jump i the NULL test of the inline array lookup just before it (`if
- * (!v)` or `if (v)` on r0, reached only from the lookup)?  The lookup set
- * r0 to the element's address when its bounds test %p0 held and to 0 when
- * not, and an element's address is never 0 (a device allocation; a
- * block-local array's generic address), so the jump can test %p0 instead
- * of r0: a 64-bit compare less.  Not where the maps' addresses are unknown
- * (checking with no map table: a value address may be given as 0).
+ * Is jump i the NULL test of an inline array lookup (`if (!v)` or `if (v)`
+ * on r0 or on a copy of it: clang often moves the element to a callee-saved
+ * register first)?  It is when only register moves lie between the lookup
+ * and the jump, none a jump target, and the tested register holds r0's
+ * value through them.  The lookup set r0 to the element's address when
+ * its bounds test %p0 held and to 0 when not (a copy does not touch %p0),
+ * and an element's address is never 0 (a device allocation; a block-local
+ * array's generic address), so the jump can test %p0 instead of the
+ * register: a 64-bit compare less, none where the key was proven in range.
+ * Not where the maps' addresses are unknown (checking with no map table: a
+ * value address may be given as 0).  Returns the lookup's index + 1, or 0.
  */
-static int ptx_lookup_null_test(const struct ptx_ctx *c, size_t i, const struct isa_insn *in)
+static size_t ptx_lookup_null_test(const struct ptx_ctx *c, size_t i, const struct isa_insn *in)
 {
-	const struct isa_insn *call = i ? &c->p->insns[i - 1] : NULL;
 	const struct ptx_map_ref *r;
+	unsigned reg = in->dst;
+	size_t k = i;
 
-	if ((in->code != ISA_OPC_JMP_JEQ_K && in->code != ISA_OPC_JMP_JNE_K) || in->dst != 0 ||
-	    in->imm != 0 || !call || c->target[i] || call->code != ISA_OPC_JMP_CALL ||
-	    call->src != ISA_CALL_HELPER || call->imm != HELPER_MAP_LOOKUP_ELEM ||
-	    !(r = ptx_inline_array(c, i - 1, call)))
+	if ((in->code != ISA_OPC_JMP_JEQ_K && in->code != ISA_OPC_JMP_JNE_K) || in->imm != 0)
 		return 0;
-	return r->type == MAP_TYPE_GPU_BLOCK_ARRAY || c->o->map_table || r->value;
+	while (k > 0 && !c->target[k]) {
+		const struct isa_insn *prev = &c->p->insns[--k];
+		if (prev->code == ISA_OPC_ALU64_MOV_X && prev->off == 0) {
+			if (prev->dst == reg)
+				reg = prev->src;
+			continue;
+		}
+		if (prev->code == ISA_OPC_ALU64_MOV_K && prev->dst != reg)
+			continue; /* a constant set aside (clang hoists them) */
+		if (reg != 0 || prev->code != ISA_OPC_JMP_CALL || prev->src != ISA_CALL_HELPER ||
+		    prev->imm != HELPER_MAP_LOOKUP_ELEM || !(r = ptx_inline_array(c, k, prev)))
+			return 0;
+		if (r->type == MAP_TYPE_GPU_BLOCK_ARRAY || c->o->map_table || r->value)
+			return k + 1;
+		return 0;
+	}
+	return 0;
 }
 
 static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn *in,
@@ -598,10 +616,11 @@ static int ptx_emit_jmp_cond(struct ptx_ctx *c, size_t i, const struct isa_insn 
 	int err = ptx_check_target(c, i, t, e);
 	if (err)
 		return err;
-	if (ptx_lookup_null_test(c, i, in)) {
-		/* r0 is NULL exactly when the lookup's bounds test %p0 failed;
-		 * never, where the key was proven in range */
-		if (!c->use[i - 1].key_in_range)
+	size_t lookup = ptx_lookup_null_test(c, i, in);
+	if (lookup) {
+		/* the register is NULL exactly when the lookup's bounds test %p0
+		 * failed; never, where the key was proven in range */
+		if (!c->use[lookup - 1].key_in_range)
 			ptx_buf_printf(b, "\t@%s%%p0 bra L%lld;\n",
 				       in->code == ISA_OPC_JMP_JEQ_K ? "!" : "", (long long)t);
 		else if (in->code == ISA_OPC_JMP_JNE_K)

@@ -516,6 +516,63 @@ static void test_lookup_key_range(void **state)
 	ptx_buf_free(&prog);
 }
 
+/*
+ * The NULL test after an inline lookup is found through register copies
+ * (clang moves the element to a callee-saved register before `if (!v)`,
+ * and may set a constant aside in between):
+ * none where the key is in range, %p0 where it is not; a test of anything
+ * else derived from the element (here element + 8) stays a 64-bit compare.
+ */
+static void test_lookup_null_test_on_copy(void **state)
+{
+	struct isa_insn insns[48];
+	size_t n = 0;
+	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
+	struct ptx_emit_opts o = {.maps = &ref};
+	struct map *maps[1] = {NULL};
+	struct ptx_buf prog = {0};
+	struct err e = {{0}};
+
+#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
+#define LOOKUP(reg, at)                                                                  \
+	I(ISA_OPC_STX_W, ISA_REG_FP, reg, at, 0), I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0), \
+		I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, at), I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0), \
+		I(0, 0, 0, 0, 0), I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM)
+	I(ISA_OPC_LDX_W, 6, 1, 0, 0);
+	I(ISA_OPC_ALU64_AND_K, 6, 0, 0, 15); /* in range */
+	LOOKUP(6, -4);
+	I(ISA_OPC_ALU64_MOV_X, 7, 0, 0, 0);
+	I(ISA_OPC_JMP_JEQ_K, 7, 0, 0, 0);
+	I(ISA_OPC_ALU64_MOV_X, 6, 7, 0, 0);
+	I(ISA_OPC_ALU64_AND_K, 6, 0, 0, 31); /* not */
+	LOOKUP(6, -8);
+	I(ISA_OPC_ALU64_MOV_X, 8, 0, 0, 0);
+	I(ISA_OPC_ALU64_MOV_K, 1, 0, 0, 1); /* a constant set aside */
+	I(ISA_OPC_ALU64_MOV_X, 9, 8, 0, 0);
+	I(ISA_OPC_JMP_JNE_K, 9, 0, 0, 0);
+	I(ISA_OPC_ALU64_AND_K, 6, 0, 0, 15);
+	LOOKUP(6, -12);
+	I(ISA_OPC_ALU64_MOV_X, 7, 0, 0, 0);
+	I(ISA_OPC_ALU64_ADD_K, 7, 0, 0, 8); /* not a copy */
+	I(ISA_OPC_JMP_JEQ_K, 7, 0, 0, 0);
+	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
+	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
+#undef LOOKUP
+#undef I
+	struct prog p = test_prog("copies", insns, n);
+	p.maps = maps;
+	p.map_cnt = 1;
+	if (ptx_emit_prog(&prog, &p, &o, NULL, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(count_of(prog.text, "key in range"), 2);
+	/* the jne on the copy's copy tests the bounds' %p0; element + 8 is
+	 * compared (and branches on the compare's %p0) */
+	assert_int_equal(count_of(prog.text, "@%p0 bra L"), 2);
+	assert_int_equal(count_of(prog.text, "setp.eq.u64 %p0, %r7, 0;"), 1);
+	assert_int_equal(count_of(prog.text, ".u64 %p0, %r"), 1);
+	ptx_buf_free(&prog);
+}
+
 static void expect_error(struct isa_insn *insns, size_t n, const char *msg)
 {
 	struct prog p = test_prog("bad", insns, n);
@@ -700,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_map_value_access),
 		cmocka_unit_test(test_atomic_max),
 		cmocka_unit_test(test_lookup_key_range),
+		cmocka_unit_test(test_lookup_null_test_on_copy),
 		cmocka_unit_test(test_errors_name_the_instruction),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_every_target_assembles),
