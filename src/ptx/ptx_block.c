@@ -245,6 +245,51 @@ static size_t ptx_block_sink_point(const struct ptx_module *m, const struct ptx_
 	return ptx_block_in_loop(m, f, i) ? 0 : i;
 }
 
+/* Is s a `bra` (any modifier), with a target operand? */
+static int ptx_block_is_bra(const struct ptx_module *m, const struct ptx_stmt *s)
+{
+	return s->kind == PTX_STMT_INSN && ptx_block_op_is(m, s, "bra") && s->nopnd;
+}
+
+/*
+ * Are the forward branches before statement at of kernel f the only ways
+ * past it without running it?  They are when nothing before it is a label
+ * (no jump lands there), a return, an exit, a call or an indirect branch,
+ * and every branch before it goes to a label after it: a thread then runs
+ * the statements up to `at` in order, leaving only by one of those
+ * branches.  (at is not in a loop: ptx_block_sink_point.)
+ */
+static int ptx_block_skipped_by_branch(const struct ptx_module *m, const struct ptx_func *f,
+				       size_t at)
+{
+	for (size_t i = f->head + 1; i < at; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		if (s->kind == PTX_STMT_LABEL)
+			return 0;
+		if (s->kind != PTX_STMT_INSN)
+			continue;
+		if (ptx_block_op_is(m, s, "ret") || ptx_block_op_is(m, s, "exit") ||
+		    ptx_block_op_is(m, s, "call") || ptx_block_op_is(m, s, "brx") ||
+		    (ptx_block_op_is(m, s, "bra") && !s->nopnd))
+			return 0;
+		if (!ptx_block_is_bra(m, s))
+			continue;
+		uint32_t target = m->opnds[s->opnd].tok;
+		size_t l = at;
+		while (l < f->end && !(m->stmts[l].kind == PTX_STMT_LABEL &&
+				       ptx_block_tok_same(m, m->stmts[l].tok, target)))
+			l++;
+		if (l == f->end)
+			return 0;
+	}
+	return 1;
+}
+
+int ptx_block_is_skip(const struct ptx_block *k, size_t i)
+{
+	return k->skips_by_branch && i < k->sink_at && ptx_block_is_bra(k->m, &k->m->stmts[i]);
+}
+
 /* Bit of the record's 8-byte word n in a word set. */
 #define W(n) (1u << (n))
 enum { W_START = W(0), W_END = W(1), W_INDEX = W(2), W_SM_THREADS = W(3), W_WARPS = W(4),
@@ -657,6 +702,8 @@ void ptx_block_init(struct ptx_block *k, const struct ptx_module *m, const struc
 		k->sink_at = ptx_block_sink_point(m, f);
 	k->entry_sunk = entry_sinks && k->sink_at;
 	k->index_sunk = index_sinks && k->sink_at;
+	k->skips_by_branch = k->sink_at && !getenv("GPUEXT_PTX_BLOCK_SKIP_IN_EXIT") &&
+			     ptx_block_skipped_by_branch(m, f, k->sink_at);
 }
 
 void ptx_block_record_decl(const struct ptx_block *k, struct ptx_buf *b)

@@ -38,6 +38,10 @@ struct ptx_block {
 	 * the kernel's first global loads (and, for a thread that never gets
 	 * there, in the exit block), once per thread; 0: none */
 	size_t sink_at;
+	/* every way past sink_at is one of the forward branches before it: the
+	 * sunk code's second copy goes on those branches (out of line, ahead
+	 * of their targets), not in the exit block, which every warp passes */
+	int skips_by_branch;
 	int entry_sunk; /* the block_entry program runs there (else at entry) */
 	/* the probes' code names PTX_BLOCK_INDEX_REG: every thread computes
 	 * it, in the sunk code where index_sunk, else at entry */
@@ -56,9 +60,12 @@ void ptx_block_entry(const struct ptx_block *k, struct ptx_buf *b);
 /* In the exit block, before a warp exit probe (only with block_exit_code). */
 void ptx_block_exit(const struct ptx_block *k, struct ptx_buf *b);
 /* With sink_at: right before statement sink_at, and at the start of the
- * exit block (which the kernel then has): the first time a thread gets to
- * either, the block index register (index_sunk) and, in thread (0,0,0),
- * the block_entry program (entry_sunk). */
+ * exit block (which the kernel then has) or, with skips_by_branch, on each
+ * branch that skips sink_at: the first time a thread gets to either, the
+ * block index register (index_sunk) and, in thread (0,0,0), the
+ * block_entry program (entry_sunk). */
 void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b);
+/* Is statement i of the module one of the branches that skip sink_at? */
+int ptx_block_is_skip(const struct ptx_block *k, size_t i);
 
 #endif /* GPUEXT_PTX_BLOCK_H */

@@ -947,6 +947,27 @@ static int ptx_inject_head(struct ptx_inject *in)
 	return 0;
 }
 
+/*
+ * Out of line after the exit block, where the branches that skip the sunk
+ * code land instead of their targets (ptx_block.h, skips_by_branch): that
+ * code, then on to the target.  The exit block, which every warp passes on
+ * its way out, then has no copy of it: a test and a reconvergence fewer on
+ * every warp's tail (1% of vecadd's 1-us blocks, bench/cuda/ptx_module_cost.cu).
+ */
+static void ptx_inject_skip_stubs(struct ptx_inject *in)
+{
+	const struct ptx_module *m = in->m;
+
+	for (size_t i = in->f->head + 1; i < in->blk.sink_at; i++) {
+		if (!ptx_block_is_skip(&in->blk, i))
+			continue;
+		const struct ptx_stmt *s = &m->stmts[i];
+		ptx_buf_printf(&in->b, "%s_skip%zu:\n", in->pfx, i);
+		ptx_block_entry_sunk(&in->blk, &in->b);
+		ptx_buf_printf(&in->b, "\tbra %.*s;\n", TOKF(m, m->opnds[s->opnd].tok));
+	}
+}
+
 /* The kernel, from its header to its closing brace, with the probes. */
 static int ptx_inject_kernel(struct ptx_inject *in)
 {
@@ -1000,13 +1021,21 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 		}
 		if (i == in->f->end && exit_block) { /* the one exit, at the end */
 			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
-			ptx_block_entry_sunk(&in->blk, &in->b); /* where it did not run yet */
+			if (!in->blk.skips_by_branch) /* where it did not run yet */
+				ptx_block_entry_sunk(&in->blk, &in->b);
 			ptx_block_exit(&in->blk, &in->b);
 			if (o->exit_code)
 				ptx_buf_printf(&in->b, "%s", o->exit_code);
 			else if (o->exit_sym)
 				ptx_buf_printf(&in->b, "\tcall %s;\n", o->exit_sym);
 			ptx_buf_printf(&in->b, "\tret;\n");
+			ptx_inject_skip_stubs(in);
+		}
+		if (ptx_block_is_skip(&in->blk, i)) {
+			ptx_buf_printf(&in->b, "\t");
+			ptx_inject_guard(in, s);
+			ptx_buf_printf(&in->b, "%.*s %s_skip%zu;\n", TOKF(m, s->opcode), in->pfx, i);
+			continue;
 		}
 		if (s->kind == PTX_STMT_INSN && exit_block && ptx_inject_is_exit(m, s)) {
 			ptx_buf_printf(&in->b, "\t");

@@ -813,8 +813,11 @@ static const char blk_loop[] =
  * (threadhist's, and gpu_block_fields' which reads every word, the start
  * time too): in the kernel, once right after the run of loads (both loads
  * and the address between them before it, the add that uses them after it)
- * and once in the exit block, for a thread (0,0,0) that never loaded, each
- * guarded by a predicate every thread sets at entry; a thread asks there
+ * and once for a thread (0,0,0) that never loaded: out of line where the
+ * branch that skips the loads lands (the branch redirected there, the copy
+ * going on to its target), or in the exit block where a label comes before
+ * the loads (a jump may land there) or with GPUEXT_PTX_BLOCK_SKIP_IN_EXIT;
+ * each copy guarded by a predicate every thread sets at entry; a thread asks there
  * whether it is thread (0,0,0) (no %tid read before the loads), and the
  * start time is read at entry where the program reads it.  Where something
  * at entry waits for the program (a warp entry probe), where the kernel
@@ -843,7 +846,12 @@ static void test_block_entry_sunk(void **state)
 		const char *run = strstr(out, progs[i].label), *exit = strstr(out, "_exit:");
 		assert_int_equal(count_str(out, progs[i].label), 2);
 		assert_true(load2 && add && run && exit);
-		assert_true(load2 < run && run < add && strstr(run + 1, progs[i].label) > exit);
+		/* the second copy out of line, after the exit block's ret */
+		const char *ret = strstr(exit, "ret;"), *stub = strstr(exit, "gxi_skip");
+		assert_true(load2 < run && run < add && ret && stub && ret < stub &&
+			    strstr(run + 1, progs[i].label) > stub);
+		assert_non_null(strstr(out, "@%p1 bra gxi_skip"));
+		assert_non_null(strstr(stub, "\tbra DONE;"));
 		assert_int_equal(count_str(out, "_bp;"), 1);               /* declared */
 		assert_int_equal(count_str(out, "bra GXB_DONE;\n\tmov.pred"), 2); /* guarded */
 		/* the start time at entry only, kept for the program (pasted twice) */
@@ -858,6 +866,24 @@ static void test_block_entry_sunk(void **state)
 		*first_load = 0;
 		assert_true((strstr(out, "%tid.y") != NULL) == start);
 		free(out);
+
+		/* the second copy in the exit block: a label before the loads,
+		 * and when asked */
+		char labelled[sizeof(blk_loads) + 16];
+		const char *cut = strstr(blk_loads, "\tsetp.ge.u32");
+		snprintf(labelled, sizeof(labelled), "%.*sTOP:\n%s", (int)(cut - blk_loads), blk_loads,
+			 cut);
+		for (int asked = 0; asked < 2; asked++) {
+			if (asked)
+				setenv("GPUEXT_PTX_BLOCK_SKIP_IN_EXIT", "1", 1);
+			out = inject_kernel(asked ? blk_loads : labelled, &o);
+			unsetenv("GPUEXT_PTX_BLOCK_SKIP_IN_EXIT");
+			exit = strstr(out, "_exit:");
+			assert_int_equal(count_str(out, progs[i].label), 2);
+			assert_null(strstr(out, "gxi_skip"));
+			assert_true(exit && strstr(strstr(out, progs[i].label) + 1, progs[i].label) > exit);
+			free(out);
+		}
 
 		/* at entry: with a warp entry probe, in a kernel with no load,
 		 * and when asked */
