@@ -55,7 +55,7 @@ static void krs_print_block(FILE *out, const struct krs_block *b, uint64_t dur, 
 	uint32_t index = KRS_BLOCK_INDEX(b->block_sm), sm = KRS_BLOCK_SM(b->block_sm);
 	const struct gpuext_launch *row = tool_launch_find(b->launch);
 	uint64_t gx = row ? row->grid[0] : 0, gy = row ? row->grid[1] : 0;
-	if (gx && gy) {
+	if (gx && gy) { /* (a row of no blocks, which the driver refuses, places none) */
 		uint64_t threads = (uint64_t)row->block[0] * row->block[1] * row->block[2];
 		fprintf(out,
 			json ? "{\"block\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"launch\":%" PRIu64
