@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * blockv_krs7: session 7's kernelretsnoop without the exit barrier
- * (bench/results/2026-11-22-h200-block-probes-s7.md; tools/kernelretsnoop.bpf.c
- * stays the one block_exit program: this form measured no cheaper on
- * vecadd, 1.088-1.089x against 1.077-1.105x).  For every block index of
+ * (bench/results/2026-11-22-h200-block-probes-s7.md), the candidate that
+ * tools/kernelretsnoop.bpf.c now is (session 8: with the emitter of then,
+ * 1.064-1.067x on vecadd against 1.080-1.081x for the one block_exit
+ * program; session 7 had measured it no cheaper, 1.088-1.089x against
+ * 1.077-1.105x); kept as the measuring copy whose parts
+ * blockv_krs7_*.bpf.c build apart.  For every block index of
  * every kernel, when its last run started and when its last warp exited,
  * on which SM, and which launch that was.  Two programs share `blocks` (a
  * record at the block's linear index modulo KRS7_MAX_BLOCKS):
