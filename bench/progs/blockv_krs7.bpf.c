@@ -98,4 +98,18 @@ int krs_warp_end(void *ctx)
 }
 #endif
 
+#ifdef KRS_BLOCK_EXIT_END
+/* the barrier form's end: once per block after its exit barrier, the end
+ * time the injector read there (blockv_krs7_barrier.bpf.c) */
+SEC("gpu/block_exit/*")
+int krs_block_end(struct gpuext_block_ctx *ctx)
+{
+	__u32 slot = ctx->block & (KRS7_MAX_BLOCKS - 1);
+	struct krs7_block *b = bpf_map_lookup_elem(&blocks, &slot);
+	if (b)
+		b->end_ns = ctx->end_ns;
+	return 0;
+}
+#endif
+
 char LICENSE[] SEC("license") = "GPL";
