@@ -78,7 +78,7 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 {
 	struct ptx_buf code = {0}, site[AGENT_SITES] = {{0}}, b = {0}, func = {0};
 	char mem_syms[16][128], base[256];
-	int n_mem = 0, err = 0, mem_local = 0;
+	int n_mem = 0, err = 0, mem_local = 0, table = !agent_map_va();
 
 	*pr = (struct agent_probes){0};
 	agent_demangle_base(kernel, base, sizeof(base));
@@ -89,7 +89,8 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 			continue;
 		/* inline probes read the launch id and the block index the
 		 * injector declares */
-		struct ptx_emit_opts o = {.maps = agent_refs(), .map_table = AGENT_MAP_TABLE,
+		struct ptx_emit_opts o = {.maps = agent_refs(),
+					  .map_table = table ? AGENT_MAP_TABLE : NULL,
 					  .launch_id = PTX_LAUNCH_ID_REG,
 					  .block_index = PTX_BLOCK_INDEX_REG,
 					  .elect_sync = agent_elect_sync()};
@@ -136,15 +137,18 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 		const char *texts[2 + AGENT_SITES] = {code.text ? code.text : "", func.text};
 		for (int i = 0; i < AGENT_SITES; i++)
 			texts[2 + i] = site[i].text;
-		/* the maps' addresses, filled in at each load (agent_map_table_fill) */
-		ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
-			       2 * agent_map_cnt());
+		/* the maps' addresses, filled in at each load (agent_map_table_fill),
+		 * where they are not immediates */
+		if (table)
+			ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
+				       2 * agent_map_cnt());
 		int declared = link ? ptx_emit_runtime_decls(&b, texts, 2 + AGENT_SITES) : -1;
 		pr->linked = declared > 0;
 		if (declared < 0) {
 			ptx_buf_free(&b);
-			ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
-				       2 * agent_map_cnt());
+			if (table)
+				ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n",
+					       AGENT_MAP_TABLE, 2 * agent_map_cnt());
 			ptx_emit_runtime_used(&b, texts, 2 + AGENT_SITES);
 		}
 		if (code.len)
