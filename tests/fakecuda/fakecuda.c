@@ -14,7 +14,9 @@
  * $FAKECUDA_DELAY="cuFoo:MS" makes each compile through cuFoo take MS ms more;
  * a compile that outlives the JIT compiler's exit handler aborts.
  * The device has $FAKECUDA_SMS multiprocessors (default 2; 132 makes the
- * per-SM code an H200's: bench/sass_size.sh).
+ * per-SM code an H200's: bench/sass_size.sh).  Virtual memory management
+ * reserves the address asked for before any context ($FAKECUDA_VMM:
+ * "elsewhere" never does, "unsupported" fails; see cuMemAddressReserve).
  * Not part of gpuext: a test fixture (built by the Makefile as
  * build/fakecuda/libcuda.so.1).
  */
