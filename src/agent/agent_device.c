@@ -113,16 +113,17 @@ int agent_map_va(void)
 }
 
 /* With an arena, did each map land where the code was planned with
- * (agent_noctx.refs)?  If not, the arena is refused: the code built from
- * now on reads the maps' addresses from the table again. */
+ * (ptx_rt_map_ref_planned, as agent_noctx_open planned it)?  If not, the
+ * arena is refused: the code built from now on reads the maps' addresses
+ * from the table again. */
 static void agent_arena_check(const struct ptx_rt *rt)
 {
 	const struct object *obj = agent_session->obj;
 	if (!rt->arena)
 		return;
 	for (size_t i = 0; i < obj->map_cnt && i < AGENT_MAX_MAPS; i++) {
-		if (agent_gpu.refs[i].map == agent_noctx.refs[i].map &&
-		    agent_gpu.refs[i].value == agent_noctx.refs[i].value)
+		struct ptx_map_ref plan = ptx_rt_map_ref_planned(rt, &obj->maps[i].def, i);
+		if (agent_gpu.refs[i].map == plan.map && agent_gpu.refs[i].value == plan.value)
 			continue;
 		pthread_mutex_lock(&agent_arena.lock);
 		agent_arena.refused = 1;
@@ -130,7 +131,7 @@ static void agent_arena_check(const struct ptx_rt *rt)
 		agent_notice("map '%s' is at 0x%llx, not at 0x%llx as planned: the maps' "
 			     "addresses are read from a table", obj->maps[i].def.name,
 			     (unsigned long long)agent_gpu.refs[i].map,
-			     (unsigned long long)agent_noctx.refs[i].map);
+			     (unsigned long long)plan.map);
 		return;
 	}
 }
