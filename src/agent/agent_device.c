@@ -89,15 +89,18 @@ static struct ptx_arena *agent_arena_get(const struct ptx_rt *rt)
 		size_t n = obj->map_cnt < AGENT_MAX_MAPS ? obj->map_cnt : AGENT_MAX_MAPS;
 		uint64_t va = agent_arena_va();
 		struct err e = {{0}};
+		struct timespec t0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (size_t i = 0; i < n; i++)
 			defs[i] = &obj->maps[i].def;
 		if (va && ptx_arena_make(rt, va, defs, n, &agent_arena.a, &e) &&
 		    getenv("GPUEXT_AGENT_VERBOSE"))
 			agent_notice("device maps' addresses read from a table: %s", e.msg);
 		else if (agent_arena.a && getenv("GPUEXT_AGENT_VERBOSE"))
-			agent_notice("device maps at 0x%llx (%zu bytes, before any context): "
+			agent_notice("device maps at 0x%llx (%zu bytes, before any context; %.1f ms): "
 				     "their addresses are immediates in the code",
-				     (unsigned long long)agent_arena.a->base, agent_arena.a->size);
+				     (unsigned long long)agent_arena.a->base, agent_arena.a->size,
+				     agent_ms_since(&t0));
 	}
 	agent_arena.tried = 1;
 	pthread_mutex_unlock(&agent_arena.lock);

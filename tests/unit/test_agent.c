@@ -475,7 +475,7 @@ static void test_map_va(void **state)
 		const char *env, *notice, *va;
 		int immediates;
 	} cases[] = {
-		{"", "gpuext: device maps at 0x200000000000 (2097152 bytes, before any context)",
+		{"", "gpuext: device maps at 0x200000000000 (2097152 bytes, before any context; ",
 		 "0x200000000000", 1},
 		{"GPUEXT_MAP_VA=0x300000000000", "gpuext: device maps at 0x300000000000 (",
 		 "0x300000000000", 1},
