@@ -410,15 +410,19 @@ size_t agent_map_cnt(void)
 	return n < AGENT_MAX_MAPS ? (n ? n : 1) : AGENT_MAX_MAPS;
 }
 
-int agent_map_table_fill(CUmodule mod, struct err *e)
+int agent_map_table_fill(CUmodule mod, const char *text, struct err *e)
 {
+	int for_arena = strstr(text, AGENT_MAP_VA_MARK) != NULL;
+	if (for_arena && !agent_map_va())
+		return err_set(e, ESTALE, "the instrumented module has the device maps' addresses "
+			       "of their arena, which is not in use");
 	const struct cu_driver *cu = agent_gpu.rt->cu;
 	uint64_t table[2 * AGENT_MAX_MAPS] = {0};
 	CUdeviceptr d;
 	size_t bytes = 0, n = agent_map_cnt();
 	CUresult r = cu->module_get_global(&d, &bytes, mod, AGENT_MAP_TABLE);
-	if (r == CUDA_ERROR_NOT_FOUND && agent_map_va())
-		return 0; /* the addresses are immediates, and the maps there */
+	if (r == CUDA_ERROR_NOT_FOUND && for_arena)
+		return 0; /* no mem probe: every address an immediate */
 	if (r != CUDA_SUCCESS)
 		return cu_err(cu, e, r, "the instrumented module's map table");
 	for (size_t i = 0; i < n && i < agent_session->obj->map_cnt; i++) {

@@ -87,21 +87,23 @@ const struct ptx_map_ref *agent_refs(void);
  * says.  The text has immediates only while the arena is in use; the device
  * side refuses the arena (agent_map_va 0 from then on) when a map does not
  * land at its planned place; and every module passes agent_map_table_fill
- * before it runs, which refuses one without a table once the arena is not
- * in use.
+ * before it runs, which refuses one made for the arena (its text has the
+ * mark) once the arena is not in use.
  */
 int agent_map_va(void);
 
 /* The instrumented module's table of the device maps' addresses, declared
- * where the arena is not in use. */
+ * where the arena is not in use or mem probes read it; the mark (a PTX
+ * comment) in a module made while the arena was in use. */
 #define AGENT_MAP_TABLE "gx_map_table"
+#define AGENT_MAP_VA_MARK "// gpuext: the device maps' addresses of their arena"
 
 /* The table's number of maps (at least 1: PTX has no empty arrays). */
 size_t agent_map_cnt(void);
 
-/* Fill mod's map table (a module with probes and no table has immediates:
- * refused unless the arena is in use, see above): the code must not run
- * before. */
-int agent_map_table_fill(CUmodule mod, struct err *e);
+/* Fill the map table of mod, loaded from text (a module made for the
+ * arena: refused unless the arena is in use, see above; its table, where
+ * it has one, filled too): the code must not run before. */
+int agent_map_table_fill(CUmodule mod, const char *text, struct err *e);
 
 #endif /* GPUEXT_AGENT_DEVICE_H */

@@ -467,7 +467,8 @@ static void test_ahead_from_start(void **state)
  * module (none reads a table), at GPUEXT_MAP_VA where set; where the
  * driver puts the range elsewhere or has no virtual memory management, or
  * GPUEXT_MAP_VA=0, or nothing is compiled ahead (the reservation then comes
- * after the context: elsewhere), the modules read the table as before.
+ * after the context: elsewhere), the modules read the table as before;
+ * mem probes read it in every case.
  */
 static void test_map_va(void **state)
 {
@@ -513,6 +514,21 @@ static void test_map_va(void **state)
 		}
 		free(out);
 	}
+	/* mem probes read the table with the arena too (an operand per access,
+	 * not two moves): memtrace's modules declare and fill it */
+	struct launches l;
+	int status;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "%s run build/bpf/tools/memtrace.bpf.o -- %s vec_add "
+		 "reduce_atomic", test_cli_path(), RTAPP);
+	char *out = run("GPUEXT_AGENT_VERBOSE=1 APP_INIT_DELAY_MS=200 APP_DELAY_MS=300 "
+			"GPUEXT_AGENT_AHEAD=", cmd, &status, &l);
+	if (status || !strstr(out, "rtapp ok") || !strstr(out, "gpuext: device maps at 0x2000"))
+		fail_msg("memtrace with the arena:\n%s", out);
+	assert_true(l.with_table >= 2);
+	assert_int_equal(l.with_va, 0);
+	assert_int_equal(l.table_fills, 2); /* the two instrumented kernels' modules */
+	free(out);
 }
 
 /*
