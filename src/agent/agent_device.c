@@ -33,6 +33,7 @@
 #include "agent_impl.h"
 #include "agent_jit.h"
 #include "agent_mem_signal.h"
+#include "ptx/ptx_arena.h"
 #include "ptx/ptx_rt.h"
 
 enum { AGENT_MIRROR_MS = 100, AGENT_RING_MS = 2 };
@@ -48,6 +49,95 @@ static struct {
 	struct ptx_rt *rt;
 	struct ptx_map_ref refs[AGENT_MAX_MAPS];
 } agent_noctx;
+
+/*
+ * The device maps' arena (ptx_arena.h): made, if at all, by the first
+ * compile ahead with no context (agent_noctx_open), before the maps are
+ * planned; the device side (agent_gpu_make) closes the door (a context
+ * exists by then: the driver would put it elsewhere).  Kept for the
+ * process's life.  `refused`: the maps did not land where planned.
+ */
+static struct {
+	pthread_mutex_t lock;
+	int tried, refused;
+	struct ptx_arena *a;
+} agent_arena = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* GPUEXT_MAP_VA: the arena's address (0: none); unset, PTX_ARENA_VA. */
+static uint64_t agent_arena_va(void)
+{
+	const char *v = getenv("GPUEXT_MAP_VA");
+	char *end;
+	if (!v || !*v)
+		return PTX_ARENA_VA;
+	unsigned long long va = strtoull(v, &end, 0);
+	if (*end) {
+		agent_notice("GPUEXT_MAP_VA=%s is not an address: no arena", v);
+		return 0;
+	}
+	return va;
+}
+
+/* The arena, made on rt's GPU if rt and none was tried yet; with rt NULL,
+ * no later call makes one. */
+static struct ptx_arena *agent_arena_get(const struct ptx_rt *rt)
+{
+	pthread_mutex_lock(&agent_arena.lock);
+	if (!agent_arena.tried && rt) {
+		const struct object *obj = agent_session->obj;
+		const struct map_def *defs[AGENT_MAX_MAPS];
+		size_t n = obj->map_cnt < AGENT_MAX_MAPS ? obj->map_cnt : AGENT_MAX_MAPS;
+		uint64_t va = agent_arena_va();
+		struct err e = {{0}};
+		struct timespec t0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (size_t i = 0; i < n; i++)
+			defs[i] = &obj->maps[i].def;
+		if (va && ptx_arena_make(rt, va, defs, n, &agent_arena.a, &e) &&
+		    getenv("GPUEXT_AGENT_VERBOSE"))
+			agent_notice("device maps' addresses read from a table: %s", e.msg);
+		else if (agent_arena.a && getenv("GPUEXT_AGENT_VERBOSE"))
+			agent_notice("device maps at 0x%llx (%zu bytes, before any context; %.1f ms): "
+				     "their addresses are immediates in the code",
+				     (unsigned long long)agent_arena.a->base, agent_arena.a->size,
+				     agent_ms_since(&t0));
+	}
+	agent_arena.tried = 1;
+	pthread_mutex_unlock(&agent_arena.lock);
+	return agent_arena.a;
+}
+
+int agent_map_va(void)
+{
+	pthread_mutex_lock(&agent_arena.lock);
+	int on = agent_arena.a && !agent_arena.refused;
+	pthread_mutex_unlock(&agent_arena.lock);
+	return on;
+}
+
+/* With an arena, did each map land where the code was planned with
+ * (ptx_rt_map_ref_planned, as agent_noctx_open planned it)?  If not, the
+ * arena is refused: the code built from now on reads the maps' addresses
+ * from the table again. */
+static void agent_arena_check(const struct ptx_rt *rt)
+{
+	const struct object *obj = agent_session->obj;
+	if (!rt->arena)
+		return;
+	for (size_t i = 0; i < obj->map_cnt && i < AGENT_MAX_MAPS; i++) {
+		struct ptx_map_ref plan = ptx_rt_map_ref_planned(rt, &obj->maps[i].def, i);
+		if (agent_gpu.refs[i].map == plan.map && agent_gpu.refs[i].value == plan.value)
+			continue;
+		pthread_mutex_lock(&agent_arena.lock);
+		agent_arena.refused = 1;
+		pthread_mutex_unlock(&agent_arena.lock);
+		agent_notice("map '%s' is at 0x%llx, not at 0x%llx as planned: the maps' "
+			     "addresses are read from a table", obj->maps[i].def.name,
+			     (unsigned long long)agent_gpu.refs[i].map,
+			     (unsigned long long)plan.map);
+		return;
+	}
+}
 
 const struct ptx_rt *agent_gpu0(void)
 {
@@ -230,6 +320,7 @@ static int agent_gpu_make(struct ptx_rt **out, long *signal, struct err *e)
 			     "context is not GPU 0's primary context");
 		return err_set(e, ENOTSUP, "not the primary context");
 	}
+	rt->arena = agent_arena_get(NULL);
 	struct session *s = agent_session;
 	for (size_t i = 0; i < s->obj->map_cnt && !err; i++) {
 		const struct object_map *om = &s->obj->maps[i];
@@ -237,7 +328,7 @@ static int agent_gpu_make(struct ptx_rt **out, long *signal, struct err *e)
 			err = err_set(e, E2BIG, "too many maps");
 			break;
 		}
-		if ((err = ptx_rt_map_create(rt, &om->def, &agent_gpu.maps[i], e))) {
+		if ((err = ptx_rt_map_create_at(rt, &om->def, i, &agent_gpu.maps[i], e))) {
 			err_prefix(e, "map '%s': ", om->def.name);
 			break;
 		}
@@ -245,6 +336,8 @@ static int agent_gpu_make(struct ptx_rt **out, long *signal, struct err *e)
 		if (om->init) /* global data: the session's current value */
 			err = ptx_rt_map_array_set(agent_gpu.maps[i], 0, map_array_base(om->map), e);
 	}
+	if (!err)
+		agent_arena_check(rt);
 	*signal = -1;
 	if (!err) /* while the primary context is current */
 		*signal = agent_mem_signal_bind(agent_gpu.maps);
@@ -317,13 +410,19 @@ size_t agent_map_cnt(void)
 	return n < AGENT_MAX_MAPS ? (n ? n : 1) : AGENT_MAX_MAPS;
 }
 
-int agent_map_table_fill(CUmodule mod, struct err *e)
+int agent_map_table_fill(CUmodule mod, const char *text, struct err *e)
 {
+	int for_arena = strstr(text, AGENT_MAP_VA_MARK) != NULL;
+	if (for_arena && !agent_map_va())
+		return err_set(e, ESTALE, "the instrumented module has the device maps' addresses "
+			       "of their arena, which is not in use");
 	const struct cu_driver *cu = agent_gpu.rt->cu;
 	uint64_t table[2 * AGENT_MAX_MAPS] = {0};
 	CUdeviceptr d;
 	size_t bytes = 0, n = agent_map_cnt();
 	CUresult r = cu->module_get_global(&d, &bytes, mod, AGENT_MAP_TABLE);
+	if (r == CUDA_ERROR_NOT_FOUND && for_arena)
+		return 0; /* no mem probe: every address an immediate */
 	if (r != CUDA_SUCCESS)
 		return cu_err(cu, e, r, "the instrumented module's map table");
 	for (size_t i = 0; i < n && i < agent_session->obj->map_cnt; i++) {
@@ -405,9 +504,10 @@ int agent_noctx_open(struct err *e)
 	agent_noctx.tried = 1;
 	if (ptx_rt_open_noctx(0, &agent_noctx.rt, e))
 		return -ENODEV;
+	agent_noctx.rt->arena = agent_arena_get(agent_noctx.rt);
 	const struct object *obj = agent_session->obj;
 	for (size_t i = 0; i < obj->map_cnt && i < AGENT_MAX_MAPS; i++)
-		agent_noctx.refs[i] = ptx_rt_map_ref_planned(agent_noctx.rt, &obj->maps[i].def);
+		agent_noctx.refs[i] = ptx_rt_map_ref_planned(agent_noctx.rt, &obj->maps[i].def, i);
 	return 0;
 }
 

@@ -72,20 +72,38 @@ int agent_noctx_open(struct err *e);
  * side's, or, before it exists, the description the compiles ahead use. */
 const struct ptx_rt *agent_gpu0(void);
 
-/* The maps' references the probes are translated with (the code reads the
- * addresses from the module's map table: only the layout matters). */
+/* The maps' references the probes are translated with: with their
+ * arena (agent_map_va), where the maps are (or will be); else only their
+ * layout (the code reads the addresses from the module's map table). */
 const struct ptx_map_ref *agent_refs(void);
 
-/* The instrumented module's table of the device maps' addresses (ptx_emit_
- * opts.map_table): the code reads them from there, so that it does not
- * depend on where the maps are and the module cache can keep it. */
+/*
+ * Where instrumented code finds the device maps.  With their arena in use
+ * (ptx_arena.h, made before any context: docs/device-maps.md), their
+ * addresses are immediates in the code, the same in every run, so the
+ * module cache and the libraries compiled ahead keep them; else the code
+ * reads them from the module's table (ptx_emit_opts.map_table), filled at
+ * each load.  Invariant: a module runs only with its maps where its text
+ * says.  The text has immediates only while the arena is in use; the device
+ * side refuses the arena (agent_map_va 0 from then on) when a map does not
+ * land at its planned place; and every module passes agent_map_table_fill
+ * before it runs, which refuses one made for the arena (its text has the
+ * mark) once the arena is not in use.
+ */
+int agent_map_va(void);
+
+/* The instrumented module's table of the device maps' addresses, declared
+ * where the arena is not in use or mem probes read it; the mark (a PTX
+ * comment) in a module made while the arena was in use. */
 #define AGENT_MAP_TABLE "gx_map_table"
+#define AGENT_MAP_VA_MARK "// gpuext: the device maps' addresses of their arena"
 
 /* The table's number of maps (at least 1: PTX has no empty arrays). */
 size_t agent_map_cnt(void);
 
-/* Fill mod's map table (every module with probes has one): the code must
- * not run before. */
-int agent_map_table_fill(CUmodule mod, struct err *e);
+/* Fill the map table of mod, loaded from text (a module made for the
+ * arena: refused unless the arena is in use, see above; its table, where
+ * it has one, filled too): the code must not run before. */
+int agent_map_table_fill(CUmodule mod, const char *text, struct err *e);
 
 #endif /* GPUEXT_AGENT_DEVICE_H */

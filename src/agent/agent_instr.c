@@ -204,7 +204,7 @@ static int agent_load(const char *text, const struct agent_probes *pr, int linke
 		err_prefix(e, "with %zu block-local array(s) of %u bytes and the block record's %u "
 			   "added to its static shared memory: ", pr->n_block_arrays,
 			   pr->block_bytes, PTX_BLOCK_RECORD_BYTES);
-	if (!err && !bare && *mod && (err = agent_map_table_fill(*mod, e)))
+	if (!err && !bare && *mod && (err = agent_map_table_fill(*mod, text, e)))
 		agent_gpu.rt->cu->module_unload(*mod);
 	tm->load += agent_ms_since(&t0) - (tm->jit - jit0);
 	return err;

@@ -64,6 +64,17 @@ static int agent_site_of(enum ptx_probe_kind kind)
 					       : AGENT_ENTRY;
 }
 
+/* Where the module's code finds the maps: the table's declaration, the
+ * arena's mark (agent_device.h). */
+static void agent_probes_maps(struct ptx_buf *b, int table, int va)
+{
+	if (table)
+		ptx_buf_printf(b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
+			       2 * agent_map_cnt());
+	if (va)
+		ptx_buf_printf(b, "%s\n", AGENT_MAP_VA_MARK);
+}
+
 void agent_probes_free(struct agent_probes *pr)
 {
 	free(pr->extra);
@@ -78,7 +89,11 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 {
 	struct ptx_buf code = {0}, site[AGENT_SITES] = {{0}}, b = {0}, func = {0};
 	char mem_syms[16][128], base[256];
-	int n_mem = 0, err = 0, mem_local = 0;
+	/* the maps' addresses as immediates where their arena is in use, but
+	 * in mem probes: those read them from the table (an immediate costs
+	 * two moves at each access where the table's is an operand: memtrace
+	 * 1-4% slower on an H200, bench/results/2026-11-22-h200-mapva-s8.md) */
+	int n_mem = 0, err = 0, mem_local = 0, va = agent_map_va();
 
 	*pr = (struct agent_probes){0};
 	agent_demangle_base(kernel, base, sizeof(base));
@@ -89,11 +104,13 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 			continue;
 		/* inline probes read the launch id and the block index the
 		 * injector declares */
-		struct ptx_emit_opts o = {.maps = agent_refs(), .map_table = AGENT_MAP_TABLE,
+		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
+		struct ptx_emit_opts o = {.maps = agent_refs(),
+					  .map_table = va && kind != PTX_PROBE_MEM ? NULL
+										 : AGENT_MAP_TABLE,
 					  .launch_id = PTX_LAUNCH_ID_REG,
 					  .block_index = PTX_BLOCK_INDEX_REG,
 					  .elect_sync = agent_elect_sync()};
-		enum ptx_probe_kind kind = ptx_probe_kind_of(p->type);
 		if (kind != PTX_PROBE_MEM) {
 			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
 		} else if (n_mem < 16) {
@@ -136,15 +153,16 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 		const char *texts[2 + AGENT_SITES] = {code.text ? code.text : "", func.text};
 		for (int i = 0; i < AGENT_SITES; i++)
 			texts[2 + i] = site[i].text;
-		/* the maps' addresses, filled in at each load (agent_map_table_fill) */
-		ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
-			       2 * agent_map_cnt());
+		/* the maps' addresses, filled in at each load (agent_map_table_fill),
+		 * where they are not immediates; the mark of code made for the
+		 * arena (agent_device.h's invariant) */
+		int table = !va || n_mem;
+		agent_probes_maps(&b, table, va);
 		int declared = link ? ptx_emit_runtime_decls(&b, texts, 2 + AGENT_SITES) : -1;
 		pr->linked = declared > 0;
 		if (declared < 0) {
 			ptx_buf_free(&b);
-			ptx_buf_printf(&b, ".const .align 8 .u64 %s[%zu];\n", AGENT_MAP_TABLE,
-				       2 * agent_map_cnt());
+			agent_probes_maps(&b, table, va);
 			ptx_emit_runtime_used(&b, texts, 2 + AGENT_SITES);
 		}
 		if (code.len)

@@ -135,7 +135,7 @@ static int agent_tier_function(struct agent_tier *t, struct err *e)
 	if (!err && !mod)
 		err = err_set(e, ENOENT, "its library has no module in the context");
 	if (!err)
-		err = agent_map_table_fill(mod, e);
+		err = agent_map_table_fill(mod, t->text, e);
 	CUresult r = err ? CUDA_SUCCESS : cu->module_get_function(&fn, mod, t->kernel);
 	if (r != CUDA_SUCCESS)
 		err = cu_err(cu, e, r, "cuModuleGetFunction on the pasted form");

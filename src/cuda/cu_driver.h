@@ -61,6 +61,22 @@
 	X(mem_host_get_device_pointer, "cuMemHostGetDevicePointer_v2",                   \
 	  (CUdeviceptr * d, void *p, unsigned int flags))                                \
 	X(mem_free_host, "cuMemFreeHost", (void *p))                                     \
+	X(mem_address_reserve, "cuMemAddressReserve",                                    \
+	  (CUdeviceptr * p, size_t size, size_t align, CUdeviceptr addr,                 \
+	   unsigned long long flags))                                                    \
+	X(mem_address_free, "cuMemAddressFree", (CUdeviceptr p, size_t size))            \
+	X(mem_create, "cuMemCreate",                                                     \
+	  (CUmemGenericAllocationHandle * h, size_t size, const CUmemAllocationProp *prop, \
+	   unsigned long long flags))                                                    \
+	X(mem_release, "cuMemRelease", (CUmemGenericAllocationHandle h))                 \
+	X(mem_map, "cuMemMap",                                                           \
+	  (CUdeviceptr p, size_t size, size_t off, CUmemGenericAllocationHandle h,       \
+	   unsigned long long flags))                                                    \
+	X(mem_unmap, "cuMemUnmap", (CUdeviceptr p, size_t size))                         \
+	X(mem_set_access, "cuMemSetAccess",                                              \
+	  (CUdeviceptr p, size_t size, const CUmemAccessDesc *desc, size_t n))           \
+	X(mem_get_allocation_granularity, "cuMemGetAllocationGranularity",               \
+	  (size_t *g, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags o)) \
 	X(get_error_string, "cuGetErrorString", (CUresult r, const char **s))            \
 	X(get_error_name, "cuGetErrorName", (CUresult r, const char **s))
 

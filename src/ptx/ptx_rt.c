@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx_arena.h"
 #include "ptx_wrap.h"
 
 enum { PTX_RB_CTRL_BYTES = 4096 };
@@ -177,8 +178,20 @@ static size_t ptx_rt_map_layout(const struct ptx_rt *rt, const struct map_def *d
 	return len;
 }
 
+size_t ptx_rt_map_bytes(const struct ptx_rt *rt, const struct map_def *def)
+{
+	struct ptx_devmap h = {0};
+	return sizeof(h) + ptx_rt_map_layout(rt, def, &h);
+}
+
 int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_rt_map **out,
 		      struct err *e)
+{
+	return ptx_rt_map_create_at(rt, def, SIZE_MAX, out, e);
+}
+
+int ptx_rt_map_create_at(struct ptx_rt *rt, const struct map_def *def, size_t slot,
+			 struct ptx_rt_map **out, struct err *e)
 {
 	const struct cu_driver *cu = rt->cu;
 	struct ptx_rt_map *m;
@@ -195,12 +208,15 @@ int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_r
 	m->def = *def;
 	h = &m->hdr;
 	m->data_len = ptx_rt_map_layout(rt, def, h);
-	r = cu->mem_alloc(&m->dev, sizeof(*h) + m->data_len);
+	m->dev = ptx_arena_at(rt->arena, slot, sizeof(*h) + m->data_len);
+	m->in_arena = m->dev != 0;
+	r = m->in_arena ? CUDA_SUCCESS : cu->mem_alloc(&m->dev, sizeof(*h) + m->data_len);
 	if (r != CUDA_SUCCESS) {
 		free(m);
 		return cu_err(cu, e, r, "allocating a device map");
 	}
-	/* values 8-aligned (cuMemAlloc's memory is 256-aligned, strides are
+	/* values 8-aligned (cuMemAlloc's memory and an arena's places are
+	 * 256-aligned, strides are
 	 * multiples of 8): the translator drops the alignment test of
 	 * accesses into them (ptx_stack.h, PTX_SPACE_GLOBAL) */
 	_Static_assert(sizeof(*h) % 8 == 0, "device map data 8-aligned");
@@ -243,7 +259,8 @@ void ptx_rt_map_free(struct ptx_rt_map *m)
 {
 	if (!m)
 		return;
-	m->rt->cu->mem_free(m->dev);
+	if (!m->in_arena)
+		m->rt->cu->mem_free(m->dev);
 	if (m->rb_host)
 		m->rt->cu->mem_free_host(m->rb_host);
 	if (m->stage_pinned)
@@ -276,11 +293,14 @@ struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m)
 	return ptx_rt_ref_of(&m->hdr, m->dev);
 }
 
-struct ptx_map_ref ptx_rt_map_ref_planned(const struct ptx_rt *rt, const struct map_def *def)
+struct ptx_map_ref ptx_rt_map_ref_planned(const struct ptx_rt *rt, const struct map_def *def,
+					  size_t slot)
 {
 	struct ptx_devmap h = {0};
-	ptx_rt_map_layout(rt, def, &h);
-	return ptx_rt_ref_of(&h, 0);
+	size_t len = ptx_rt_map_layout(rt, def, &h);
+	CUdeviceptr at = ptx_arena_at(rt->arena, slot, sizeof(h) + len);
+	h.data = at ? at + sizeof(h) : 0; /* as ptx_rt_map_create_at sets it */
+	return ptx_rt_ref_of(&h, at);
 }
 
 int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value, struct err *e)

@@ -28,6 +28,8 @@
 #include "ptx_devmap.h"
 #include "ptx_emit.h"
 
+struct ptx_arena;
+
 struct ptx_rt {
 	const struct cu_driver *cu;
 	CUdevice dev;
@@ -38,6 +40,10 @@ struct ptx_rt {
 	char name[128];
 	CUstream snap_stream; /* SNAPSHOT copies' stream, made at the first (0: none) */
 	int snap_tried;
+	/* where ptx_rt_map_create_at puts maps and ptx_rt_map_ref_planned
+	 * plans them (ptx_arena.h; not owned: it outlives contexts); NULL:
+	 * maps are cuMemAlloc'd and planned without addresses */
+	const struct ptx_arena *arena;
 };
 
 /* Open GPU `ordinal` (0 = first) and make its primary context current. */
@@ -63,6 +69,7 @@ struct ptx_rt_map {
 	 * the driver gave pinned memory: reused, a copy per refresh */
 	unsigned char *stage;
 	int stage_pinned;
+	int in_arena; /* dev is rt->arena's: not freed with the map */
 };
 
 /* How a copy of a device map's contents is taken (see above). */
@@ -72,13 +79,21 @@ enum ptx_rt_copy { PTX_RT_COMPLETE, PTX_RT_SNAPSHOT };
  * become plain hashes on the device), ring buffer. */
 int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_rt_map **out,
 		      struct err *e);
+/* The same, at place `slot` of rt->arena where it has one for a map of
+ * def (ptx_arena_at), else as ptx_rt_map_create. */
+int ptx_rt_map_create_at(struct ptx_rt *rt, const struct map_def *def, size_t slot,
+			 struct ptx_rt_map **out, struct err *e);
 void ptx_rt_map_free(struct ptx_rt_map *m);
 struct ptx_map_ref ptx_rt_map_ref(const struct ptx_rt_map *m);
-/* What ptx_rt_map_ref will say of a map of def made on rt's GPU, but for
- * its addresses (0): the code the translator emits with a map table
- * (ptx_emit_opts.map_table) is the same, so it can be compiled before the
- * map exists. */
-struct ptx_map_ref ptx_rt_map_ref_planned(const struct ptx_rt *rt, const struct map_def *def);
+/* What ptx_rt_map_ref will say of a map of def made on rt's GPU with
+ * ptx_rt_map_create_at(slot): with rt->arena, all of it (its addresses the
+ * arena's); without, all but its addresses (0): the code the translator
+ * emits with a map table (ptx_emit_opts.map_table) is the same, so it can
+ * be compiled before the map exists. */
+struct ptx_map_ref ptx_rt_map_ref_planned(const struct ptx_rt *rt, const struct map_def *def,
+					  size_t slot);
+/* The device memory of a map of def on rt's GPU: its header and data. */
+size_t ptx_rt_map_bytes(const struct ptx_rt *rt, const struct map_def *def);
 
 /* Set element key of an array map (all SM slots of a per-SM array). */
 int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value,

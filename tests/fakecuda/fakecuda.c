@@ -14,7 +14,9 @@
  * $FAKECUDA_DELAY="cuFoo:MS" makes each compile through cuFoo take MS ms more;
  * a compile that outlives the JIT compiler's exit handler aborts.
  * The device has $FAKECUDA_SMS multiprocessors (default 2; 132 makes the
- * per-SM code an H200's: bench/sass_size.sh).
+ * per-SM code an H200's: bench/sass_size.sh).  Virtual memory management
+ * reserves the address asked for before any context ($FAKECUDA_VMM:
+ * "elsewhere" never does, "unsupported" fails; see cuMemAddressReserve).
  * Not part of gpuext: a test fixture (built by the Makefile as
  * build/fakecuda/libcuda.so.1).
  */
@@ -469,6 +471,78 @@ FAKE_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr d, size_t n, CUmemLocation l
 	fake_log("prefetch %#llx %zu %s", (unsigned long long)d, n,
 		 loc.type == CU_MEM_LOCATION_TYPE_DEVICE ? "gpu" : "cpu");
 	return CUDA_SUCCESS;
+}
+/*
+ * Virtual memory management (the agent's map arena, ptx_arena.c): an
+ * address range is a PROT_NONE mapping, mapping memory into it makes it
+ * read-write (zeroed).  As the driver behaves on the H200: a reservation
+ * gets the address asked for only while no context is active (else one of
+ * its own); FAKECUDA_VMM=elsewhere always gives one of its own,
+ * =unsupported fails every call (CUDA_ERROR_NOT_SUPPORTED).  Logged as
+ * "vmm reserve ADDR LEN", "vmm map ADDR LEN", "vmm free ADDR LEN".
+ */
+static int fake_vmm(void)
+{
+	const char *v = getenv("FAKECUDA_VMM");
+	return !v ? 0 : !strcmp(v, "elsewhere") ? 1 : !strcmp(v, "unsupported") ? 2 : 0;
+}
+FAKE_API CUresult cuMemAddressReserve(CUdeviceptr *p, size_t n, size_t align, CUdeviceptr addr,
+				      unsigned long long flags)
+{
+	if (fake_vmm() == 2)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	int anywhere = fake_vmm() == 1 || !addr ||
+		       __atomic_load_n(&fake_primary_refs, __ATOMIC_RELAXED) > 0;
+	void *m = anywhere ? MAP_FAILED
+			   : mmap((void *)(uintptr_t)addr, n, PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
+				  -1, 0);
+	if (m == MAP_FAILED) /* taken (or not asked for): elsewhere */
+		m = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*p = (CUdeviceptr)m;
+	fake_log("vmm reserve %#llx %zu", (unsigned long long)*p, n);
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemAddressFree(CUdeviceptr p, size_t n)
+{
+	fake_log("vmm free %#llx %zu", (unsigned long long)p, n);
+	return munmap((void *)p, n) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *prop,
+						CUmemAllocationGranularity_flags o)
+{
+	*g = 2u << 20;
+	return fake_vmm() == 2 ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
+}
+/* A handle is its size (memory appears where it is mapped). */
+FAKE_API CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t n,
+			      const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	if (fake_vmm() == 2)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (fake_fail("cuMemCreate"))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*h = n;
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemRelease(CUmemGenericAllocationHandle h) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuMemMap(CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h,
+			   unsigned long long flags)
+{
+	if (n + off > h || mprotect((void *)p, n, PROT_READ | PROT_WRITE))
+		return CUDA_ERROR_INVALID_VALUE;
+	fake_log("vmm map %#llx %zu", (unsigned long long)p, n);
+	return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemUnmap(CUdeviceptr p, size_t n)
+{
+	return mprotect((void *)p, n, PROT_NONE) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemSetAccess(CUdeviceptr p, size_t n, const CUmemAccessDesc *d, size_t cnt)
+{
+	return fake_fail("cuMemSetAccess") ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 FAKE_API CUresult cuCtxGetDevice(CUdevice *d) { *d = 0; return CUDA_SUCCESS; }
 FAKE_API CUresult cuMemAllocHost_v2(void **p, size_t n) { return cuMemHostAlloc(p, n, 0); }

@@ -66,7 +66,7 @@ instrumented() { # instrumented NAME BIN ARGS...
 	cs0=$(checksum "$LOGS/$name.plain.log")
 	cs1=$(checksum "$LOGS/$name.run.log")
 	local msgs
-	msgs=$(grep '^gpuext: ' "$LOGS/$name.run.err" | grep -vc 'instrumented (.* ms)$\|before its first launch$\|compiled ahead of its first launch, \|^gpuext: agent attached\|^gpuext: device side made ahead of the first launch (\|: mem probes pasted from launch [0-9]* on (')
+	msgs=$(grep '^gpuext: ' "$LOGS/$name.run.err" | grep -vc 'instrumented (.* ms)$\|before its first launch$\|compiled ahead of its first launch, \|^gpuext: agent attached\|^gpuext: device side made ahead of the first launch (\|^gpuext: device maps at 0x[0-9a-f]* (\|: mem probes pasted from launch [0-9]* on (')
 	local why=""
 	[ "$rc0" = 0 ] || why+=" plain rc=$rc0"
 	[ "$rc1" = 0 ] || why+=" instrumented rc=$rc1"

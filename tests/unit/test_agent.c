@@ -40,6 +40,10 @@ struct launches {
 	 * order: 'c' called, 'p' pasted, '-' neither (agent_tier.c) */
 	char vec_forms[32];
 	int snapshots; /* device-to-host copies on a stream (the mirror's snapshots) */
+	/* instrumented modules with the maps' table / with immediates of the
+	 * arena's addresses (GPUEXT_MAP_VA or its default) */
+	int with_table, with_va;
+	char va[32]; /* the address of the last "vmm reserve" */
 };
 
 /* Run cmd (with FAKECUDA_* set to a fresh log/dump dir); output and status. */
@@ -64,7 +68,11 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 		char name[256], kind[16], path[512] = "";
 		if (sscanf(line, "load %d %15s %*u %511s", &mod, kind, path) >= 2 && path[0]) {
 			char *ptx = test_read_file(path, NULL);
-			if (ptx && mod > 0 && mod < 64 && strstr(ptx, "gx_map_table"))
+			/* an instrumented kernel takes its launch id (gxi_lid) */
+			int inst = ptx && strstr(ptx, "gxi_lid");
+			l->with_table += inst && strstr(ptx, "gx_map_table") != NULL;
+			l->with_va += inst && strstr(ptx, "0x0000200000000000") != NULL;
+			if (inst && mod > 0 && mod < 64)
 				/* pasted regions (which may also call the
 				 * function where a warp's lanes are too few) */
 				forms[mod] = strstr(ptx, "{ // mem probes of ") || !strstr(ptx, "_probe, (")
@@ -77,6 +85,7 @@ static char *run(const char *env, const char *cmd, int *status, struct launches 
 				l->linked = strstr(ptx, ".extern .func") != NULL;
 			}
 			free(ptx);
+		} else if (sscanf(line, "vmm reserve %31s", l->va) == 1) {
 		} else if (!strncmp(line, "dtoh async ", 11)) {
 			l->snapshots++;
 		} else if (sscanf(line, "global %d %255s", &mod, name) == 2) {
@@ -433,8 +442,10 @@ static void test_ahead_from_start(void **state)
 		assert_int_equal(l.targeted_inst, 2);
 		assert_int_equal(l.other, 2);
 		assert_int_equal(l.other_inst, 2);
-		/* the map table filled in each launch's module, compiled ahead or not */
-		assert_int_equal(l.table_fills, 2);
+		/* compiled ahead, the maps' addresses are immediates (their
+		 * arena made before any context); else the map table is filled
+		 * in each launch's module */
+		assert_int_equal(l.table_fills, cases[i].stopped || cases[i].ahead ? 0 : 2);
 		/* one compile, told once by the launch; ahead only when on */
 		assert_int_equal(count_lines(out, "gpuext: kernel vec_add instrumented ("), 1);
 		assert_int_equal(count_lines(out, "gpuext: kernel vec_add compiled ahead of its first "
@@ -448,6 +459,76 @@ static void test_ahead_from_start(void **state)
 			assert_non_null(strstr(out, "instrumented (device side 0.0, "));
 		free(out);
 	}
+}
+
+/*
+ * The device maps' arena (ptx_arena.h): made before any context by the
+ * compiles ahead, the maps' addresses are immediates in every instrumented
+ * module (none reads a table), at GPUEXT_MAP_VA where set; where the
+ * driver puts the range elsewhere or has no virtual memory management, or
+ * GPUEXT_MAP_VA=0, or nothing is compiled ahead (the reservation then comes
+ * after the context: elsewhere), the modules read the table as before;
+ * mem probes read it in every case.
+ */
+static void test_map_va(void **state)
+{
+	static const struct {
+		const char *env, *notice, *va;
+		int immediates;
+	} cases[] = {
+		{"", "gpuext: device maps at 0x200000000000 (2097152 bytes, before any context; ",
+		 "0x200000000000", 1},
+		{"GPUEXT_MAP_VA=0x300000000000", "gpuext: device maps at 0x300000000000 (",
+		 "0x300000000000", 1},
+		{"FAKECUDA_VMM=elsewhere", "gpuext: device maps' addresses read from a table: the "
+		 "device maps' arena (2097152 bytes at 0x200000000000): the driver reserved 0x", "", 0},
+		{"FAKECUDA_VMM=unsupported", "gpuext: device maps' addresses read from a table: the "
+		 "device maps' arena (0 bytes at 0x200000000000): cuMemGetAllocationGranularity: ",
+		 "", 0},
+		{"GPUEXT_MAP_VA=0", "", "", 0},
+		{"GPUEXT_AGENT_AHEAD=0", "", "", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct launches l;
+		int status;
+		char env[256], cmd[512];
+		snprintf(env, sizeof(env), "GPUEXT_AGENT_VERBOSE=1 APP_INIT_DELAY_MS=200 "
+			 "APP_DELAY_MS=300 GPUEXT_AGENT_AHEAD= %s", cases[i].env);
+		snprintf(cmd, sizeof(cmd), "%s run build/bpf/examples/gpu_count.bpf.o -- %s "
+			 "vec_add reduce_atomic", test_cli_path(), RTAPP);
+		char *out = run(env, cmd, &status, &l);
+		if (status || !strstr(out, "rtapp ok") || !strstr(out, cases[i].notice))
+			fail_msg("case %zu: expected '%s' in:\n%s", i, cases[i].notice, out);
+		assert_int_equal(l.targeted_inst, 2);
+		assert_int_equal(l.other_inst, 2);
+		if (cases[i].immediates) {
+			assert_string_equal(l.va, cases[i].va);
+			assert_int_equal(l.with_table, 0);
+			assert_int_equal(l.table_fills, 0);
+			/* the default address written as immediates, or not */
+			assert_int_equal(l.with_va > 0, !strcmp(cases[i].va, "0x200000000000"));
+		} else {
+			assert_true(l.with_table >= 2);
+			assert_int_equal(l.with_va, 0);
+			assert_int_equal(l.table_fills, 2);
+		}
+		free(out);
+	}
+	/* mem probes read the table with the arena too (an operand per access,
+	 * not two moves): memtrace's modules declare and fill it */
+	struct launches l;
+	int status;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "%s run build/bpf/tools/memtrace.bpf.o -- %s vec_add "
+		 "reduce_atomic", test_cli_path(), RTAPP);
+	char *out = run("GPUEXT_AGENT_VERBOSE=1 APP_INIT_DELAY_MS=200 APP_DELAY_MS=300 "
+			"GPUEXT_AGENT_AHEAD=", cmd, &status, &l);
+	if (status || !strstr(out, "rtapp ok") || !strstr(out, "gpuext: device maps at 0x2000"))
+		fail_msg("memtrace with the arena:\n%s", out);
+	assert_true(l.with_table >= 2);
+	assert_int_equal(l.with_va, 0);
+	assert_int_equal(l.table_fills, 2); /* the two instrumented kernels' modules */
+	free(out);
 }
 
 /*
@@ -685,6 +766,7 @@ int main(void)
 		cmocka_unit_test(test_instrument_ahead),
 		cmocka_unit_test(test_ahead_from_start),
 		cmocka_unit_test(test_ahead_device_fails),
+		cmocka_unit_test(test_map_va),
 		cmocka_unit_test(test_tier_swap),
 		cmocka_unit_test(test_tier_exit),
 		cmocka_unit_test(test_untargeted_untouched),
