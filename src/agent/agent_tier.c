@@ -71,6 +71,12 @@ int agent_mem_simt(void)
 	return !(v && !strcmp(v, "0"));
 }
 
+int agent_mem_agg(void)
+{
+	const char *v = getenv("GPUEXT_PTX_MEM_AGG");
+	return !(v && !strcmp(v, "0"));
+}
+
 unsigned agent_mem_unroll(void)
 {
 	const char *v = getenv("GPUEXT_PTX_UNROLL");

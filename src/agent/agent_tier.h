@@ -30,6 +30,9 @@ int agent_elect_sync(void);
 /* ptx_inject_opts.mem_simt: a run's accesses probed by as many lanes at
  * once, unless GPUEXT_PTX_MEM_SIMT=0 (the runner one after the other). */
 int agent_mem_simt(void);
+/* ptx_inject_opts.mem_agg: the lanes' reductions issued once per address
+ * and value, unless GPUEXT_PTX_MEM_AGG=0 (every lane its own, to compare). */
+int agent_mem_agg(void);
 /* ptx_inject_opts.mem_unroll: 4 turns a pass, GPUEXT_PTX_UNROLL=2 two, =8
  * eight, =0 none (the loops as written, to compare). */
 unsigned agent_mem_unroll(void);
