@@ -557,8 +557,8 @@ static void test_reduce_pasted_combined(void **state)
 		char env[128], cmd[512];
 		snprintf(env, sizeof(env), "GPUEXT_AGENT_VERBOSE=1 GPUEXT_AGENT_TIER= FAKECUDA_SMS=132 %s",
 			 envs[i]);
-		snprintf(cmd, sizeof(cmd), "%s run --tool memtrace -- %s %s _Z10reduce_sumPKilPy "
-			 "_Z10reduce_sumPKilPy", test_cli_path(), APP, ptx);
+		snprintf(cmd, sizeof(cmd), "%s run build/bpf/tools/memtrace.bpf.o -- %s %s "
+			 "_Z10reduce_sumPKilPy _Z10reduce_sumPKilPy", test_cli_path(), APP, ptx);
 		char *out = run(env, cmd, &status, &l);
 		if (status || !strstr(out, "mem probes inline at 6 accesses in 4 regions") ||
 		    strstr(out, "pasted form compiling in the background"))
