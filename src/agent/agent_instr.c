@@ -294,10 +294,11 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 	/* a loop's turns unrolled (ptx_unroll.h) are the kernel's own code,
 	 * which weighs less than the probes': reduce's 4 turns, 29 ms of ptxas
 	 * where the loop as written takes 21 (sm_90, the build machine); the
-	 * lanes' reductions combined (ptx_agg.h) are 3.8 KB more text for
-	 * reduce, 47 -> 56 ms of ptxas there, and counted they tip it over
+	 * lanes' reductions combined (ptx_agg.h) are 1.9 KB more text for
+	 * reduce, 45 -> 52 ms of ptxas there, and counted they tip it over
 	 * the limit (its measured launches would run the called form at 6x
-	 * where the combining gains 1.50x -> 1.08x) */
+	 * where the combining gains 1.39x -> 1.08x; its first launch, compiled
+	 * ahead, adds 13 ms, 17 without: first_launch.sh on the H200) */
 	int slow = !err && inlined && agent_tier_slow(strlen(text) - unrolled, strlen(called_text));
 	/* reduce's 4 loads a loop turn (6 accesses in 3 regions): a copy an
 	 * access adds 5 x memtrace's ~6 KB block, a tier; a copy a region 2 x,

@@ -498,7 +498,7 @@ static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
 			ptx_buf_printf(&in->b, "\t@%s mov.b64 %s, 0x%llx;\n", pred, PTX_MEM_SK_REG,
 				       sk[j]);
 	}
-	if (in->mem_agg) {
+	if (in->mem_agg && k >= in->o->mem_agg) {
 		size_t at = in->b.len;
 		ptx_agg_reductions(&in->b, in->o->mem_code, P, NULL);
 		in->agg_bytes += in->b.len - at - strlen(in->o->mem_code);

@@ -191,12 +191,13 @@ struct ptx_inject_opts {
 	 */
 	int mem_simt;
 	/*
-	 * In that form, each of mem_code's `red.global` issued once per
-	 * address and value by the lanes that share them (ptx_agg.h: reduce's
-	 * loop, 16 lanes into one word, 16 reductions -> 1); on sm_70 or newer
-	 * (match.sync).  0: every lane its own.
+	 * In that form, in regions of at least mem_agg accesses, each of
+	 * mem_code's `red.global` issued once per address and value by the
+	 * lanes that share them (ptx_agg.h: reduce's unrolled loop, 16 lanes
+	 * into one word, 16 reductions -> 1); on sm_70 or newer (match.sync).
+	 * 0: every lane its own everywhere.
 	 */
-	int mem_agg;
+	unsigned mem_agg;
 	/*
 	 * Unroll counted loops (ptx_unroll.h) whose probed accesses would
 	 * otherwise keep ptxas from unrolling them: mem_unroll turns (2, 4 or 8)

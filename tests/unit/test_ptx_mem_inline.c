@@ -456,10 +456,12 @@ static void test_lanes(void **state)
 
 /*
  * The lanes' reductions combined (ptx_inject_opts.mem_agg, ptx_agg.h):
- * memtrace on runs_text, its 3 lanes regions with every `red.global` of
- * the program in the combined form (two matches each) and the 3 regions
- * of one access as they were; none without mem_agg, in the runner's form
- * or on a target before sm_70 (no match.sync).  ptxas accepts it.
+ * memtrace on runs_text, its 3 lanes regions (3, 8 and 2 accesses) with
+ * every `red.global` of the program in the combined form (two matches
+ * each) where mem_agg is 1, only the region of 8 where it is 8, and the 3
+ * regions of one access as they were; none without mem_agg, in the
+ * runner's form or on a target before sm_70 (no match.sync).  ptxas
+ * accepts it.
  */
 static void test_lanes_agg(void **state)
 {
@@ -474,20 +476,21 @@ static void test_lanes_agg(void **state)
 	assert_int_equal(ptx_parse(old_text, strlen(old_text), &old, &e), 0);
 	size_t reds = count_str(mp.site, "\tred.global.");
 	assert_true(reds >= 2);
-	for (int agg = 0; agg < 2; agg++)
+	static const unsigned aggs[] = {0, 1, 8}, combined[] = {0, 3, 1};
+	for (size_t a = 0; a < 3; a++)
 		for (int simt = 0; simt < 2; simt++)
 			for (int sm60 = 0; sm60 < 2; sm60++) {
 				struct ptx_inject_opts o = {
 					.kernel = "k", .mem_sym = mp.sym, .mem_code = mp.site,
 					.mem_func = mp.func, .mem_inline_max = SIZE_MAX,
-					.mem_simt = simt, .mem_agg = agg, .extra = mp.extra,
+					.mem_simt = simt, .mem_agg = aggs[a], .extra = mp.extra,
 					.only_kernel = 1, .min_version_major = 7,
 					.min_version_minor = 8};
 				char *out;
 				size_t len;
 				if (ptx_inject(sm60 ? old : m, &o, &out, &len, &e))
 					fail_msg("memtrace: %s", e.msg);
-				size_t want = agg && simt && !sm60 ? 3 : 0;
+				size_t want = simt && !sm60 ? combined[a] : 0;
 				assert_int_equal(count_str(out, "lanes at once"), simt ? 3 : 0);
 				assert_int_equal(count_str(out, "match.any.sync"), 2 * reds * want);
 				assert_int_equal(count_str(out, "\t.reg .pred %gxi_rq;\n"), want);
