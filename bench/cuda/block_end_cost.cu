@@ -116,11 +116,9 @@ int main(int argc, char **argv)
 {
 	int n = 1 << 24, iters = 31, rounds = argc > 1 ? atoi(argv[1]) : 15;
 	float *a, *b, *c; rec *r;
-	CK(cudaMalloc(&a, n * 4)); CK(cudaMalloc(&b, n * 4)); CK(cudaMalloc(&c, n * 4));
+	cost_vecadd_buffers(n, &a, &b, &c);
 	int blocks = (n + 255) / 256;
 	CK(cudaMalloc(&r, sizeof(rec) * blocks * 2)); CK(cudaMemset(r, 0, sizeof(rec) * blocks * 2));
-	std::vector<float> h(n); for (int i = 0; i < n; i++) h[i] = (float)(i % 1000) * 0.5f;
-	CK(cudaMemcpy(a, h.data(), n * 4, cudaMemcpyHostToDevice)); CK(cudaMemcpy(b, h.data(), n * 4, cudaMemcpyHostToDevice));
 	kf f[NV] = { k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7>, k<8>, k<9>, k<10>, k<11>, k<12>, k<13>, k<14>, k<15>, k<16>, k<17> };
 	// check: the red.max variants' records have end >= start and the right index
 	for (int v : { (int)WARP_REDMAX_REC, (int)REDMAX3D_REC3_SUNK, (int)REDMAX1D_REC3_SUNK, (int)REDMAX1D_EARLY_REC3_SUNK,

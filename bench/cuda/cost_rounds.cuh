@@ -22,6 +22,19 @@
 		}                                                                    \
 	} while (0)
 
+/* vecadd's buffers for n floats: a and b filled alike, c for the sums. */
+static void cost_vecadd_buffers(int n, float **a, float **b, float **c)
+{
+	CK(cudaMalloc(a, n * 4));
+	CK(cudaMalloc(b, n * 4));
+	CK(cudaMalloc(c, n * 4));
+	std::vector<float> h(n);
+	for (int i = 0; i < n; i++)
+		h[i] = (float)(i % 1000) * 0.5f;
+	CK(cudaMemcpy(*a, h.data(), n * 4, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(*b, h.data(), n * 4, cudaMemcpyHostToDevice));
+}
+
 /*
  * rounds rounds (plus one warm-up) over variants 0..nv-1: launch(v) queues
  * variant v's kernel once; each variant runs iters launches a round, timed

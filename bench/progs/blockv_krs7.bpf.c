@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * blockv_krs7: session 7's kernelretsnoop without the exit barrier
- * (bench/results/2026-11-22-h200-block-probes-s7.md; tools/kernelretsnoop.bpf.c
- * stays the one block_exit program: this form measured no cheaper on
- * vecadd, 1.088-1.089x against 1.077-1.105x).  For every block index of
+ * (bench/results/2026-11-22-h200-block-probes-s7.md), the candidate that
+ * tools/kernelretsnoop.bpf.c now is (session 8: with the emitter of then,
+ * 1.064-1.067x on vecadd against 1.080-1.081x for the one block_exit
+ * program; session 7 had measured it no cheaper, 1.088-1.089x against
+ * 1.077-1.105x); kept as the measuring copy whose parts
+ * blockv_krs7_*.bpf.c build apart.  For every block index of
  * every kernel, when its last run started and when its last warp exited,
  * on which SM, and which launch that was.  Two programs share `blocks` (a
  * record at the block's linear index modulo KRS7_MAX_BLOCKS):
@@ -91,6 +94,20 @@ int krs_warp_end(void *ctx)
 	struct krs7_block *b = bpf_map_lookup_elem(&blocks, &slot);
 	if (b)
 		bpf_gpu_atomic_max(&b->end_ns, bpf_gpu_globaltimer());
+	return 0;
+}
+#endif
+
+#ifdef KRS_BLOCK_EXIT_END
+/* the barrier form's end: once per block after its exit barrier, the end
+ * time the injector read there (blockv_krs7_barrier.bpf.c) */
+SEC("gpu/block_exit/*")
+int krs_block_end(struct gpuext_block_ctx *ctx)
+{
+	__u32 slot = ctx->block & (KRS7_MAX_BLOCKS - 1);
+	struct krs7_block *b = bpf_map_lookup_elem(&blocks, &slot);
+	if (b)
+		b->end_ns = ctx->end_ns;
 	return 0;
 }
 #endif

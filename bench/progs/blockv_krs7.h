@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * blockv_krs7.h - the record of bench/progs/blockv_krs7.bpf.c (session 7's
- * kernelretsnoop without the exit barrier): only what the host cannot
- * derive from the launch table; 32 bytes at the block's linear index
- * modulo KRS7_MAX_BLOCKS (bench/results/2026-11-22-h200-block-probes-s7.md).
+ * kernelretsnoop without the exit barrier, which tools/kernelretsnoop.h now
+ * is): only what the host cannot derive from the launch table; 32 bytes at
+ * the block's linear index modulo KRS7_MAX_BLOCKS
+ * (bench/results/2026-11-22-h200-block-probes-s7.md).
  */
 #ifndef GPUEXT_BENCH_BLOCKV_KRS7_H
 #define GPUEXT_BENCH_BLOCKV_KRS7_H

@@ -8,11 +8,18 @@
  * block index, with its end relative to the earliest start among them;
  * the log2 histograms of their durations and of their ends relative to
  * that earliest start.
+ *
+ * The device stores only the block's linear index: its (x, y, z), threads
+ * and warps come from its launch's row (grid and block dims).  A record
+ * whose launch has no row (the launch table's ring buffer was full, or
+ * launch id 0) prints `block=? index=N` (JSON "block":null,"index":N) and
+ * no threads or warps, which only the row could give.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/gpuext_launch.h"
 #include "tools.h"
 #include "../../tools/kernelretsnoop.h"
 
@@ -41,6 +48,36 @@ int tool_kernelretsnoop_event(FILE *out, const struct object *obj, const char *m
 	return tool_launch_row(out, map, data, size, json); /* the only ring buffer */
 }
 
+/* One record's line (or JSON object), joined with its launch's row. */
+static void krs_print_block(FILE *out, const struct krs_block *b, uint64_t dur, uint64_t end_rel,
+			    int json)
+{
+	uint32_t index = KRS_BLOCK_INDEX(b->block_sm), sm = KRS_BLOCK_SM(b->block_sm);
+	const struct gpuext_launch *row = tool_launch_find(b->launch);
+	uint64_t gx = row ? row->grid[0] : 0, gy = row ? row->grid[1] : 0;
+	if (gx && gy) { /* (a row of no blocks, which the driver refuses, places none) */
+		uint64_t threads = (uint64_t)row->block[0] * row->block[1] * row->block[2];
+		fprintf(out,
+			json ? "{\"block\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"launch\":%" PRIu64
+			       ",\"sm\":%u,\"threads\":%" PRIu64 ",\"warps\":%" PRIu64 ","
+			     : "block=%" PRIu64 ",%" PRIu64 ",%" PRIu64 " launch=%" PRIu64
+			       " sm=%u threads=%" PRIu64 " warps=%" PRIu64 " ",
+			index % gx, index / gx % gy, index / (gx * gy), (uint64_t)b->launch, sm,
+			threads, (threads + 31) / 32);
+	} else {
+		fprintf(out,
+			json ? "{\"block\":null,\"index\":%u,\"launch\":%" PRIu64 ",\"sm\":%u,"
+			     : "block=? index=%u launch=%" PRIu64 " sm=%u ",
+			index, (uint64_t)b->launch, sm);
+	}
+	fprintf(out,
+		json ? "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64
+		       ",\"end_rel_ns\":%" PRIu64 "}\n"
+		     : "start_ns=%" PRIu64 " end_ns=%" PRIu64 " dur_ns=%" PRIu64 " end_rel_ns=%" PRIu64
+		       "\n",
+		(uint64_t)b->start_ns, (uint64_t)b->end_ns, dur, end_rel);
+}
+
 int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 				const struct session_status *st, int json)
 {
@@ -61,14 +98,7 @@ int tool_kernelretsnoop_summary(FILE *out, const struct object *obj,
 		uint64_t dur = tool_dur_add(&rec, b->start_ns, b->end_ns);
 		uint64_t end_rel = b->end_ns >= s.first_ns ? b->end_ns - s.first_ns : 0;
 		hist_log2_add(&ends, end_rel, 1);
-		fprintf(out,
-			json ? "{\"block\":[%u,%u,%u],\"launch\":%" PRIu64 ",\"sm\":%u,\"threads\":%u,"
-			       "\"warps\":%u,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
-			       ",\"dur_ns\":%" PRIu64 ",\"end_rel_ns\":%" PRIu64 "}\n"
-			     : "block=%u,%u,%u launch=%" PRIu64 " sm=%u threads=%u warps=%u start_ns=%" PRIu64
-			       " end_ns=%" PRIu64 " dur_ns=%" PRIu64 " end_rel_ns=%" PRIu64 "\n",
-			b->block[0], b->block[1], b->block[2], (uint64_t)b->launch, b->sm, b->threads,
-			b->warps, (uint64_t)b->start_ns, (uint64_t)b->end_ns, dur, end_rel);
+		krs_print_block(out, b, dur, end_rel, json);
 	}
 	if (json) {
 		fprintf(out, "{\"recorded\":%" PRIu64 ",\"clock_backwards\":%" PRIu64 ",\"dur_ns\":",

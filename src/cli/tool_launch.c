@@ -94,6 +94,11 @@ int tool_launch_row(FILE *out, const char *map, const void *data, size_t size, i
 	return 0;
 }
 
+const struct gpuext_launch *tool_launch_find(uint64_t id)
+{
+	return id < tl.cap && tl.l[id].kernel ? &tl.l[id].row : NULL;
+}
+
 uint64_t tool_launch_count(uint64_t id, uint64_t start_ns, uint64_t end_ns)
 {
 	struct tool_launch *l = tool_launch_at(id);

@@ -67,6 +67,10 @@ uint64_t tool_launch_count(uint64_t id, uint64_t start_ns, uint64_t end_ns);
  * the launch's counts (log2 buckets, hist.h's). */
 void tool_launch_hist(uint64_t id, const uint64_t *count, size_t buckets);
 void tool_launch_print(FILE *out, const char *noun, int json);
+/* Launch id's row (kernel, grid and block dims), NULL when it never came:
+ * the ring buffer was full, or id 0. */
+struct gpuext_launch;
+const struct gpuext_launch *tool_launch_find(uint64_t id);
 void tool_launch_reset(void);
 
 #define TOOL_FMT(name)                                                                   \

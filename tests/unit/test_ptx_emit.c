@@ -469,6 +469,30 @@ static void test_map_value_access(void **state)
 	map_value_access(MAP_TYPE_GPU_BLOCK_ARRAY, ".shared", "%sa");
 }
 
+/* Instruction builders of the two lookup tests: insns[n++], and an inline
+ * lookup of map 0 with its key in reg, stored at fp + at, r0 the element. */
+#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
+#define LOOKUP(reg, at)                                                                  \
+	I(ISA_OPC_STX_W, ISA_REG_FP, reg, at, 0), I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0), \
+		I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, at), I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0), \
+		I(0, 0, 0, 0, 0), I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM)
+
+/* insns[0..n) translated with map 0 an array of 16 x 16 bytes at a known
+ * address, into *prog (the test fails on an error). */
+static void emit_with_array16(struct isa_insn *insns, size_t n, const char *name,
+			      struct ptx_buf *prog)
+{
+	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
+	struct ptx_emit_opts o = {.maps = &ref};
+	struct map *maps[1] = {NULL};
+	struct err e = {{0}};
+	struct prog p = test_prog(name, insns, n);
+	p.maps = maps;
+	p.map_cnt = 1;
+	if (ptx_emit_prog(prog, &p, &o, NULL, &e))
+		fail_msg("%s", e.msg);
+}
+
 /*
  * An inline lookup whose key ptx_stack proves below max_entries (a masked
  * value stored to the frame) has no bounds test and no NULL test after
@@ -479,37 +503,24 @@ static void test_lookup_key_range(void **state)
 {
 	struct isa_insn insns[48];
 	size_t n = 0;
-	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
-	struct ptx_emit_opts o = {.maps = &ref};
-	struct map *maps[1] = {NULL};
 	struct ptx_buf prog = {0};
-	struct err e = {{0}};
 
-#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
-#define LOOKUP(reg, at)                                                                  \
-	I(ISA_OPC_STX_W, ISA_REG_FP, reg, at, 0), I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0), \
-		I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, at), I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0), \
-		I(0, 0, 0, 0, 0), I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM), \
-		I(ISA_OPC_JMP_JEQ_K, 0, 0, 0, 0)
 	I(ISA_OPC_LDX_W, 6, 1, 0, 0);       /* anything of 32 bits */
 	I(ISA_OPC_ALU64_MOV_X, 7, 6, 0, 0);
 	I(ISA_OPC_ALU64_AND_K, 6, 0, 0, 15); /* 0..15: in range */
 	LOOKUP(6, -4);
+	I(ISA_OPC_JMP_JEQ_K, 0, 0, 0, 0);
 	I(ISA_OPC_ALU64_AND_K, 7, 0, 0, 31); /* 0..31: not */
 	LOOKUP(7, -8);
+	I(ISA_OPC_JMP_JEQ_K, 0, 0, 0, 0);
 	I(ISA_OPC_ALU64_MOV_K, 8, 0, 0, 0);
 	I(ISA_OPC_ALU64_ADD_K, 8, 0, 0, 1);  /* a loop: 1, 2, ... */
 	I(ISA_OPC_JMP_JLT_K, 8, 0, -2, 10);
 	LOOKUP(8, -12);
+	I(ISA_OPC_JMP_JEQ_K, 0, 0, 0, 0);
 	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
 	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
-#undef LOOKUP
-#undef I
-	struct prog p = test_prog("ranges", insns, n);
-	p.maps = maps;
-	p.map_cnt = 1;
-	if (ptx_emit_prog(&prog, &p, &o, NULL, &e))
-		fail_msg("%s", e.msg);
+	emit_with_array16(insns, n, "ranges", &prog);
 	assert_int_equal(count_of(prog.text, "array of 16 x 16 bytes, key in range"), 1);
 	assert_int_equal(count_of(prog.text, "setp.lt.u32 %p0, %h0, 16;"), 2);
 	assert_int_equal(count_of(prog.text, "@!%p0 bra L"), 2);
@@ -527,17 +538,8 @@ static void test_lookup_null_test_on_copy(void **state)
 {
 	struct isa_insn insns[48];
 	size_t n = 0;
-	struct ptx_map_ref ref = {0x7000000000, 0x7000000080, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
-	struct ptx_emit_opts o = {.maps = &ref};
-	struct map *maps[1] = {NULL};
 	struct ptx_buf prog = {0};
-	struct err e = {{0}};
 
-#define I(c, d, s, o_, i) insns[n++] = (struct isa_insn){c, d, s, o_, i}
-#define LOOKUP(reg, at)                                                                  \
-	I(ISA_OPC_STX_W, ISA_REG_FP, reg, at, 0), I(ISA_OPC_ALU64_MOV_X, 2, ISA_REG_FP, 0, 0), \
-		I(ISA_OPC_ALU64_ADD_K, 2, 0, 0, at), I(ISA_OPC_LD_IMM64, 1, ISA_PSEUDO_MAP_FD, 0, 0), \
-		I(0, 0, 0, 0, 0), I(ISA_OPC_JMP_CALL, 0, ISA_CALL_HELPER, 0, HELPER_MAP_LOOKUP_ELEM)
 	I(ISA_OPC_LDX_W, 6, 1, 0, 0);
 	I(ISA_OPC_ALU64_AND_K, 6, 0, 0, 15); /* in range */
 	LOOKUP(6, -4);
@@ -557,13 +559,7 @@ static void test_lookup_null_test_on_copy(void **state)
 	I(ISA_OPC_JMP_JEQ_K, 7, 0, 0, 0);
 	I(ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0);
 	I(ISA_OPC_JMP_EXIT, 0, 0, 0, 0);
-#undef LOOKUP
-#undef I
-	struct prog p = test_prog("copies", insns, n);
-	p.maps = maps;
-	p.map_cnt = 1;
-	if (ptx_emit_prog(&prog, &p, &o, NULL, &e))
-		fail_msg("%s", e.msg);
+	emit_with_array16(insns, n, "copies", &prog);
 	assert_int_equal(count_of(prog.text, "key in range"), 2);
 	/* the jne on the copy's copy tests the bounds' %p0; element + 8 is
 	 * compared (and branches on the compare's %p0) */
@@ -572,6 +568,8 @@ static void test_lookup_null_test_on_copy(void **state)
 	assert_int_equal(count_of(prog.text, ".u64 %p0, %r"), 1);
 	ptx_buf_free(&prog);
 }
+#undef LOOKUP
+#undef I
 
 static void expect_error(struct isa_insn *insns, size_t n, const char *msg)
 {

@@ -673,8 +673,9 @@ static struct prog *verified_prog(const char *obj, const char *name, struct obje
 /*
  * The block record in registers: a block program that only reads fields of
  * its ctx names just the words it reads (threadhist: sm | threads;
- * kernelretsnoop: the times, block, sm | threads, warps; gpu_block_fields:
- * all six), with r1 = 0 and no record address; in the kernel, no %globaltimer unless a time is read (one at
+ * kernelretsnoop's block_entry: block; kernelretsnoop's old record,
+ * blockv_krs_store: the times, block, sm | threads, warps;
+ * gpu_block_fields: all six), with r1 = 0 and no record address; in the kernel, no %globaltimer unless a time is read (one at
  * entry for a start time, kept in thread (0,0,0)'s register where its
  * barrier exit reads it, and one at the exit for an end), and no record
  * in shared memory
@@ -693,7 +694,8 @@ static void test_block_ctx_words(void **state)
 		unsigned words;
 	} progs[] = {
 		{"build/bpf/tools/threadhist.bpf.o", "th_block", PTX_PROBE_BLOCK_ENTRY, 0x08},
-		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block", PTX_PROBE_BLOCK_EXIT, 0x1f},
+		{"build/bpf/tools/kernelretsnoop.bpf.o", "krs_block_start", PTX_PROBE_BLOCK_ENTRY, 0x04},
+		{"build/bpf/bench/progs/blockv_krs_store.bpf.o", "krs_store", PTX_PROBE_BLOCK_EXIT, 0x1f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_entry", PTX_PROBE_BLOCK_ENTRY, 0x3f},
 		{"build/bpf/examples/gpu_block_fields.bpf.o", "bf_exit", PTX_PROBE_BLOCK_EXIT, 0x3f},
 	};
@@ -1002,8 +1004,9 @@ static void test_block_probes(void **state)
 	size_t npaths = ptx_corpus_list(&paths), kernels = 0, exit_by_barrier = 0, exit_counted = 0;
 
 	block_sites(objs, sizeof(objs) / sizeof(objs[0]), &code, site, n);
-	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 2 && n[PTX_PROBE_BLOCK_EXIT] == 3);
-	assert_true(n[PTX_PROBE_ENTRY] == 1 && n[PTX_PROBE_EXIT] == 1);
+	/* kernelretsnoop: a block_entry program and a warp exit one */
+	assert_true(n[PTX_PROBE_BLOCK_ENTRY] == 3 && n[PTX_PROBE_BLOCK_EXIT] == 2);
+	assert_true(n[PTX_PROBE_ENTRY] == 1 && n[PTX_PROBE_EXIT] == 2);
 	/* no election in a block probe: the block code runs it in one thread */
 	assert_null(strstr(site[PTX_PROBE_BLOCK_ENTRY].text, "%lanemask_lt"));
 	const char *texts[5] = {code.text, site[0].text, site[1].text, site[3].text, site[4].text};

@@ -284,6 +284,11 @@ static uint64_t fake_block_dim(uint64_t dim, uint64_t b, uint64_t c, uint64_t d,
 {
 	return dim < 3 ? gpu.bdim[dim] : 1;
 }
+/* bpf_gpu_block_index(): x + gridDim.x * (y + gridDim.y * z) */
+static uint64_t fake_block_index(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return gpu.block[0] + gpu.grid[0] * (gpu.block[1] + gpu.grid[1] * gpu.block[2]);
+}
 static uint64_t fake_timer(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
 {
 	return gpu.timer;
@@ -318,6 +323,7 @@ static struct object *tool_open(const char *name)
 	fake_helpers.fn[508] = fake_block_dim;
 	fake_helpers.fn[509] = fake_timer;
 	fake_helpers.fn[512] = fake_launch_id;
+	fake_helpers.fn[514] = fake_block_index;
 	return obj;
 }
 
@@ -680,46 +686,80 @@ static void test_smload(void **state)
 }
 
 /*
- * Blocks 0 and 1 of a grid of 2 (52 threads, 2 warps) on SM 7 (launch 1),
- * then block 0 of launch 2: the records are each index's last run, and so
- * are the per-launch counts (launch 1 keeps block 1 only) and the
- * histograms; end_rel_ns counts from the earliest recorded start (5100).
+ * kernelretsnoop's block (bx, by, bz) on SM sm: its block_entry program at
+ * start, then each warp's exit program at its exit time (in any order: the
+ * end is their maximum).
+ */
+static void krs_run_block(struct object *obj, uint32_t bx, uint32_t by, uint32_t bz, uint32_t sm,
+			  uint64_t start, const uint64_t *exits, size_t warps)
+{
+	set_warp(bx, by, 0, 32, sm);
+	gpu.block[2] = bz;
+	struct block_ctx c = {.block = fake_block_index(0, 0, 0, 0, 0), .sm = sm};
+	gpu.timer = start;
+	run_prog(obj, "krs_block_start", &c);
+	for (size_t w = 0; w < warps; w++) {
+		gpu.warp = w;
+		gpu.timer = exits[w];
+		run_prog(obj, "krs_warp_end", NULL);
+	}
+}
+
+/* A launch table row: id, grid, block, kernel name. */
+struct krs_row {
+	struct gpuext_launch row;
+	char name[8];
+};
+
+static void krs_send_row(struct object *obj, const struct krs_row *row)
+{
+	struct capture c;
+	assert_int_equal(tool_kernelretsnoop_event(cap_open(&c), obj, GPUEXT_LAUNCHES_MAP, row,
+						   sizeof(*row), 0), 0);
+	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "other", row, sizeof(*row), 0), 1);
+	free(cap_close(&c));
+}
+
+/*
+ * Launch 1 (grid 3,2,2 of 40x2 threads: 3 warps) runs blocks (0,0,0) and
+ * (1,1,1) (linear index 10, its warps exiting out of order), then launch 2
+ * (grid 4 of 52 threads: 2 warps) block 0: the records are each index's
+ * last run, and so are the per-launch counts (launch 1 keeps block 10
+ * only) and the histograms; (x, y, z), threads and warps come from each
+ * launch's row; end_rel_ns counts from the earliest recorded start (5100).
  */
 static void test_kernelretsnoop(void **state)
 {
 	struct object *obj = tool_open("kernelretsnoop");
 	tool_launch_reset();
-	gpu.grid[0] = 2, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	gpu.grid[0] = 3, gpu.grid[1] = 2, gpu.grid[2] = 2;
 	gpu.launch = 1;
-	run_block(obj, "krs_block", 0, 0, 7, 52, 5000, 6000);
-	run_block(obj, "krs_block", 1, 0, 7, 52, 5100, 9100);
+	krs_run_block(obj, 0, 0, 0, 7, 5000, (const uint64_t[]){6000, 5900, 5800}, 3);
+	krs_run_block(obj, 1, 1, 1, 7, 5100, (const uint64_t[]){8800, 9100, 9000}, 3);
+	gpu.grid[0] = 4, gpu.grid[1] = 1, gpu.grid[2] = 1;
 	gpu.launch = 2;
-	run_block(obj, "krs_block", 0, 0, 3, 52, 20000, 20500);
-	/* launch 1's row: the table names it; launch 2 has none */
-	struct {
-		struct gpuext_launch row;
-		char name[8];
-	} row = {{1, 4000, 0, {2, 1, 1}, {52, 1, 1}, 0, GPUEXT_LAUNCH_KERNEL}, "_Z1kv"};
-	struct capture c;
-	assert_int_equal(tool_kernelretsnoop_event(cap_open(&c), obj, GPUEXT_LAUNCHES_MAP, &row,
-						   sizeof(row), 0), 0);
-	assert_int_equal(tool_kernelretsnoop_event(c.f, obj, "other", &row, sizeof(row), 0), 1);
-	free(cap_close(&c));
+	krs_run_block(obj, 0, 0, 0, 3, 20000, (const uint64_t[]){20400, 20500}, 2);
+	const struct krs_row rows[] = {
+		{{1, 4000, 0, {3, 2, 2}, {40, 2, 1}, 0, GPUEXT_LAUNCH_KERNEL}, "_Z1kv"},
+		{{2, 19000, 0, {4, 1, 1}, {52, 1, 1}, 0, GPUEXT_LAUNCH_KERNEL}, "_Z1jv"},
+	};
+	for (size_t i = 0; i < 2; i++)
+		krs_send_row(obj, &rows[i]);
 	char *text = summary(tool_kernelretsnoop_summary, obj, 0);
 	assert_string_equal(
 		text,
-		"launch 1: _Z1kv grid=2,1,1 block=52,1,1: 1 blocks in 4000 ns\n"
+		"launch 1: _Z1kv grid=3,2,2 block=40,2,1: 1 blocks in 4000 ns\n"
 		"@dur_ns:\n"
 		"[2K, 4K)                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n"
-		"launch 2: (no launch table row) grid=0,0,0 block=0,0,0: 1 blocks in 500 ns\n"
+		"launch 2: _Z1jv grid=4,1,1 block=52,1,1: 1 blocks in 500 ns\n"
 		"@dur_ns:\n"
 		"[256, 512)                  1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n"
-		"2 launches (1 launch table rows)\n"
+		"2 launches (2 launch table rows)\n"
 		"block=0,0,0 launch=2 sm=3 threads=52 warps=2 start_ns=20000 end_ns=20500 dur_ns=500 "
 		"end_rel_ns=15400\n"
-		"block=1,0,0 launch=1 sm=7 threads=52 warps=2 start_ns=5100 end_ns=9100 dur_ns=4000 "
+		"block=1,1,1 launch=1 sm=7 threads=80 warps=3 start_ns=5100 end_ns=9100 dur_ns=4000 "
 		"end_rel_ns=4000\n"
 		"2 blocks recorded above (the last run of each block index)\n"
 		"@dur_ns:\n"
@@ -734,16 +774,61 @@ static void test_kernelretsnoop(void **state)
 		"[8K, 16K)                   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n");
 	free(text);
+	/* a summary counts the records into the launches: once a table */
 	tool_launch_reset();
+	for (size_t i = 0; i < 2; i++)
+		krs_send_row(obj, &rows[i]);
 	text = summary(tool_kernelretsnoop_summary, obj, 1);
-	assert_non_null(strstr(text, "{\"launch\":1,\"kernel\":\"\",\"grid\":[0,0,0],"
-				     "\"block\":[0,0,0],\"blocks\":1,\"span_ns\":4000,\"dur_ns\":"));
-	assert_non_null(strstr(text, "{\"launches\":2,\"launch_rows\":0}\n"));
-	assert_non_null(strstr(text, "{\"block\":[1,0,0],\"launch\":1,\"sm\":7,\"threads\":52,"
-				     "\"warps\":2,\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
+	assert_non_null(strstr(text, "{\"launch\":1,\"kernel\":\"_Z1kv\",\"grid\":[3,2,2],"
+				     "\"block\":[40,2,1],\"blocks\":1,\"span_ns\":4000,\"dur_ns\":"));
+	assert_non_null(strstr(text, "{\"launches\":2,\"launch_rows\":2}\n"));
+	assert_non_null(strstr(text, "{\"block\":[1,1,1],\"launch\":1,\"sm\":7,\"threads\":80,"
+				     "\"warps\":3,\"start_ns\":5100,\"end_ns\":9100,\"dur_ns\":4000,"
 				     "\"end_rel_ns\":4000}\n"));
 	assert_non_null(strstr(text, "{\"recorded\":2,\"clock_backwards\":0,"));
 	free(text);
+	tool_launch_reset();
+	object_free(obj);
+}
+
+/*
+ * Records whose launch has no row (launch 0: a kernel that could not take
+ * the id; launch 9: its row never came) print their linear index and no
+ * threads or warps; block 70000's slot is 70000 % 2^16, its index whole.
+ */
+static void test_kernelretsnoop_no_row(void **state)
+{
+	struct object *obj = tool_open("kernelretsnoop");
+	tool_launch_reset();
+	gpu.grid[0] = 70001, gpu.grid[1] = 1, gpu.grid[2] = 1;
+	gpu.launch = 0;
+	krs_run_block(obj, 5, 0, 0, 2, 1000, (const uint64_t[]){1500}, 1);
+	gpu.launch = 9;
+	krs_run_block(obj, 70000, 0, 0, 4, 2000, (const uint64_t[]){2600}, 1);
+	char *text = summary(tool_kernelretsnoop_summary, obj, 0);
+	assert_non_null(strstr(text, "launch 0: (no launch table row) grid=0,0,0 block=0,0,0: "
+				     "1 blocks in 500 ns\n"));
+	assert_non_null(strstr(text, "2 launches (0 launch table rows)\n"
+				     "block=? index=5 launch=0 sm=2 start_ns=1000 end_ns=1500 "
+				     "dur_ns=500 end_rel_ns=500\n"
+				     "block=? index=70000 launch=9 sm=4 start_ns=2000 end_ns=2600 "
+				     "dur_ns=600 end_rel_ns=1600\n"
+				     "2 blocks recorded above"));
+	free(text);
+	text = summary(tool_kernelretsnoop_summary, obj, 1);
+	assert_non_null(strstr(text, "{\"block\":null,\"index\":70000,\"launch\":9,\"sm\":4,"
+				     "\"start_ns\":2000,\"end_ns\":2600,\"dur_ns\":600,"
+				     "\"end_rel_ns\":1600}\n"));
+	free(text);
+	/* the row, come late, places it: 70000 = 70000 % 70001 */
+	const struct krs_row row = {{9, 1500, 0, {70001, 1, 1}, {64, 1, 1}, 0, GPUEXT_LAUNCH_KERNEL},
+				    "_Z1kv"};
+	krs_send_row(obj, &row);
+	text = summary(tool_kernelretsnoop_summary, obj, 0);
+	assert_non_null(strstr(text, "block=70000,0,0 launch=9 sm=4 threads=64 warps=2 "
+				     "start_ns=2000"));
+	free(text);
+	tool_launch_reset();
 	object_free(obj);
 }
 
@@ -978,23 +1063,21 @@ static void test_cli_tools(void **state)
 }
 
 /*
- * Each tool (and bench/progs/blockv_krs7, whose warp exit program reads
- * the kernel's block index register) under `gpuext run TOOL.bpf.o` (the formatter is chosen by the
+ * Each tool under `gpuext run TOOL.bpf.o` (the formatter is chosen by the
  * file name, as with --tool, which looks next to the binary: not build/san)
- * with the agent and the fake driver (tests/fakecuda): the app's kernels get the tool's device programs (its
- * function in the loaded PTX), the run is silent and the app succeeds, and
- * ptxas accepts every instrumented module for sm_75 and sm_90.
+ * with the agent and the fake driver (tests/fakecuda): the app's kernels get
+ * the tool's device programs (its function in the loaded PTX), the run is
+ * silent and the app succeeds, and ptxas accepts every instrumented module
+ * for sm_75 and sm_90.
  */
 static void test_tools_injected(void **state)
 {
 	static const char *const tool[][2] = {
-		{"tools/blockretsnoop", "brs_block"}, {"tools/kernelretsnoop", "krs_block"},
+		{"tools/blockretsnoop", "brs_block"}, {"tools/kernelretsnoop", "krs_warp_end"},
 		{"tools/launchlate", "ll_first_block"}, {"tools/memtrace", "mt_access"},
 		{"tools/memtrace_block", "mt_access"},
 		{"tools/smload", "sl_block"}, {"tools/threadhist", "th_block"},
 		{"tools/warpretsnoop", "wrs_exit"},
-		/* not a tool: bpf_gpu_block_index's register, computed by the kernel */
-		{"bench/progs/blockv_krs7", "krs_warp_end"},
 	};
 	if (access("build/fakecuda/app", X_OK) || access("build/libgpuext-agent.so", R_OK))
 		skip();
@@ -1030,9 +1113,15 @@ static void test_tools_injected(void **state)
 				    (!strstr(ptx, ".shared .align 16 .b8 gx_block_map") ||
 				     !strstr(ptx, "red.shared.add.u32")))
 					fail_msg("memtrace_block: no block-local counters in %s", path);
-				if (!strcmp(tool[t][0], "bench/progs/blockv_krs7") &&
-				    !strstr(ptx, "mul.wide.u32 " PTX_BLOCK_INDEX_REG))
-					fail_msg("blockv_krs7: no block index register in %s", path);
+				/* kernelretsnoop: both programs; the warp exit's
+				 * slot from the block index register the kernel
+				 * computes, its end time by one red.max */
+				if (!strcmp(tool[t][0], "tools/kernelretsnoop") &&
+				    (!strstr(ptx, "krs_block_start") ||
+				     !strstr(ptx, "mul.wide.u32 " PTX_BLOCK_INDEX_REG) ||
+				     !strstr(ptx, "red.global.max.u64")))
+					fail_msg("kernelretsnoop: no block entry program, block "
+						 "index register or red.max in %s", path);
 				/* a module that declares the runtime is linked with
 				 * the prebuilt one, as the driver's JIT linker does */
 				int linked = strstr(ptx, ".extern .func") != NULL;
@@ -1085,6 +1174,7 @@ int main(void)
 		cmocka_unit_test(test_memtrace_block_many),
 		cmocka_unit_test(test_smload),
 		cmocka_unit_test(test_kernelretsnoop),
+		cmocka_unit_test(test_kernelretsnoop_no_row),
 		cmocka_unit_test(test_warpretsnoop),
 		cmocka_unit_test(test_blockretsnoop),
 		cmocka_unit_test(test_launchlate),
