@@ -297,8 +297,8 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 	 * lanes' reductions combined (ptx_agg.h) are 1.9 KB more text for
 	 * reduce, 45 -> 52 ms of ptxas there, and counted they tip it over
 	 * the limit (its measured launches would run the called form at 6x
-	 * where the combining gains 1.39x -> 1.08x; its first launch, compiled
-	 * ahead, adds 13 ms, 17 without: first_launch.sh on the H200) */
+	 * where the combining gains 1.44x -> 1.06x; its first launch, compiled
+	 * ahead, adds 11 ms, 15 without: first_launch.sh on the H200) */
 	int slow = !err && inlined && agent_tier_slow(strlen(text) - unrolled, strlen(called_text));
 	/* reduce's 4 loads a loop turn (6 accesses in 3 regions): a copy an
 	 * access adds 5 x memtrace's ~6 KB block, a tier; a copy a region 2 x,

@@ -501,7 +501,8 @@ static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
 	if (in->mem_agg && k >= in->o->mem_agg) {
 		size_t at = in->b.len;
 		ptx_agg_reductions(&in->b, in->o->mem_code, P, NULL);
-		in->agg_bytes += in->b.len - at - strlen(in->o->mem_code);
+		if (!in->b.failed) /* the combined form is never shorter */
+			in->agg_bytes += in->b.len - at - strlen(in->o->mem_code);
 	} else {
 		ptx_buf_printf(&in->b, "%s", in->o->mem_code);
 	}
