@@ -365,7 +365,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, pr.mem_func ? pr.mem_func : "-");
 	char max[96];
-	snprintf(max, sizeof(max), "%zu%s wait %d simt %d agg %d unroll %u%s", pr.mem_inline_max,
+	snprintf(max, sizeof(max), "%zu%s wait %d simt %d agg %u unroll %u%s", pr.mem_inline_max,
 		 agent_mem_run_loop() ? " loop" : "", agent_mem_wait(), agent_mem_simt(),
 		 agent_mem_agg(), agent_mem_unroll(), agent_mem_unroll_in_order() ? " in order" : "");
 	hash = agent_hash(hash, max);
