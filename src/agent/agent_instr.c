@@ -138,14 +138,16 @@ static int agent_block_exit_counted(void)
 
 /* Inject pr into kernel's module pm: *text (malloc'd), whether the mem
  * probes were pasted (*inlined), at how many accesses (*sites) and in how
- * many regions (*regions, when not NULL), the bytes of kernel code its
- * unrolled loops add (*unrolled, when not NULL). */
+ * many regions (*regions, when not NULL), the bytes that weigh less than
+ * the probes' copies (*light, when not NULL): the kernel code its unrolled
+ * loops add and what combining the lanes' reductions adds. */
 static int agent_inject(const struct ptx_module *pm, const char *kernel,
 			const struct agent_probes *pr, char **text, int *inlined, size_t *sites,
-			size_t *regions, size_t *unrolled, struct ptx_launch_param *lid,
+			size_t *regions, size_t *light, struct ptx_launch_param *lid,
 			struct agent_timing *tm, struct err *e)
 {
 	int bare = agent_no_probes();
+	size_t agg = 0;
 	struct ptx_inject_opts o = {.kernel = kernel,
 				    .entry_code = bare ? NULL : pr->site[AGENT_ENTRY],
 				    .exit_code = bare ? NULL : pr->site[AGENT_EXIT],
@@ -160,9 +162,11 @@ static int agent_inject(const struct ptx_module *pm, const char *kernel,
 				    .mem_inline_max = pr->mem_inline_max,
 				    .mem_run_loop = agent_mem_run_loop() || pr->mem_run_loop,
 				    .mem_simt = agent_mem_simt(),
+				    .mem_agg = agent_mem_agg(),
 				    .mem_unroll = agent_mem_unroll(),
 				    .mem_unroll_in_order = agent_mem_unroll_in_order(),
-				    .mem_unrolled_bytes = unrolled,
+				    .mem_unrolled_bytes = light,
+				    .mem_agg_bytes = &agg,
 				    .mem_wait = agent_mem_wait(),
 				    .elect_sync = agent_elect_sync(),
 				    .mem_inlined = inlined, .mem_sites = sites,
@@ -184,6 +188,8 @@ static int agent_inject(const struct ptx_module *pm, const char *kernel,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int err = ptx_inject(pm, &o, text, &len, e);
 	tm->inject += agent_ms_since(&t0);
+	if (light)
+		*light += agg;
 	return err;
 }
 
@@ -287,7 +293,12 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 				   NULL, &lid_called, tm, &e);
 	/* a loop's turns unrolled (ptx_unroll.h) are the kernel's own code,
 	 * which weighs less than the probes': reduce's 4 turns, 29 ms of ptxas
-	 * where the loop as written takes 21 (sm_90, the build machine) */
+	 * where the loop as written takes 21 (sm_90, the build machine); the
+	 * lanes' reductions combined (ptx_agg.h) are 1.9 KB more text for
+	 * reduce, 45 -> 52 ms of ptxas there, and counted they tip it over
+	 * the limit (its measured launches would run the called form at 6x
+	 * where the combining gains 1.44x -> 1.06x; its first launch, compiled
+	 * ahead, adds 11 ms, 15 without: first_launch.sh on the H200) */
 	int slow = !err && inlined && agent_tier_slow(strlen(text) - unrolled, strlen(called_text));
 	/* reduce's 4 loads a loop turn (6 accesses in 3 regions): a copy an
 	 * access adds 5 x memtrace's ~6 KB block, a tier; a copy a region 2 x,
@@ -353,10 +364,10 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	for (int i = 0; i < AGENT_SITES; i++)
 		hash = agent_hash(hash, pr.site[i] ? pr.site[i] : "-");
 	hash = agent_hash(hash, pr.mem_func ? pr.mem_func : "-");
-	char max[64];
-	snprintf(max, sizeof(max), "%zu%s wait %d simt %d unroll %u%s", pr.mem_inline_max,
+	char max[96];
+	snprintf(max, sizeof(max), "%zu%s wait %d simt %d agg %u unroll %u%s", pr.mem_inline_max,
 		 agent_mem_run_loop() ? " loop" : "", agent_mem_wait(), agent_mem_simt(),
-		 agent_mem_unroll(), agent_mem_unroll_in_order() ? " in order" : "");
+		 agent_mem_agg(), agent_mem_unroll(), agent_mem_unroll_in_order() ? " in order" : "");
 	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	hash = agent_hash(hash, agent_block_exit_counted() ? "exit-counted" : "-");

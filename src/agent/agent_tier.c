@@ -71,6 +71,14 @@ int agent_mem_simt(void)
 	return !(v && !strcmp(v, "0"));
 }
 
+unsigned agent_mem_agg(void)
+{
+	const char *v = getenv("GPUEXT_PTX_MEM_AGG");
+	char *end = NULL;
+	unsigned long n = v && *v ? strtoul(v, &end, 10) : AGENT_MEM_AGG_MIN;
+	return end && *end ? AGENT_MEM_AGG_MIN : n > 64 ? 64 : (unsigned)n; /* 64: nowhere */
+}
+
 unsigned agent_mem_unroll(void)
 {
 	const char *v = getenv("GPUEXT_PTX_UNROLL");

@@ -30,6 +30,15 @@ int agent_elect_sync(void);
 /* ptx_inject_opts.mem_simt: a run's accesses probed by as many lanes at
  * once, unless GPUEXT_PTX_MEM_SIMT=0 (the runner one after the other). */
 int agent_mem_simt(void);
+/* ptx_inject_opts.mem_agg: the lanes' reductions issued once per address
+ * and value in regions of at least AGENT_MEM_AGG_MIN accesses;
+ * GPUEXT_PTX_MEM_AGG=N at least N (1: every lanes region), =0 nowhere (every
+ * lane its own, to compare).  Measured on the H200 (bench/results/
+ * 2026-11-22-h200-memtrace-s8.md): reduce's unrolled region of 16 accesses
+ * 1.438x -> 1.059x; vecadd's region of 3 (three arrays, no word shared),
+ * combined too, 1.305x -> 2.674x: the matches cost there and save nothing. */
+#define AGENT_MEM_AGG_MIN 8
+unsigned agent_mem_agg(void);
 /* ptx_inject_opts.mem_unroll: 4 turns a pass, GPUEXT_PTX_UNROLL=2 two, =8
  * eight, =0 none (the loops as written, to compare). */
 unsigned agent_mem_unroll(void);

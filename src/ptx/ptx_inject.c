@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx_agg.h"
 #include "ptx_block.h"
 #include "ptx_buf.h"
 #include "ptx_params.h"
@@ -62,12 +63,14 @@ struct ptx_inject {
 	struct ptx_inject_unrolled *unrolled;
 	size_t nunrolled, next_unrolled;
 	size_t unrolled_bytes; /* ptx_inject_opts.mem_unrolled_bytes */
+	size_t agg_bytes;      /* ptx_inject_opts.mem_agg_bytes */
 	/* per statement of the kernel (from its head): inside a loop (between
 	 * a label and a later branch back to it), where a region elects by the
 	 * lane mask (ptx_inject_opts.elect_sync); NULL: nowhere */
 	unsigned char *in_loop;
 	int mem_wait; /* a region's lanes wait for its runner (shfl.sync) */
 	int mem_simt; /* a run's accesses probed by as many lanes at once (ptx_inject.h) */
+	int mem_agg;  /* ... their reductions combined across the lanes (ptx_agg.h) */
 	unsigned ver_major, ver_minor; /* the least .version to write */
 };
 
@@ -495,7 +498,14 @@ static void ptx_inject_mem_lanes(struct ptx_inject *in, unsigned k, int same)
 			ptx_buf_printf(&in->b, "\t@%s mov.b64 %s, 0x%llx;\n", pred, PTX_MEM_SK_REG,
 				       sk[j]);
 	}
-	ptx_buf_printf(&in->b, "%s", in->o->mem_code);
+	if (in->mem_agg && k >= in->o->mem_agg) {
+		size_t at = in->b.len;
+		ptx_agg_reductions(&in->b, in->o->mem_code, P, NULL);
+		if (!in->b.failed) /* the combined form is never shorter */
+			in->agg_bytes += in->b.len - at - strlen(in->o->mem_code);
+	} else {
+		ptx_buf_printf(&in->b, "%s", in->o->mem_code);
+	}
 	ptx_buf_printf(&in->b, "\tadd.u32 %%%s_j, %%%s_j, %%%s_n;\n\tbra %s_l;\n", P, P, P, P);
 	ptx_buf_printf(&in->b, "%s_d:\n", P);
 	if (in->mem_wait) {
@@ -820,6 +830,8 @@ static int ptx_inject_unroll_find(struct ptx_inject *in)
 	return 0;
 }
 
+static unsigned ptx_inject_target_sm(const struct ptx_inject *in);
+
 /*
  * Which form the kernel's mem probes take (in->mem_inline): inline when
  * o->mem_code is given and its copies, one per region (one per access
@@ -858,6 +870,7 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 	 * (reduce's empty probe 1.45x by lanes, 1.00x by the runner) */
 	in->mem_simt = in->o->mem_simt && forward && ptx_inject_stores_local(in->o->mem_code) &&
 		       (strstr(in->o->mem_code, "red.") || strstr(in->o->mem_code, "atom."));
+	in->mem_agg = in->mem_simt && in->o->mem_agg && ptx_inject_target_sm(in) >= 70;
 	/* a copy an access where they fit, else a copy a region, else called;
 	 * with the lanes' form, a copy a region */
 	size_t len = strlen(in->o->mem_code), max = in->o->mem_sym ? in->o->mem_inline_max : SIZE_MAX;
@@ -1253,6 +1266,8 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		*o->mem_inlined = in.mem_inline;
 	if (o->mem_unrolled_bytes)
 		*o->mem_unrolled_bytes = 0;
+	if (o->mem_agg_bytes)
+		*o->mem_agg_bytes = 0;
 	unsigned char *drop = NULL, *drop_var = NULL;
 	size_t next_func = 0;
 	if (o->only_kernel && (err = ptx_inject_dropped(&in, &drop, &drop_var))) {
@@ -1313,6 +1328,8 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 	}
 	if (o->mem_unrolled_bytes)
 		*o->mem_unrolled_bytes = in.unrolled_bytes;
+	if (o->mem_agg_bytes)
+		*o->mem_agg_bytes = in.agg_bytes;
 	*out = ptx_buf_take(&in.b, out_len);
 	if (!*out)
 		return err_set(e, ENOMEM, "out of memory writing the instrumented PTX");

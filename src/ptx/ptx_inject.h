@@ -191,6 +191,14 @@ struct ptx_inject_opts {
 	 */
 	int mem_simt;
 	/*
+	 * In that form, in regions of at least mem_agg accesses, each of
+	 * mem_code's `red.global` issued once per address and value by the
+	 * lanes that share them (ptx_agg.h: reduce's unrolled loop, 16 lanes
+	 * into one word, 16 reductions -> 1); on sm_70 or newer (match.sync).
+	 * 0: every lane its own everywhere.
+	 */
+	unsigned mem_agg;
+	/*
 	 * Unroll counted loops (ptx_unroll.h) whose probed accesses would
 	 * otherwise keep ptxas from unrolling them: mem_unroll turns (2, 4 or 8)
 	 * back to back with one region after them, the loop as written left
@@ -204,6 +212,9 @@ struct ptx_inject_opts {
 	/* set to the bytes of the kernel's own code the unrolled turns add
 	 * (their copies of the loops' bodies, not their probes; may be NULL) */
 	size_t *mem_unrolled_bytes;
+	/* set to the bytes the combined reductions (mem_agg) add over
+	 * mem_code's copies as they are (may be NULL) */
+	size_t *mem_agg_bytes;
 	/* the wait after a region: 0 unless mem_code branches only forward
 	 * (no loop, call or return), 1 always, -1 never (to compare them) */
 	int mem_wait;

@@ -617,6 +617,38 @@ static void test_tier_swap(void **state)
 }
 
 /*
+ * memtrace on the reduce example's kernel (its loop unrolled, 16 accesses
+ * by 16 lanes), tiers on: pasted from the first launch, with the lanes' reductions
+ * combined and without (GPUEXT_PTX_MEM_AGG=0); the combining's text is
+ * left out of the tier prediction like the unrolled turns (counted, it
+ * sends the kernel to the called form first, agent_tier_choose).
+ */
+static void test_reduce_pasted_combined(void **state)
+{
+	static const char ptx[] = "build/examples/ref/reduce.compute_75.ptx";
+	static const char *const envs[] = {"", "GPUEXT_PTX_MEM_AGG=0"};
+
+	if (access(ptx, R_OK)) {
+		fprintf(stderr, "test_agent: %s not built (nvcc), skipped\n", ptx);
+		skip();
+	}
+	for (size_t i = 0; i < 2; i++) {
+		struct launches l;
+		int status;
+		char env[128], cmd[512];
+		snprintf(env, sizeof(env), "GPUEXT_AGENT_VERBOSE=1 GPUEXT_AGENT_TIER= FAKECUDA_SMS=132 %s",
+			 envs[i]);
+		snprintf(cmd, sizeof(cmd), "%s run build/bpf/tools/memtrace.bpf.o -- %s %s "
+			 "_Z10reduce_sumPKilPy _Z10reduce_sumPKilPy", test_cli_path(), APP, ptx);
+		char *out = run(env, cmd, &status, &l);
+		if (status || !strstr(out, "mem probes inline at 6 accesses in 4 regions") ||
+		    strstr(out, "pasted form compiling in the background"))
+			fail_msg("%s: not pasted from the first launch:\n%s", envs[i], out);
+		free(out);
+	}
+}
+
+/*
  * The application exits while a tier's pasted form compiles in the
  * background (a 300 ms compile, one launch each): the exit waits for it
  * before the JIT compiler's own exit handler runs (the fake driver aborts
@@ -769,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_map_va),
 		cmocka_unit_test(test_tier_swap),
 		cmocka_unit_test(test_tier_exit),
+		cmocka_unit_test(test_reduce_pasted_combined),
 		cmocka_unit_test(test_untargeted_untouched),
 		cmocka_unit_test(test_fail_open_jit),
 		cmocka_unit_test(test_fail_open_device_maps),

@@ -10,7 +10,8 @@
  * ones by isspacep.global, a region of a program with a loop or a call
  * closed by a shfl.sync (not bar.warp.sync, which orders memory); where runs end (labels, branches,
  * barriers, warp-synchronous instructions, guarded and generic accesses,
- * 8 accesses) and the loop form of a run; the size rule (mem_inline_max)
+ * 8 accesses) and the loop form of a run; runs by lanes at once, their
+ * reductions combined across the lanes or not; the size rule (mem_inline_max)
  * and the call form it falls back to; programs with local memory say so.
  * Semantics on a GPU: tests/gpu/inject_check.c (both forms, exact counts),
  * tests/gpu/tools.sh (memtrace's bytes).
@@ -454,6 +455,61 @@ static void test_lanes(void **state)
 }
 
 /*
+ * The lanes' reductions combined (ptx_inject_opts.mem_agg, ptx_agg.h):
+ * memtrace on runs_text, its 3 lanes regions (3, 8 and 2 accesses) with
+ * every `red.global` of the program in the combined form (two matches
+ * each) where mem_agg is 1, only the region of 8 where it is 8, and the 3
+ * regions of one access as they were; none without mem_agg, in the
+ * runner's form or on a target before sm_70 (no match.sync).  ptxas
+ * accepts it.
+ */
+static void test_lanes_agg(void **state)
+{
+	struct mem_probe mp = {0};
+	struct err e = {{0}};
+	char *old_text = strdup(runs_text), *at = strstr(old_text, "sm_90");
+	struct ptx_module *m, *old;
+
+	mem_probe_make(TEST_BPF_DIR "/tools/memtrace.bpf.o", &mp);
+	memcpy(at, "sm_60", 5);
+	assert_int_equal(ptx_parse(runs_text, strlen(runs_text), &m, &e), 0);
+	assert_int_equal(ptx_parse(old_text, strlen(old_text), &old, &e), 0);
+	size_t reds = count_str(mp.site, "\tred.global.");
+	assert_true(reds >= 2);
+	static const unsigned aggs[] = {0, 1, 8}, combined[] = {0, 3, 1};
+	for (size_t a = 0; a < 3; a++)
+		for (int simt = 0; simt < 2; simt++)
+			for (int sm60 = 0; sm60 < 2; sm60++) {
+				struct ptx_inject_opts o = {
+					.kernel = "k", .mem_sym = mp.sym, .mem_code = mp.site,
+					.mem_func = mp.func, .mem_inline_max = SIZE_MAX,
+					.mem_simt = simt, .mem_agg = aggs[a], .extra = mp.extra,
+					.only_kernel = 1, .min_version_major = 7,
+					.min_version_minor = 8};
+				char *out;
+				size_t len;
+				if (ptx_inject(sm60 ? old : m, &o, &out, &len, &e))
+					fail_msg("memtrace: %s", e.msg);
+				size_t want = simt && !sm60 ? combined[a] : 0;
+				assert_int_equal(count_str(out, "lanes at once"), simt ? 3 : 0);
+				assert_int_equal(count_str(out, "match.any.sync"), 2 * reds * want);
+				assert_int_equal(count_str(out, "\t.reg .pred %gxi_rq;\n"), want);
+				/* a reduction a copy of the program; the regions of
+				 * one access (the runner) keep theirs as they were */
+				assert_int_equal(count_str(out, "red.global."),
+						 reds * (simt ? 6 : 16));
+				assert_int_equal(count_str(out, "\t@%gxi_rq red.global."), reds * want);
+				if (want)
+					ptxas_ok(out, "sm_90a", "memtrace, reductions combined");
+				free(out);
+			}
+	ptx_module_free(old);
+	ptx_module_free(m);
+	free(old_text);
+	mem_probe_free(&mp);
+}
+
+/*
  * elect.sync out of loops (PTX_ELECT_SYNC_OUT_OF_LOOPS, the agent's default
  * on sm_90): runs_text's 4 regions before its loop elect by elect.sync, the
  * 2 in the loop (between $L__BB0_1 and the branch back) by the lane mask;
@@ -600,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_lanes),
+		cmocka_unit_test(test_lanes_agg),
 		cmocka_unit_test(test_elect_loops),
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_size_rule),
