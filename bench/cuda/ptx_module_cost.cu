@@ -17,49 +17,12 @@
  * 256 threads a block (cost_rounds.cuh: the median ratio to the first
  * module of the same round, and its range).
  */
-#include <cuda.h>
-
-#include <fstream>
-#include <sstream>
-#include <string>
-
-#include "cost_rounds.cuh"
-
-#define CU(call)                                                               \
-	do {                                                                   \
-		CUresult r_ = (call);                                          \
-		if (r_ != CUDA_SUCCESS) {                                      \
-			const char *s_ = "?";                                  \
-			cuGetErrorString(r_, &s_);                             \
-			printf("%s:%d: %s: %s\n", __FILE__, __LINE__, #call, s_); \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
-
-static std::string slurp(const char *path)
-{
-	std::ifstream f(path);
-	if (!f) {
-		printf("ptx_module_cost: cannot read %s\n", path);
-		exit(1);
-	}
-	std::stringstream s;
-	s << f.rdbuf();
-	return s.str();
-}
+#include "ptx_modules.cuh"
 
 int main(int argc, char **argv)
 {
-	int rounds = 15, iters = 31, first = 1;
-	if (argc > 2 && std::string(argv[1]) == "-rounds") {
-		rounds = atoi(argv[2]);
-		first = 3;
-	}
+	int rounds, iters = 31, first = ptx_modules_args(argc, argv, &rounds);
 	int nm = argc - first;
-	if (nm < 1) {
-		printf("usage: ptx_module_cost [-rounds R] PLAIN.ptx A.ptx ...\n");
-		return 2;
-	}
 	const int n = 1 << 24, blocks = (n + 255) / 256;
 	const size_t map_bytes = 64u << 20;
 	float *a, *b, *c;
@@ -76,30 +39,7 @@ int main(int argc, char **argv)
 	std::vector<CUfunction> fn(nm);
 	std::vector<const char *> names(nm);
 	for (int m = 0; m < nm; m++) {
-		std::string ptx = slurp(argv[first + m]);
-		/* GX_MAPS_ADDR: the maps' buffer as an immediate, for variants
-		 * that take a map's address so instead of from its table */
-		char addr[32];
-		snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)(uintptr_t)maps);
-		for (size_t at; (at = ptx.find("GX_MAPS_ADDR")) != std::string::npos;)
-			ptx.replace(at, 12, addr);
-		CUmodule mod;
-		char log[8192] = "";
-		CUjit_option opt[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-		void *val[] = { log, (void *)(uintptr_t)sizeof log };
-		if (cuModuleLoadDataEx(&mod, ptx.c_str(), 2, opt, val) != CUDA_SUCCESS) {
-			printf("ptx_module_cost: %s does not load: %s\n", argv[first + m], log);
-			return 1;
-		}
-		CU(cuModuleGetFunction(&fn[m], mod, "vecadd"));
-		for (const char *table_name : { "gx_map_table", "gx_map_gtable" }) {
-			CUdeviceptr table;
-			size_t size;
-			if (cuModuleGetGlobal(&table, &size, mod, table_name) == CUDA_SUCCESS) {
-				std::vector<unsigned long long> v(size / 8, (unsigned long long)(uintptr_t)maps);
-				CU(cuMemcpyHtoD(table, v.data(), size));
-			}
-		}
+		fn[m] = ptx_modules_load(argv[first + m], "vecadd", maps);
 		names[m] = argv[first + m];
 	}
 	unsigned long long lid = 1;

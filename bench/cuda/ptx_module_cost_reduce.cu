@@ -16,65 +16,12 @@
  * example's grid of 256 blocks of 256 threads (cost_rounds.cuh: the median
  * ratio to the first module of the same round, and its range).
  */
-#include <cuda.h>
-
-#include <fstream>
-#include <sstream>
-#include <string>
-
-#include "cost_rounds.cuh"
-
-#define CU(call)                                                               \
-	do {                                                                   \
-		CUresult r_ = (call);                                          \
-		if (r_ != CUDA_SUCCESS) {                                      \
-			const char *s_ = "?";                                  \
-			cuGetErrorString(r_, &s_);                             \
-			printf("%s:%d: %s: %s\n", __FILE__, __LINE__, #call, s_); \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
-
-static CUfunction load_kernel(const char *path, void *maps)
-{
-	std::ifstream f(path);
-	if (!f) {
-		printf("ptx_module_cost_reduce: cannot read %s\n", path);
-		exit(1);
-	}
-	std::stringstream s;
-	s << f.rdbuf();
-	CUmodule mod;
-	CUfunction fn;
-	char log[8192] = "";
-	CUjit_option opt[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-	void *val[] = { log, (void *)(uintptr_t)sizeof log };
-	if (cuModuleLoadDataEx(&mod, s.str().c_str(), 2, opt, val) != CUDA_SUCCESS) {
-		printf("ptx_module_cost_reduce: %s does not load: %s\n", path, log);
-		exit(1);
-	}
-	CU(cuModuleGetFunction(&fn, mod, "_Z10reduce_sumPKilPy"));
-	CUdeviceptr table;
-	size_t size;
-	if (cuModuleGetGlobal(&table, &size, mod, "gx_map_table") == CUDA_SUCCESS) {
-		std::vector<unsigned long long> v(size / 8, (unsigned long long)(uintptr_t)maps);
-		CU(cuMemcpyHtoD(table, v.data(), size));
-	}
-	return fn;
-}
+#include "ptx_modules.cuh"
 
 int main(int argc, char **argv)
 {
-	int rounds = 15, iters = 31, first = 1;
-	if (argc > 2 && std::string(argv[1]) == "-rounds") {
-		rounds = atoi(argv[2]);
-		first = 3;
-	}
+	int rounds, iters = 31, first = ptx_modules_args(argc, argv, &rounds);
 	int nm = argc - first;
-	if (nm < 1) {
-		printf("usage: ptx_module_cost_reduce [-rounds R] PLAIN.ptx A.ptx ...\n");
-		return 2;
-	}
 	enum { THREADS = 256, BLOCKS = 256 };
 	const long n = 1 << 24;
 	const size_t map_bytes = 64u << 20;
@@ -92,7 +39,7 @@ int main(int argc, char **argv)
 	CK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
 	std::vector<CUfunction> fn(nm);
 	for (int m = 0; m < nm; m++)
-		fn[m] = load_kernel(argv[first + m], maps);
+		fn[m] = ptx_modules_load(argv[first + m], "_Z10reduce_sumPKilPy", maps);
 	unsigned long long lid = 1;
 	auto launch = [&](int m) {
 		void *args[] = { &in, (void *)&n, &sum, &lid };
