@@ -93,7 +93,7 @@ static struct ptx_arena *agent_arena_get(const struct ptx_rt *rt)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (size_t i = 0; i < n; i++)
 			defs[i] = &obj->maps[i].def;
-		if (va && ptx_arena_make(rt, va, defs, n, &agent_arena.a, &e) &&
+		if (va && ptx_rt_arena_make(rt, va, defs, n, &agent_arena.a, &e) &&
 		    getenv("GPUEXT_AGENT_VERBOSE"))
 			agent_notice("device maps' addresses read from a table: %s", e.msg);
 		else if (agent_arena.a && getenv("GPUEXT_AGENT_VERBOSE"))

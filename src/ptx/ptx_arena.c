@@ -21,13 +21,12 @@ void ptx_arena_free(struct ptx_arena *a)
 	free(a);
 }
 
-int ptx_arena_make(const struct ptx_rt *rt, uint64_t va, const struct map_def *const *defs,
+int ptx_arena_make(const struct cu_driver *cu, CUdevice dev, uint64_t va, const size_t *bytes,
 		   size_t n, struct ptx_arena **out, struct err *e)
 {
-	const struct cu_driver *cu = rt->cu;
 	CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
-				    .location = {CU_MEM_LOCATION_TYPE_DEVICE, rt->dev}};
-	CUmemAccessDesc rw = {{CU_MEM_LOCATION_TYPE_DEVICE, rt->dev},
+				    .location = {CU_MEM_LOCATION_TYPE_DEVICE, dev}};
+	CUmemAccessDesc rw = {{CU_MEM_LOCATION_TYPE_DEVICE, dev},
 			      CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
 	struct ptx_arena *a = calloc(1, sizeof(*a));
 	size_t gran = 0, off = 0;
@@ -44,7 +43,7 @@ int ptx_arena_make(const struct ptx_rt *rt, uint64_t va, const struct map_def *c
 	a->n = n;
 	for (size_t k = 0; k < n; k++) {
 		a->at[k] = off;
-		a->bytes[k] = ptx_rt_map_bytes(rt, defs[k]);
+		a->bytes[k] = bytes[k];
 		off += (a->bytes[k] + PTX_ARENA_ALIGN - 1) & ~(size_t)(PTX_ARENA_ALIGN - 1);
 	}
 	r = cu->mem_get_allocation_granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);

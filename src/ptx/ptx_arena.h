@@ -8,8 +8,8 @@
  * address range reserved at an address chosen in advance (the driver's
  * virtual memory management: cuMemAddressReserve at va, cuMemCreate,
  * cuMemMap, cuMemSetAccess), with room for each map of an object at an
- * offset fixed by the maps' layouts alone (ptx_rt_map_bytes, in object
- * order, 256-byte aligned).  The same object on the same GPU then has its
+ * offset fixed by the maps' sizes alone (ptx_rt_map_bytes, in object
+ * order, 256-byte aligned).  Below ptx_rt: it places bytes, knows no map.  The same object on the same GPU then has its
  * maps at the same addresses in every run.
  *
  * The driver honours the requested address only before any context exists
@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf/map.h"
-#include "ptx_rt.h"
+#include "bpf/err.h"
+#include "cuda/cu_driver.h"
 
 /* The default address: far above where Linux puts a process's mappings
  * and the driver its own ranges. */
@@ -42,9 +42,11 @@ struct ptx_arena {
 	size_t *bytes;   /* map k's header and data */
 };
 
-/* An arena at va on rt's GPU (rt with or without a context) for the n maps
- * defs[0..n): 0, or -errno with e saying why there is none. */
-int ptx_arena_make(const struct ptx_rt *rt, uint64_t va, const struct map_def *const *defs,
+/* An arena at va on GPU dev (with or without a context) for n maps of
+ * bytes[0..n) bytes each (header and data: ptx_rt_arena_make gives the
+ * sizes from the maps' definitions): 0, or -errno with e saying why there
+ * is none. */
+int ptx_arena_make(const struct cu_driver *cu, CUdevice dev, uint64_t va, const size_t *bytes,
 		   size_t n, struct ptx_arena **out, struct err *e);
 void ptx_arena_free(struct ptx_arena *a);
 

@@ -184,6 +184,21 @@ size_t ptx_rt_map_bytes(const struct ptx_rt *rt, const struct map_def *def)
 	return sizeof(h) + ptx_rt_map_layout(rt, def, &h);
 }
 
+int ptx_rt_arena_make(const struct ptx_rt *rt, uint64_t va, const struct map_def *const *defs,
+		      size_t n, struct ptx_arena **out, struct err *e)
+{
+	size_t *bytes = calloc(n + 1, sizeof(*bytes));
+	int err;
+
+	if (!bytes)
+		return err_set(e, ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++)
+		bytes[k] = ptx_rt_map_bytes(rt, defs[k]);
+	err = ptx_arena_make(rt->cu, rt->dev, va, bytes, n, out, e);
+	free(bytes);
+	return err;
+}
+
 int ptx_rt_map_create(struct ptx_rt *rt, const struct map_def *def, struct ptx_rt_map **out,
 		      struct err *e)
 {

@@ -94,6 +94,10 @@ struct ptx_map_ref ptx_rt_map_ref_planned(const struct ptx_rt *rt, const struct 
 					  size_t slot);
 /* The device memory of a map of def on rt's GPU: its header and data. */
 size_t ptx_rt_map_bytes(const struct ptx_rt *rt, const struct map_def *def);
+/* ptx_arena_make on rt's GPU (rt with or without a context) with room for
+ * the n maps defs[0..n), each ptx_rt_map_bytes in object order. */
+int ptx_rt_arena_make(const struct ptx_rt *rt, uint64_t va, const struct map_def *const *defs,
+		      size_t n, struct ptx_arena **out, struct err *e);
 
 /* Set element key of an array map (all SM slots of a per-SM array). */
 int ptx_rt_map_array_set(struct ptx_rt_map *m, uint32_t key, const void *value,

@@ -65,7 +65,7 @@ static void test_arena_path(void **state)
 
 	/* before any context: the arena, and the maps planned in it */
 	assert_int_equal(ptx_rt_open_noctx(0, &plan, &e), 0);
-	if (ptx_arena_make(plan, PTX_ARENA_VA, def_ptrs, NR, &a, &e))
+	if (ptx_rt_arena_make(plan, PTX_ARENA_VA, def_ptrs, NR, &a, &e))
 		fail_msg("arena: %s", e.msg);
 	assert_int_equal(a->base, PTX_ARENA_VA);
 	assert_true(a->size >= 1000 * 24 && a->size % (2u << 20) == 0);
@@ -127,7 +127,7 @@ static void no_arena(struct ptx_rt *rt, const char *why)
 	struct ptx_arena *a = (struct ptx_arena *)1;
 	struct ptx_rt_map *m;
 	struct err e = {{0}};
-	int err = ptx_arena_make(rt, PTX_ARENA_VA, def_ptrs, NR, &a, &e);
+	int err = ptx_rt_arena_make(rt, PTX_ARENA_VA, def_ptrs, NR, &a, &e);
 	assert_true(err < 0);
 	assert_null(a);
 	if (!strstr(e.msg, why))
@@ -159,9 +159,9 @@ static void test_fallback(void **state)
 	no_arena(noctx, "the driver reserved 0x");
 	/* an address that is not a multiple of the granularity */
 	unsetenv("FAKECUDA_VMM");
-	assert_int_equal(ptx_arena_make(noctx, PTX_ARENA_VA + 4096, def_ptrs, NR, &a, &e), -EINVAL);
+	assert_int_equal(ptx_rt_arena_make(noctx, PTX_ARENA_VA + 4096, def_ptrs, NR, &a, &e), -EINVAL);
 	/* nothing of those left at the address: made there now */
-	if (ptx_arena_make(noctx, PTX_ARENA_VA, def_ptrs, NR, &a, &e))
+	if (ptx_rt_arena_make(noctx, PTX_ARENA_VA, def_ptrs, NR, &a, &e))
 		fail_msg("arena after the fallbacks: %s", e.msg);
 	assert_int_equal(a->base, PTX_ARENA_VA);
 	ptx_arena_free(a);
