@@ -99,24 +99,6 @@ static int ptx_inject_tok_eq(const struct ptx_module *m, uint32_t t, const char 
 }
 
 /* Width in bits of a .b8/.u32/.f16x2/... type name (without the dot). */
-unsigned ptx_inject_type_bits(const char *s, size_t n)
-{
-	static const struct {
-		const char *name;
-		unsigned bits;
-	} types[] = {
-		{"b8", 8},      {"u8", 8},      {"s8", 8},      {"b16", 16},     {"u16", 16},
-		{"s16", 16},    {"f16", 16},    {"bf16", 16},   {"b32", 32},     {"u32", 32},
-		{"s32", 32},    {"f32", 32},    {"f16x2", 32},  {"bf16x2", 32},  {"tf32", 32},
-		{"b64", 64},    {"u64", 64},    {"s64", 64},    {"f64", 64},     {"b128", 128},
-		{"e4m3x2", 16}, {"e5m2x2", 16}, {"f32x2", 64},  {"u16x2", 32},   {"s16x2", 32},
-	};
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (strlen(types[i].name) == n && !memcmp(types[i].name, s, n))
-			return types[i].bits;
-	return 0;
-}
-
 /* State space of variable `name` declared at module level or in the
  * kernel: ".global", ".shared", ...; NULL when not declared there. */
 static const char *ptx_inject_var_space(const struct ptx_inject *in, const char *name,
@@ -201,8 +183,8 @@ static int ptx_inject_mem_op(struct ptx_inject *in, const struct ptx_stmt *s, un
 			global = 1;
 		else if (n == 2 && part[0] == 'v' && (part[1] == '2' || part[1] == '4' || part[1] == '8'))
 			vec = (unsigned)(part[1] - '0');
-		else if (ptx_inject_type_bits(part, n))
-			bits = ptx_inject_type_bits(part, n);
+		else if (ptx_type_bits(part, n))
+			bits = ptx_type_bits(part, n);
 #undef IS
 		p = q;
 	}

@@ -9,8 +9,27 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ptx_parse.h"
+
+unsigned ptx_type_bits(const char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} types[] = {
+		{"b8", 8},      {"u8", 8},      {"s8", 8},      {"b16", 16},     {"u16", 16},
+		{"s16", 16},    {"f16", 16},    {"bf16", 16},   {"b32", 32},     {"u32", 32},
+		{"s32", 32},    {"f32", 32},    {"f16x2", 32},  {"bf16x2", 32},  {"tf32", 32},
+		{"b64", 64},    {"u64", 64},    {"s64", 64},    {"f64", 64},     {"b128", 128},
+		{"e4m3x2", 16}, {"e5m2x2", 16}, {"f32x2", 64},  {"u16x2", 32},   {"s16x2", 32},
+	};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i].name) == n && !memcmp(types[i].name, s, n))
+			return types[i].bits;
+	return 0;
+}
 
 /* One parameter, tokens [t, end): its size and alignment in bytes. */
 static int ptx_param_one(const struct ptx_module *m, uint32_t t, uint32_t end, size_t *size,
@@ -29,8 +48,8 @@ static int ptx_param_one(const struct ptx_module *m, uint32_t t, uint32_t end, s
 				explicit_align = strtoul(m->text + m->toks[++t].off, NULL, 0);
 			else if (ptx_parse_tok_is(m, t, ".ptr"))
 				ptr = 1;
-			else if (ptx_inject_type_bits(s + 1, k->len - 1))
-				bits = ptx_inject_type_bits(s + 1, k->len - 1);
+			else if (ptx_type_bits(s + 1, k->len - 1))
+				bits = ptx_type_bits(s + 1, k->len - 1);
 		} else if (ptx_parse_tok_is(m, t, "[")) {
 			if (t + 2 >= end || m->toks[t + 1].kind != PTX_TOK_NUMBER ||
 			    !ptx_parse_tok_is(m, t + 2, "]"))

@@ -32,6 +32,6 @@ int ptx_param_layout(const struct ptx_module *m, const struct ptx_func *f,
 		     struct ptx_param_layout *l, struct err *e);
 
 /* Bits of a .b8/.u32/.f16x2/... type name (without the dot); 0: not a type. */
-unsigned ptx_inject_type_bits(const char *s, size_t n);
+unsigned ptx_type_bits(const char *s, size_t n);
 
 #endif /* GPUEXT_PTX_PARAMS_H */

@@ -471,7 +471,7 @@ int ptx_unroll_pipe_plan(const struct ptx_module *m, const struct ptx_func *f,
 			*d = (struct ptx_unroll_def){.tok = tk, .cur = -1};
 			if (!ptx_unroll_reg_type(m, f, tk, d->type, sizeof(d->type)))
 				goto refused;
-			unsigned bits = ptx_inject_type_bits(d->type + 1, strlen(d->type) - 1);
+			unsigned bits = ptx_type_bits(d->type + 1, strlen(d->type) - 1);
 			if (strcmp(d->type, ".pred") && bits < 16)
 				goto refused;
 		}
@@ -565,7 +565,7 @@ int ptx_unroll_pipe_plan(const struct ptx_module *m, const struct ptx_func *f,
 	p->moves = p->decls.len;
 	for (size_t d = 0; d < ndefs; d++) {
 		const char *type = defs[d].type;
-		unsigned bits = ptx_inject_type_bits(type + 1, strlen(type) - 1);
+		unsigned bits = ptx_type_bits(type + 1, strlen(type) - 1);
 		if (!strcmp(type, ".pred"))
 			ptx_buf_printf(&p->decls, "\tmov.pred %.*s, %%%s_v%d;\n", TOKF(m, defs[d].tok),
 				       pfx, defs[d].cur);
