@@ -13,7 +13,8 @@
 # SASS, from $EX_SM90, as applications ship; the others carry sm_75 SASS
 # and compute_75 PTX, which the driver JIT-compiles on an H200 even
 # uninstrumented) it runs the example plainly, with an empty driver cache
-# (cold) and then that cache again (warm), and for each probe program (the
+# (cold: PLAIN_COLD times, default 3, their median the baseline) and then
+# that cache again (warm), and for each probe program (the
 # recompile baseline, the empty probes, the counting program, the device
 # tools) under `gpuext run` with GPUEXT_AGENT_VERBOSE=1, once per variant:
 #   off    no cache at all (CUDA_CACHE_DISABLE=1, GPUEXT_CACHE_DISABLE=1),
@@ -48,6 +49,8 @@ GX=${GX:-build}
 VARIANTS=${VARIANTS:-cold0 warm0 cold warm}
 OPT_LEVELS=${OPT_LEVELS-1}
 BUDGET_S=${BUDGET_S:-140} # stop starting runs after this many seconds
+PLAIN_COLD=${PLAIN_COLD:-3} # plain cold runs an example, their median the baseline
+declare -A cold_first       # example -> that median
 unset CUDA_CACHE_DISABLE
 T0=$(date +%s)
 LOGS=$OUT/logs
@@ -144,17 +147,27 @@ run_one() {
 for c in "${cases[@]}"; do
 	name=${c%% *}
 	[ -x "$(bin "$name")" ] || { echo "| $c | - | - | no binary $(bin "$name") |" >> "$MD"; continue; }
-	# the plain run, first with an empty driver cache, then with it
-	rm -rf "$OUT/cache/$name.plain"
-	for v in cold warm; do
+	# the plain run, first with an empty driver cache (PLAIN_COLD times:
+	# one cold start varies by 20 ms and more, reduce's first launch 36-56
+	# ms on the H200, so the cold baseline is their median), then with it
+	cold=()
+	for ((r = 1; r <= PLAIN_COLD; r++)); do
+		rm -rf "$OUT/cache/$name.plain"
 		# shellcheck disable=SC2086
-		timed "$LOGS/$name.plain.$v.log" env CUDA_CACHE_PATH="$OUT/cache/$name.plain" \
+		timed "$LOGS/$name.plain.cold$r.log" env CUDA_CACHE_PATH="$OUT/cache/$name.plain" \
 			timeout 60 "$(bin "$name")" ${c#"$name"} -iters "$ITERS" -time
-		f=$(first_ms "$LOGS/$name.plain.$v.log")
-		[ "$v" = cold ] && plain_cold_first=$f || plain_warm_first=$f
-		plain=$(kmedian "$LOGS/$name.plain.$v.log")
-		echo "| $c | plain | $v | $f | - | - | - | - | - | $run_ms | $plain | 1.000 | $rc |" >> "$MD"
+		cold+=("$(first_ms "$LOGS/$name.plain.cold$r.log")")
 	done
+	plain_cold_first=$(printf '%s\n' "${cold[@]}" | median)
+	cold_first[$name]=$plain_cold_first
+	plain=$(kmedian "$LOGS/$name.plain.cold1.log")
+	echo "| $c | plain | cold (median of $PLAIN_COLD) | $plain_cold_first | - | - | - | - | - | $run_ms | $plain | 1.000 | $rc |" >> "$MD"
+	# shellcheck disable=SC2086
+	timed "$LOGS/$name.plain.warm.log" env CUDA_CACHE_PATH="$OUT/cache/$name.plain" \
+		timeout 60 "$(bin "$name")" ${c#"$name"} -iters "$ITERS" -time
+	plain_warm_first=$(first_ms "$LOGS/$name.plain.warm.log")
+	plain=$(kmedian "$LOGS/$name.plain.warm.log")
+	echo "| $c | plain | warm | $plain_warm_first | - | - | - | - | - | $run_ms | $plain | 1.000 | $rc |" >> "$MD"
 	for p in "${progs[@]}"; do
 		[ -f "$(obj "$p")" ] || continue
 		dir=$OUT/cache/$name.$p
@@ -172,7 +185,7 @@ for o in $OPT_LEVELS; do
 		name=${c%% *}
 		[ -x "$(bin "$name")" ] || continue
 		plain=$(kmedian "$LOGS/$name.plain.warm.log")
-		plain_cold_first=$(first_ms "$LOGS/$name.plain.cold.log")
+		plain_cold_first=${cold_first[$name]}
 		for p in "${progs[@]}"; do
 			in_budget || continue
 			dir=$OUT/cache/$name.$p.O$o
