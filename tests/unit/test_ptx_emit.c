@@ -51,6 +51,29 @@ static int run_ptxas(const char *text, size_t len, const char *target, char **lo
 	return st;
 }
 
+/* prog (function sym, emitted for target t) in a module of its own, after
+ * the runtime functions it names, called by a probe of kind: ptxas must
+ * accept it (the test fails with ptxas's output). */
+static void assert_probe_assembles(const struct ptx_buf *prog, const char *sym,
+				   const struct ptx_target *t, const char *target,
+				   enum ptx_probe_kind kind)
+{
+	struct ptx_buf b = {0};
+	const char *texts[1] = {prog->text};
+	char *log = NULL;
+	size_t len;
+
+	ptx_emit_header(&b, t);
+	ptx_emit_runtime_used(&b, texts, 1);
+	ptx_buf_append(&b, prog->text, prog->len);
+	ptx_emit_probe(&b, sym, kind, PTX_MODE_WARP);
+	char *text = ptx_buf_take(&b, &len);
+	if (run_ptxas(text, len, target, &log))
+		fail_msg("ptxas -arch=%s:\n%.3000s", target, log ? log : "");
+	free(log);
+	free(text);
+}
+
 /* One module: header, runtime, every case's functions and run kernel. */
 static char *conformance_module(const char *target, int *translated, int *rejected)
 {
@@ -281,21 +304,14 @@ static void test_array_lookup_inline(void **state)
 	p.maps = maps;
 	p.map_cnt = 4;
 	for (size_t k = 0; k < sizeof(targets) / sizeof(targets[0]); k++) {
-		struct ptx_buf b = {0}, prog = {0};
+		struct ptx_buf prog = {0};
 		struct ptx_target t;
 		struct err e = {{0}};
-		char sym[128], *log = NULL;
-		size_t len;
+		char sym[128];
 
 		assert_int_equal(ptx_target_parse(targets[k], &t, NULL), 0);
 		if (ptx_emit_prog(&prog, &p, &o, sym, &e))
 			fail_msg("%s", e.msg);
-		ptx_emit_header(&b, &t);
-		const char *texts[1] = {prog.text};
-		ptx_emit_runtime_used(&b, texts, 1);
-		ptx_buf_append(&b, prog.text, prog.len);
-		ptx_emit_probe(&b, sym, PTX_PROBE_ENTRY, PTX_MODE_WARP);
-		char *text = ptx_buf_take(&b, &len);
 		assert_int_equal(count_of(prog.text, "map_lookup_elem, inline"), 2);
 		assert_int_equal(count_of(prog.text, "call.uni (rq), gx_rt_map_lookup"), 4);
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 16;"));
@@ -311,11 +327,7 @@ static void test_array_lookup_inline(void **state)
 		/* the values of arrays in device memory: global atomics */
 		assert_int_equal(count_of(prog.text, "red.global.add.u64 [%t1], %t0;"), 1);
 		assert_int_equal(count_of(prog.text, "atom.global.add.u64 %t2, [%t1], %t0;"), 1);
-		int st = run_ptxas(text, len, targets[k], &log);
-		if (st)
-			fail_msg("ptxas -arch=%s:\n%.3000s", targets[k], log ? log : "");
-		free(log);
-		free(text);
+		assert_probe_assembles(&prog, sym, &t, targets[k], PTX_PROBE_ENTRY);
 		ptx_buf_free(&prog);
 	}
 }
@@ -360,11 +372,10 @@ static void atomic_max_emit(uint32_t type, const char *sp, const char *reg, int 
 	p.maps = maps;
 	p.map_cnt = 1;
 	for (size_t k = 0; k < (compile ? 2 : 1); k++) {
-		struct ptx_buf b = {0}, prog = {0};
+		struct ptx_buf prog = {0};
 		struct ptx_target t;
 		struct err e = {{0}};
-		char sym[128], *log = NULL;
-		size_t len;
+		char sym[128];
 
 		assert_int_equal(ptx_target_parse(targets[k], &t, NULL), 0);
 		if (ptx_emit_prog(&prog, &p, &o, sym, &e))
@@ -377,18 +388,8 @@ static void atomic_max_emit(uint32_t type, const char *sp, const char *reg, int 
 		/* the frame is registers: no generic address can be the stack
 		 * (test_helpers_and_probes_assemble has the stack's path) */
 		assert_int_equal(count_of(prog.text, "isspacep.local"), 0);
-		if (compile) {
-			ptx_emit_header(&b, &t);
-			const char *texts[1] = {prog.text};
-			ptx_emit_runtime_used(&b, texts, 1);
-			ptx_buf_append(&b, prog.text, prog.len);
-			ptx_emit_probe(&b, sym, PTX_PROBE_EXIT, PTX_MODE_WARP);
-			char *text = ptx_buf_take(&b, &len);
-			if (run_ptxas(text, len, targets[k], &log))
-				fail_msg("ptxas -arch=%s:\n%.3000s", targets[k], log ? log : "");
-			free(log);
-			free(text);
-		}
+		if (compile)
+			assert_probe_assembles(&prog, sym, &t, targets[k], PTX_PROBE_EXIT);
 		ptx_buf_free(&prog);
 	}
 }
