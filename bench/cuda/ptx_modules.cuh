@@ -46,7 +46,9 @@ static int ptx_modules_args(int argc, char **argv, int *rounds)
  * Kernel `name` of the PTX module at path, loaded (the JIT's log printed
  * where it does not load: exit).  The text GX_MAPS_ADDR in the module is
  * replaced with maps' address first (variants that take a map's address
- * as an immediate); its `gx_map_table` (the agent's map table, .const) and
+ * as an immediate), GX_MAPS_LO and GX_MAPS_HI with its low and high 32
+ * bits (variants that add an offset to the low word alone: maps' 64 MiB
+ * must not cross a 4 GiB line); its `gx_map_table` (the agent's map table, .const) and
  * `gx_map_gtable` (a copy in .global, for variants that read it so), where
  * it has them, get every entry pointed at maps.
  */
@@ -60,10 +62,20 @@ static CUfunction ptx_modules_load(const char *path, const char *name, void *map
 	std::stringstream s;
 	s << f.rdbuf();
 	std::string ptx = s.str();
-	char addr[32];
-	snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)(uintptr_t)maps);
-	for (size_t at; (at = ptx.find("GX_MAPS_ADDR")) != std::string::npos;)
-		ptx.replace(at, 12, addr);
+	unsigned long long m = (unsigned long long)(uintptr_t)maps;
+	char addr[32], lo[16], hi[16];
+	snprintf(addr, sizeof addr, "0x%llx", m);
+	snprintf(lo, sizeof lo, "0x%llx", m & 0xffffffffu);
+	snprintf(hi, sizeof hi, "0x%llx", m >> 32);
+	if ((m & 0xffffffffu) + (64ull << 20) >> 32 && ptx.find("GX_MAPS_LO") != std::string::npos) {
+		printf("%s: the maps' buffer crosses a 4 GiB line: its low word cannot be added alone\n",
+		       path);
+		exit(1);
+	}
+	for (auto &[key, val] : { std::pair<std::string, const char *>{ "GX_MAPS_ADDR", addr },
+				  { "GX_MAPS_LO", lo }, { "GX_MAPS_HI", hi } })
+		for (size_t at; (at = ptx.find(key)) != std::string::npos;)
+			ptx.replace(at, key.size(), val);
 	CUmodule mod;
 	CUfunction fn;
 	char log[8192] = "";
