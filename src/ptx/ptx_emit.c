@@ -731,6 +731,26 @@ static const char *ptx_emit_smid(const struct ptx_ctx *c)
 	return c->inlined && c->o->inline_smid ? c->o->inline_smid : "%smid";
 }
 
+/* %t0 += the offset of this SM's copy of per-SM array r: a 32 x 32 -> 64-bit
+ * product where the stride fits 32 bits (a wide multiply-add, not a 64-bit
+ * one). */
+static void ptx_emit_sm_copy(struct ptx_ctx *c, const struct ptx_map_ref *r)
+{
+	const char *sm = "%sm";
+	if (c->sm_copies != r->nr_sms) {
+		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %s;\n\tmin.u32 %%h1, %%h1, %u;\n",
+			       ptx_emit_smid(c), r->nr_sms - 1);
+		sm = "%h1";
+	}
+	if (r->sm_stride <= UINT32_MAX)
+		ptx_buf_printf(c->b, "\tmul.wide.u32 %%t1, %s, %llu;\n", sm,
+			       (unsigned long long)r->sm_stride);
+	else
+		ptx_buf_printf(c->b, "\tcvt.u64.u32 %%t1, %s;\n\tmul.lo.u64 %%t1, %%t1, %llu;\n", sm,
+			       (unsigned long long)r->sm_stride);
+	ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, %%t1;\n");
+}
+
 /*
  * %t0 = the address of element %h0 of array r (this SM's copy of a per-SM
  * array), as the runtime's rt_array_elem computes it, with the header's
@@ -742,6 +762,26 @@ static const char *ptx_emit_smid(const struct ptx_ctx *c)
  */
 static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 {
+	uint64_t lo = r->value & UINT32_MAX;
+
+	if (!c->o->map_table && r->type != MAP_TYPE_GPU_BLOCK_ARRAY &&
+	    lo + (uint64_t)r->max_entries * r->value_stride <= (uint64_t)UINT32_MAX + 1) {
+		/* the values' address an immediate and no element past a 4 GiB
+		 * line from its low word: the element's offset added to the low
+		 * word alone, the high word a constant (on vecadd's 1-us blocks
+		 * under kernelretsnoop the 64-bit add's two moves and wide
+		 * multiply on every warp's tail cost 0.6%: H200,
+		 * bench/results/2026-11-22-h200-kernelretsnoop-s9.md).  A key
+		 * past max_entries may wrap; the lookup's bounds test discards
+		 * it, the update's came before. */
+		ptx_buf_printf(c->b, "\tmad.lo.u32 %%h1, %%h0, %u, 0x%llx;\n"
+				     "\tmov.b64 %%t0, {%%h1, 0x%llx};\n",
+			       r->value_stride, (unsigned long long)lo,
+			       (unsigned long long)(r->value >> 32));
+		if (r->type == MAP_TYPE_PERCPU_ARRAY)
+			ptx_emit_sm_copy(c, r);
+		return;
+	}
 	ptx_buf_printf(c->b, "\tmul.wide.u32 %%t0, %%h0, %u;\n", r->value_stride);
 	if (r->type == MAP_TYPE_GPU_BLOCK_ARRAY) {
 		/* the block's own copy: the injector's .shared array, as a generic
@@ -759,24 +799,10 @@ static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 	} else {
 		ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, 0x%llx;\n", (unsigned long long)r->value);
 	}
-	if (r->type != MAP_TYPE_PERCPU_ARRAY)
-		return;
-	/* this SM's copy: the copy's offset a 32 x 32 -> 64-bit product where
-	 * the stride fits 32 bits (a wide multiply-add, not a 64-bit one) */
-	const char *sm = "%sm";
-	if (c->sm_copies != r->nr_sms) {
-		ptx_buf_printf(c->b, "\tmov.u32 %%h1, %s;\n\tmin.u32 %%h1, %%h1, %u;\n",
-			       ptx_emit_smid(c), r->nr_sms - 1);
-		sm = "%h1";
-	}
-	if (r->sm_stride <= UINT32_MAX)
-		ptx_buf_printf(c->b, "\tmul.wide.u32 %%t1, %s, %llu;\n", sm,
-			       (unsigned long long)r->sm_stride);
-	else
-		ptx_buf_printf(c->b, "\tcvt.u64.u32 %%t1, %s;\n\tmul.lo.u64 %%t1, %%t1, %llu;\n", sm,
-			       (unsigned long long)r->sm_stride);
-	ptx_buf_printf(c->b, "\tadd.s64 %%t0, %%t0, %%t1;\n");
+	if (r->type == MAP_TYPE_PERCPU_ARRAY)
+		ptx_emit_sm_copy(c, r);
 }
+
 
 /*
  * The number of copies every inline per-SM array access of function fn
