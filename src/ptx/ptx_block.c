@@ -319,12 +319,24 @@ static struct ptx_block_use ptx_block_scan(const char *code)
 }
 
 /* %gxb_b = the block's threads, blockDim.x * y * z (%gxb_t scratch). */
-static void ptx_block_threads(struct ptx_buf *b)
+static void ptx_block_threads(const struct ptx_block *k, struct ptx_buf *b)
 {
-	ptx_buf_printf(b, "\tmov.u32 %%gxb_b, %%ntid.x;\n\tmov.u32 %%gxb_t, %%ntid.y;\n"
-			  "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n"
-			  "\tmov.u32 %%gxb_t, %%ntid.z;\n"
-			  "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n");
+	ptx_buf_printf(b, "\tmov.u32 %%gxb_b, %%ntid.x;\n");
+	if (!k->flat)
+		ptx_buf_printf(b, "\tmov.u32 %%gxb_t, %%ntid.y;\n"
+				  "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n"
+				  "\tmov.u32 %%gxb_t, %%ntid.z;\n"
+				  "\tmul.lo.u32 %%gxb_b, %%gxb_b, %%gxb_t;\n");
+}
+
+/* dst (64 bits) = the block's linear index (%gxb_a, %gxb_b, %gxb_u
+ * scratch): %ctaid.x alone in the flat form. */
+static void ptx_block_index(const struct ptx_block *k, struct ptx_buf *b, const char *dst)
+{
+	if (k->flat)
+		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%ctaid.x;\n\tcvt.u64.u32 %s, %%gxb_a;\n", dst);
+	else
+		ptx_intrin_block_index(b, dst, "%gxb_a", "%gxb_b", "%gxb_u");
 }
 
 /* %gxb_ctx = the record's generic address, for the block programs. */
@@ -346,12 +358,12 @@ static void ptx_block_regs(struct ptx_buf *b)
 /* The words of `words` that any thread of the block can compute from
  * special registers (index, SM | threads, warps; reserved 0) into their
  * registers (%gxb_a, %gxb_b, %gxb_t, %gxb_u scratch). */
-static void ptx_block_words(struct ptx_buf *b, unsigned words)
+static void ptx_block_words(const struct ptx_block *k, struct ptx_buf *b, unsigned words)
 {
 	if (words & W_INDEX) /* x + nctaid.x * (y + nctaid.y * z), in 64 bits */
-		ptx_intrin_block_index(b, "%gxb_c2", "%gxb_a", "%gxb_b", "%gxb_u");
+		ptx_block_index(k, b, "%gxb_c2");
 	if (words & (W_SM_THREADS | W_WARPS))
-		ptx_block_threads(b);
+		ptx_block_threads(k, b);
 	if (words & W_SM_THREADS)
 		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%smid;\n"
 				  "\tmov.b64 %%gxb_c3, {%%gxb_a, %%gxb_b};\n");
@@ -379,13 +391,16 @@ static void ptx_block_program(const struct ptx_block *k, struct ptx_buf *b, cons
 	ptx_buf_printf(b, "%s", code);
 }
 
-/* %gxb_p = this thread is not thread (0,0,0) (%gxb_a, %gxb_b scratch). */
-static void ptx_block_not_first(struct ptx_buf *b)
+/* %gxb_p = this thread is not thread (0,0,0) (%gxb_a, %gxb_b scratch);
+ * in the flat form %tid.x alone says it. */
+static void ptx_block_not_first(const struct ptx_block *k, struct ptx_buf *b)
 {
-	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tmov.u32 %%gxb_b, %%tid.y;\n"
-			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
-			  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n"
-			  "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n");
+	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n");
+	if (!k->flat)
+		ptx_buf_printf(b, "\tmov.u32 %%gxb_b, %%tid.y;\n"
+				  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n\tmov.u32 %%gxb_b, %%tid.z;\n"
+				  "\tor.b32 %%gxb_a, %%gxb_a, %%gxb_b;\n");
+	ptx_buf_printf(b, "\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n");
 }
 
 /* The record's words that only the exit gives: 0 before it. */
@@ -399,11 +414,11 @@ static void ptx_block_zero_exit_words(struct ptx_buf *b, unsigned words)
 
 /* The block index register at entry, by every thread (a scope of its own
  * for the scratch registers). */
-static void ptx_block_index_reg(struct ptx_buf *b)
+static void ptx_block_index_reg(const struct ptx_block *k, struct ptx_buf *b)
 {
 	ptx_buf_printf(b, "\t{ // block probes: the block's linear index, at entry\n"
 			  "\t.reg .b32 %%gxb_a, %%gxb_b;\n\t.reg .b64 %%gxb_u;\n");
-	ptx_intrin_block_index(b, PTX_BLOCK_INDEX_REG, "%gxb_a", "%gxb_b", "%gxb_u");
+	ptx_block_index(k, b, PTX_BLOCK_INDEX_REG);
 	ptx_buf_printf(b, "\t}\n");
 }
 
@@ -432,7 +447,7 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 		ptx_buf_printf(b, "\t.reg .b64 %s; // block probes: the block's linear index\n",
 			       PTX_BLOCK_INDEX_REG);
 	if (k->index_reg && !k->index_sunk)
-		ptx_block_index_reg(b);
+		ptx_block_index_reg(k, b);
 	if (!(code && !sunk) && !meet && !k->start_shared && !keep_start)
 		return; /* nothing (else) to do at entry */
 	if (keep_start)
@@ -440,13 +455,13 @@ static void ptx_block_entry_code(const struct ptx_block *k, struct ptx_buf *b)
 				  "start time, for its block programs\n", k->pfx);
 	ptx_buf_printf(b, "\t{ // block probes: thread (0,0,0) starts the block\n");
 	ptx_block_regs(b);
-	ptx_block_not_first(b);
+	ptx_block_not_first(k, b);
 	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_MEET;\n");
 	if ((words & W_START) || k->start_shared || keep_start)
 		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%globaltimer;\n");
 	if (keep_start)
 		ptx_buf_printf(b, "\tmov.u64 %%%s_start, %%gxb_c0;\n", k->pfx);
-	ptx_block_words(b, words);
+	ptx_block_words(k, b, words);
 	ptx_block_zero_exit_words(b, words);
 	/* the record (word 4's store zeroes the counter), or its start alone */
 	ptx_block_store(k, b, record ? W_ALL : k->start_shared ? W_START : 0);
@@ -485,20 +500,21 @@ void ptx_block_entry_sunk(const struct ptx_block *k, struct ptx_buf *b)
 	ptx_buf_printf(b, "\t@!%%%s_bp bra GXB_DONE;\n\tmov.pred %%%s_bp, 0;\n", k->pfx,
 		       k->pfx);
 	if (k->index_sunk)
-		ptx_intrin_block_index(b, PTX_BLOCK_INDEX_REG, "%gxb_a", "%gxb_b", "%gxb_u");
+		ptx_block_index(k, b, PTX_BLOCK_INDEX_REG);
 	if (!k->entry_sunk) {
 		ptx_buf_printf(b, "GXB_DONE:\n\t}\n");
 		return;
 	}
 	/* then whether it is thread (0,0,0): %tid.x first (the kernel has it
 	 * already, as a rule), %tid.y and %tid.z only where it is 0 */
-	ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
-			  "\t@%%gxb_p bra GXB_DONE;\n");
-	ptx_block_not_first(b);
+	if (!k->flat)
+		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n\tsetp.ne.u32 %%gxb_p, %%gxb_a, 0;\n"
+				  "\t@%%gxb_p bra GXB_DONE;\n");
+	ptx_block_not_first(k, b);
 	ptx_buf_printf(b, "\t@%%gxb_p bra GXB_DONE;\n");
 	if (words & W_START)
 		ptx_buf_printf(b, "\tmov.u64 %%gxb_c0, %%%s_start;\n", k->pfx);
-	ptx_block_words(b, words);
+	ptx_block_words(k, b, words);
 	ptx_block_zero_exit_words(b, words);
 	ptx_block_program(k, b, k->o->block_entry_code, k->entry);
 	ptx_buf_printf(b, "GXB_DONE:\n\t}\n");
@@ -521,13 +537,16 @@ static void ptx_block_exit_code(const struct ptx_block *k, struct ptx_buf *b)
 	if (k->exit_by_barrier) {
 		/* %gxb_a: the linear thread index; %gxb_o: the block's warps x 32,
 		 * the barrier's count (it counts a warp's arrival as 32) */
-		ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.z;\n\tmov.u32 %%gxb_t, %%ntid.y;\n"
-				  "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				  "\tmov.u32 %%gxb_t, %%tid.y;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				  "\tmov.u32 %%gxb_t, %%ntid.x;\n"
-				  "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
-				  "\tmov.u32 %%gxb_t, %%tid.x;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n");
-		ptx_block_threads(b);
+		if (k->flat)
+			ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.x;\n");
+		else
+			ptx_buf_printf(b, "\tmov.u32 %%gxb_a, %%tid.z;\n\tmov.u32 %%gxb_t, %%ntid.y;\n"
+					  "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
+					  "\tmov.u32 %%gxb_t, %%tid.y;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
+					  "\tmov.u32 %%gxb_t, %%ntid.x;\n"
+					  "\tmul.lo.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n"
+					  "\tmov.u32 %%gxb_t, %%tid.x;\n\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_t;\n");
+		ptx_block_threads(k, b);
 		ptx_buf_printf(b, "\tadd.u32 %%gxb_o, %%gxb_b, 31;\n"
 				  "\tand.b32 %%gxb_o, %%gxb_o, 0xffffffe0;\n"
 				  "\tsetp.lt.u32 %%gxb_p, %%gxb_a, 32;\n\t@%%gxb_p bra GXB_WAIT;\n"
@@ -541,7 +560,7 @@ static void ptx_block_exit_code(const struct ptx_block *k, struct ptx_buf *b)
 		if (words & W_EXITS) /* exit_threads = threads, exit_warps = warps */
 			ptx_buf_printf(b, "\tshr.u32 %%gxb_t, %%gxb_o, 5;\n"
 					  "\tmov.b64 %%gxb_c5, {%%gxb_b, %%gxb_t};\n");
-		ptx_block_words(b, words);
+		ptx_block_words(k, b, words);
 		ptx_block_store(k, b, u.mem ? words & ~W_END : 0);
 		ptx_buf_printf(b, "GXB_WAIT0:\n\tbarrier.sync 0, %%gxb_o;\n"
 				  "\t@%%gxb_p bra GXB_DONE;\n");
@@ -558,7 +577,7 @@ static void ptx_block_exit_code(const struct ptx_block *k, struct ptx_buf *b)
 				   * warp included */
 				  "\tadd.u32 %%gxb_a, %%gxb_a, %%gxb_o;\n"
 				  "\tand.b32 %%gxb_o, %%gxb_a, 0xffff;\n", k->pfx, BLK_COUNT);
-		ptx_block_threads(b);
+		ptx_block_threads(k, b);
 		ptx_buf_printf(b, "\tsetp.ne.u32 %%gxb_p, %%gxb_o, %%gxb_b;\n"
 				  "\t@%%gxb_p bra GXB_DONE;\n");
 		if (words & W_EXITS) /* the lanes and warp exits counted */
@@ -567,7 +586,7 @@ static void ptx_block_exit_code(const struct ptx_block *k, struct ptx_buf *b)
 		if (words & W_START) /* written at entry by thread (0,0,0) */
 			ptx_buf_printf(b, "\tld.shared.u64 %%gxb_c0, [%s_blk+%d];\n", k->pfx,
 				       BLK_START);
-		ptx_block_words(b, words);
+		ptx_block_words(k, b, words);
 		ptx_block_store(k, b, u.mem ? words & W_EXITS : 0);
 	}
 	if (words & W_END)

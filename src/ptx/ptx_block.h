@@ -46,6 +46,10 @@ struct ptx_block {
 	/* the probes' code names PTX_BLOCK_INDEX_REG: every thread computes
 	 * it, in the sunk code where index_sunk, else at entry */
 	int index_reg, index_sunk;
+	/* the flat form (ptx_inject_opts.flat_twin): the launch's grid and
+	 * blocks are 1-D, so the block index is %ctaid.x and thread (0,0,0)
+	 * the one whose %tid.x is 0 */
+	int flat;
 };
 
 /* Decide for kernel f of m what o asks (pfx must outlive k). */

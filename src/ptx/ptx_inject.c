@@ -38,6 +38,11 @@
  * asked (ptx_inject_unroll_find). */
 #define PTX_INJECT_UNROLL_ACCESSES 32
 
+/* Copies of the exit code a kernel gets at most where warps fall into a
+ * ret (ptx_inject_falls_into_exit); the other rets branch to the exit
+ * block. */
+#define PTX_INJECT_EXIT_COPIES 2
+
 /* A loop the injector unrolls (ptx_unroll.h), k turns a pass. */
 struct ptx_inject_unrolled {
 	struct ptx_unroll_loop l;
@@ -52,6 +57,7 @@ struct ptx_inject {
 	struct ptx_buf b;
 	struct err *e;
 	size_t mem_probes, exit_probes;
+	size_t exit_copies; /* of the exit code before a label (ptx_inject_falls_into_exit) */
 	struct ptx_block blk; /* the kernel's block probes */
 	int mem_inline; /* paste o->mem_code at each access, not a call */
 	/* inline: one copy of mem_code a region, in a loop (else one an
@@ -324,6 +330,19 @@ enum ptx_inject_mem_class {
 	MEM_ALONE, /* a probed access with a guard or a generic address */
 };
 
+/* Is the first dot-separated part of instruction s's opcode one of ops? */
+static int ptx_inject_op_in(const struct ptx_module *m, const struct ptx_stmt *s,
+			    const char *const *ops, size_t n_ops)
+{
+	const struct ptx_tok *k = &m->toks[s->opcode];
+	const char *op = m->text + k->off, *dot = memchr(op, '.', k->len);
+	size_t n = dot ? (size_t)(dot - op) : k->len;
+	for (size_t i = 0; i < n_ops; i++)
+		if (strlen(ops[i]) == n && !memcmp(op, ops[i], n))
+			return 1;
+	return 0;
+}
+
 /* What statement s is to runs of accesses (<0: an error, naming the line);
  * *site too for an access. */
 static int ptx_inject_mem_class(struct ptx_inject *in, const struct ptx_stmt *s,
@@ -341,12 +360,10 @@ static int ptx_inject_mem_class(struct ptx_inject *in, const struct ptx_stmt *s,
 	int r = ptx_inject_mem_site(in, s, site);
 	if (r)
 		return r < 0 ? r : s->guard >= 0 || site->generic ? MEM_ALONE : MEM_JOIN;
+	if (ptx_inject_op_in(m, s, breaks, sizeof(breaks) / sizeof(breaks[0])))
+		return MEM_BREAK;
 	const struct ptx_tok *k = &m->toks[s->opcode];
-	const char *op = m->text + k->off, *dot = memchr(op, '.', k->len);
-	size_t n = dot ? (size_t)(dot - op) : k->len;
-	for (size_t i = 0; i < sizeof(breaks) / sizeof(breaks[0]); i++)
-		if (strlen(breaks[i]) == n && !memcmp(op, breaks[i], n))
-			return MEM_BREAK;
+	const char *op = m->text + k->off;
 	return memmem(op, k->len, ".sync", 5) || memmem(op, k->len, ".aligned", 8) ? MEM_BREAK
 										  : MEM_OTHER;
 }
@@ -876,13 +893,8 @@ static int ptx_inject_mem_form(struct ptx_inject *in)
 
 static int ptx_inject_is_exit(const struct ptx_module *m, const struct ptx_stmt *s)
 {
-	const struct ptx_tok *k = &m->toks[s->opcode];
-	const char *op = m->text + k->off;
-	size_t n = k->len;
-	const char *dot = memchr(op, '.', n);
-	if (dot)
-		n = (size_t)(dot - op);
-	return (n == 3 && !memcmp(op, "ret", 3)) || (n == 4 && !memcmp(op, "exit", 4));
+	static const char *const exits[] = {"ret", "exit"};
+	return ptx_inject_op_in(m, s, exits, sizeof(exits) / sizeof(exits[0]));
 }
 
 /*
@@ -898,6 +910,24 @@ static unsigned ptx_inject_target_sm(const struct ptx_inject *in)
 	return in->o->elect_sync && sm < PTX_ELECT_SYNC_SM ? PTX_ELECT_SYNC_SM : sm;
 }
 
+/* Tokens t..t+n of the kernel's header; in the flat twin its name has
+ * PTX_FLAT_SUFFIX. */
+static void ptx_inject_head_toks(struct ptx_inject *in, uint32_t t, uint32_t n)
+{
+	const struct ptx_module *m = in->m;
+	uint32_t name = in->f->name;
+
+	if (!in->blk.flat || name < t || name >= t + n) {
+		ptx_parse_print_toks(m, t, n, &in->b);
+		return;
+	}
+	ptx_parse_print_toks(m, t, name + 1 - t, &in->b);
+	ptx_buf_printf(&in->b, "%s", PTX_FLAT_SUFFIX);
+	if (name + 1 < t + n && m->toks[name + 1].space)
+		ptx_buf_printf(&in->b, " ");
+	ptx_parse_print_toks(m, name + 1, t + n - name - 1, &in->b);
+}
+
 static int ptx_inject_head(struct ptx_inject *in)
 {
 	const struct ptx_module *m = in->m;
@@ -907,7 +937,8 @@ static int ptx_inject_head(struct ptx_inject *in)
 	struct err pe = {{0}};
 
 	if (!lp) {
-		ptx_parse_print_stmt(m, h, &in->b);
+		ptx_inject_head_toks(in, h->tok, h->ntok);
+		ptx_buf_printf(&in->b, "\n");
 		return 0;
 	}
 	*lp = (struct ptx_launch_param){0};
@@ -927,13 +958,13 @@ static int ptx_inject_head(struct ptx_inject *in)
 		lp->why = lp->added ? NULL : "its parameter space is full";
 	}
 	if (!lp->added) {
-		ptx_parse_print_stmt(m, h, &in->b);
-		ptx_buf_printf(&in->b, "\t.reg .b64 %s;\n\tmov.u64 %s, 0;\n", PTX_LAUNCH_ID_REG,
+		ptx_inject_head_toks(in, h->tok, h->ntok);
+		ptx_buf_printf(&in->b, "\n\t.reg .b64 %s;\n\tmov.u64 %s, 0;\n", PTX_LAUNCH_ID_REG,
 			       PTX_LAUNCH_ID_REG);
 		return 0;
 	}
 	uint32_t at = l.open == UINT32_MAX ? l.close + 1 : l.close, end = h->tok + h->ntok;
-	ptx_parse_print_toks(m, h->tok, at - h->tok, &in->b);
+	ptx_inject_head_toks(in, h->tok, at - h->tok);
 	ptx_buf_printf(&in->b, "%s.param .u64 %s_lid%s", l.open == UINT32_MAX ? "(" : l.count ? ", " : "",
 		       in->pfx, l.open == UINT32_MAX ? ") " : "");
 	ptx_parse_print_toks(m, at, end - at, &in->b);
@@ -963,6 +994,62 @@ static void ptx_inject_skip_stubs(struct ptx_inject *in)
 	}
 }
 
+/* The exit block's code: the sunk code where it did not run yet, the
+ * block_exit code, the warp exit probe, ret. */
+static void ptx_inject_exit_code(struct ptx_inject *in)
+{
+	const struct ptx_inject_opts *o = in->o;
+
+	if (!in->blk.skips_by_branch)
+		ptx_block_entry_sunk(&in->blk, &in->b);
+	ptx_block_exit(&in->blk, &in->b);
+	if (o->exit_code)
+		ptx_buf_printf(&in->b, "%s", o->exit_code);
+	else if (o->exit_sym)
+		ptx_buf_printf(&in->b, "\tcall %s;\n", o->exit_sym);
+	ptx_buf_printf(&in->b, "\tret;\n");
+}
+
+/* Statement i is not an instruction, or one whose place says nothing
+ * (.loc and the like). */
+static int ptx_inject_no_insn(const struct ptx_stmt *s)
+{
+	return s->kind == PTX_STMT_LABEL || s->kind == PTX_STMT_DECL;
+}
+
+/*
+ * Is statement i of the kernel a label that the instruction before it
+ * falls into, with an unguarded ret or exit after it (labels and
+ * directives between)?  The warps that fall in then get a copy of the exit
+ * code of their own, before the label, instead of a branch to the exit
+ * block where the others join them: on vecadd's 1-us blocks the join
+ * cost kernelretsnoop's flat twin 0.7% (H200).  Not with block_exit code
+ * (one barrier or counter site), nor before the sunk code where its copy
+ * is on the skipping branches only (ptx_block.h, skips_by_branch).
+ */
+static int ptx_inject_falls_into_exit(const struct ptx_inject *in, size_t i)
+{
+	const struct ptx_module *m = in->m;
+	size_t j = i, k = i;
+
+	if (in->o->block_exit_code || m->stmts[i].kind != PTX_STMT_LABEL ||
+	    in->exit_copies >= PTX_INJECT_EXIT_COPIES ||
+	    (in->blk.sink_at && i <= in->blk.sink_at && in->blk.skips_by_branch))
+		return 0;
+	while (--j > in->f->head && ptx_inject_no_insn(&m->stmts[j]))
+		;
+	static const char *const no_fall[] = {"bra", "brx", "ret", "exit", "trap"};
+	const struct ptx_stmt *before = &m->stmts[j];
+	if (before->kind != PTX_STMT_INSN ||
+	    (before->guard < 0 &&
+	     ptx_inject_op_in(m, before, no_fall, sizeof(no_fall) / sizeof(no_fall[0]))))
+		return 0;
+	while (++k < in->f->end && ptx_inject_no_insn(&m->stmts[k]))
+		;
+	const struct ptx_stmt *after = &m->stmts[k];
+	return after->kind == PTX_STMT_INSN && after->guard < 0 && ptx_inject_is_exit(m, after);
+}
+
 /* The kernel, from its header to its closing brace, with the probes. */
 static int ptx_inject_kernel(struct ptx_inject *in)
 {
@@ -971,7 +1058,8 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 	int entry_done = !o->entry_sym && !o->entry_code && !in->blk.on;
 	/* one exit block at the end, every ret/exit a branch to it */
 	int exit_block = o->exit_code || o->block_exit_code || in->blk.sink_at;
-	ptx_block_record_decl(&in->blk, &in->b);
+	if (!in->blk.flat) /* the twin's record is the kernel's (module scope) */
+		ptx_block_record_decl(&in->blk, &in->b);
 	int err = ptx_inject_head(in);
 	if (err)
 		return err;
@@ -1014,16 +1102,14 @@ static int ptx_inject_kernel(struct ptx_inject *in)
 				continue;
 			}
 		}
+		if (exit_block && ptx_inject_falls_into_exit(in, i)) {
+			ptx_buf_printf(&in->b, "\t// the exit code, for the warps that fall into it\n");
+			ptx_inject_exit_code(in);
+			in->exit_copies++;
+		}
 		if (i == in->f->end && exit_block) { /* the one exit, at the end */
 			ptx_buf_printf(&in->b, "%s_exit:\n", in->pfx);
-			if (!in->blk.skips_by_branch) /* where it did not run yet */
-				ptx_block_entry_sunk(&in->blk, &in->b);
-			ptx_block_exit(&in->blk, &in->b);
-			if (o->exit_code)
-				ptx_buf_printf(&in->b, "%s", o->exit_code);
-			else if (o->exit_sym)
-				ptx_buf_printf(&in->b, "\tcall %s;\n", o->exit_sym);
-			ptx_buf_printf(&in->b, "\tret;\n");
+			ptx_inject_exit_code(in);
 			ptx_inject_skip_stubs(in);
 		}
 		if (ptx_block_is_skip(&in->blk, i)) {
@@ -1244,6 +1330,12 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		free(in.unrolled);
 		return err_set(e, ENOMEM, "out of memory");
 	}
+	/* the twin only where block code reads the block's place (mem probes
+	 * keep their one form: ptx_inject_kernel's mem state is one pass's) */
+	int flat = o->flat_twin && in.blk.on && !o->mem_sym && !o->mem_code &&
+		   !memmem(m->text, m->len, PTX_FLAT_SUFFIX, strlen(PTX_FLAT_SUFFIX));
+	if (o->flat_made)
+		*o->flat_made = flat;
 	if (o->mem_inlined)
 		*o->mem_inlined = in.mem_inline;
 	if (o->mem_unrolled_bytes)
@@ -1293,6 +1385,13 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 		}
 		if (i == in.f->head) {
 			err = ptx_inject_kernel(&in);
+			if (!err && flat) { /* the kernel again, in the flat form */
+				ptx_buf_printf(&in.b, "\n");
+				in.blk.flat = 1;
+				in.exit_copies = 0;
+				err = ptx_inject_kernel(&in);
+				in.blk.flat = 0;
+			}
 			i = in.f->end;
 			continue;
 		}

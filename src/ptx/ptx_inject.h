@@ -137,6 +137,10 @@ int ptx_inject_forward_only(const char *code, struct err *e);
 #define PTX_BLOCK_INDEX_NAME "gxk_block"
 #define PTX_BLOCK_INDEX_REG "%" PTX_BLOCK_INDEX_NAME
 
+/* The name of a kernel's twin for flat launches is the kernel's and this
+ * (ptx_inject_opts.flat_twin). */
+#define PTX_FLAT_SUFFIX "__gx_flat"
+
 /* What ptx_inject did about the launch id parameter. */
 struct ptx_launch_param {
 	size_t params; /* the kernel's own parameters (kernelParams entries) */
@@ -230,6 +234,19 @@ struct ptx_inject_opts {
 	 * for its device.
 	 */
 	int elect_sync;
+	/*
+	 * A twin of the kernel for flat launches (1-D grid, 1-D blocks), named
+	 * kernel PTX_FLAT_SUFFIX, after it in the module: its block code takes
+	 * the block index to be %ctaid.x and thread (0,0,0) to be the one
+	 * whose %tid.x is 0, with no other special register read on every
+	 * thread's way (the per-thread %ctaid.y/z and %tid.y/z reads and their
+	 * arithmetic cost kernelretsnoop 0.9% of vecadd's 1-us blocks on an
+	 * H200).  Made where the kernel has block code and no mem probes and
+	 * the module has no name with the suffix; *flat_made (may be NULL)
+	 * says whether it was.  Its launches must be flat: the launcher picks.
+	 */
+	int flat_twin;
+	int *flat_made;
 	int *mem_inlined; /* set to 1 when mem_code was pasted, else 0 (may be NULL) */
 	size_t *mem_sites; /* set to the kernel's probed accesses (may be NULL) */
 	size_t *mem_regions; /* set to the regions mem_code was pasted in (may be NULL) */

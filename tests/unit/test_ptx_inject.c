@@ -465,13 +465,18 @@ static void test_inline_probes(void **state)
 			size_t len;
 			if (ptx_inject(m, &o, &out, &len, &e))
 				fail_msg("%s %s: %s", modules[i], o.kernel, e.msg);
-			/* one exit block, reached by branches; one ret, after it */
+			/* one exit block, reached by branches, and up to two
+			 * copies of its code where warps fall into a ret; a
+			 * ret after each */
 			assert_int_equal(count_str(out, "_exit:\n"), 1);
 			assert_true(count_str(out, "bra gxi") >= 1);
 			const char *body = strstr(out, ".entry ");
 			assert_non_null(body);
-			assert_int_equal(count_str(body, "\tret;"), 1);
-			assert_int_equal(count_str(body, "activemask.b32 %gxp_m;"), n[0] + n[1]);
+			int copies = count_str(body, "// the exit code, for the warps that fall into it");
+			assert_true(copies <= 2);
+			assert_int_equal(count_str(body, "\tret;"), 1 + copies);
+			assert_int_equal(count_str(body, "activemask.b32 %gxp_m;"),
+					 n[0] + n[1] * (1 + copies));
 			ptxas_ok(out, len, "sm_90a", modules[i]);
 			free(out);
 		}
@@ -880,10 +885,15 @@ static void test_block_entry_sunk(void **state)
 				setenv("GPUEXT_PTX_BLOCK_SKIP_IN_EXIT", "1", 1);
 			out = inject_kernel(asked ? blk_loads : labelled, &o);
 			unsetenv("GPUEXT_PTX_BLOCK_SKIP_IN_EXIT");
+			/* and in the exit code's copy before DONE, where the
+			 * warps that finish the body fall into the ret */
 			exit = strstr(out, "_exit:");
-			assert_int_equal(count_str(out, progs[i].label), 2);
+			const char *fall = strstr(out, "// the exit code, for the warps that fall");
+			const char *copy = strstr(strstr(out, progs[i].label) + 1, progs[i].label);
+			assert_int_equal(count_str(out, progs[i].label), 3);
 			assert_null(strstr(out, "gxi_skip"));
-			assert_true(exit && strstr(strstr(out, progs[i].label) + 1, progs[i].label) > exit);
+			assert_true(exit && fall && fall < copy && copy < exit &&
+				    strstr(copy + 1, progs[i].label) > exit);
 			free(out);
 		}
 
@@ -976,6 +986,89 @@ static void test_block_index_reg(void **state)
 			fail_msg("%s: the index not once at entry:\n%s", entries[i], out);
 		free(out);
 	}
+}
+
+/*
+ * The flat twin (ptx_inject_opts.flat_twin) of a kernel with block code
+ * (threadhist's block_entry program, an exit probe reading the block
+ * index): k, then k__gx_flat with the same parameters, whose block code
+ * reads %ctaid.x and %tid.x alone where k's reads %ctaid.y/z and
+ * %tid.y/z; the module's .shared declarations the same as without it.
+ * None where nothing reads the block's place, where the kernel has mem
+ * probes, or where the module has a name with the suffix.  The warps that
+ * fall into the kernel's ret get the exit code before its label, in both
+ * forms; where a branch comes before the label, none.  ptxas accepts each.
+ */
+static void test_flat_twin(void **state)
+{
+	static const char exit_code[] = "\t{ // reads the block index\n\t.reg .b64 %q;\n"
+					"\tmov.b64 %q, " PTX_BLOCK_INDEX_REG ";\n\t}\n";
+	static const char *const general_only[] = {"%ctaid.y", "%ctaid.z", "%tid.y", "%tid.z"};
+	struct object *ob;
+	struct prog *p = verified_prog("build/bpf/tools/threadhist.bpf.o", "th_block", &ob);
+	char *extra, *site = block_site(p, PTX_PROBE_BLOCK_ENTRY, &extra);
+	int made = -1;
+	struct ptx_inject_opts o = {.kernel = "k", .block_entry_code = site, .extra = extra,
+				    .exit_code = exit_code, .flat_made = &made,
+				    .min_version_major = 7, .min_version_minor = 8};
+	char *one = inject_kernel(blk_loads, &o);
+	assert_int_equal(made, 0);
+	o.flat_twin = 1;
+	char *out = inject_kernel(blk_loads, &o);
+	assert_int_equal(made, 1);
+	assert_int_equal(count_str(out, ".entry k("), 1);
+	char *twin = strstr(out, ".entry k" PTX_FLAT_SUFFIX "(.param .u64 k_p0, .param .u32 k_n)");
+	assert_non_null(twin);
+	assert_int_equal(count_str(out, ".shared"), count_str(one, ".shared"));
+	for (size_t i = 0; i < sizeof(general_only) / sizeof(general_only[0]); i++)
+		assert_null(strstr(twin, general_only[i]));
+	assert_non_null(strstr(twin, "%ctaid.x"));
+	assert_non_null(strstr(twin, "mov.u32 %gxb_a, %tid.x;\n\tsetp.ne.u32 %gxb_p"));
+	/* the exit code before DONE and in the exit block, in each form */
+	assert_int_equal(count_str(out, "// reads the block index"), 4);
+	*twin = 0;
+	assert_non_null(strstr(out, "%ctaid.y"));
+	assert_non_null(strstr(out, "%tid.y"));
+	assert_int_equal(count_str(out, "// reads the block index"), 2);
+	free(out);
+	free(one);
+
+	/* a branch before the label: the exit block only */
+	char branched[sizeof(blk_loads) + 16];
+	const char *cut = strstr(blk_loads, "DONE:\n");
+	snprintf(branched, sizeof(branched), "%.*s\tbra DONE;\n%s", (int)(cut - blk_loads),
+		 blk_loads, cut);
+	out = inject_kernel(branched, &o);
+	assert_int_equal(count_str(out, "// reads the block index"), 2);
+	free(out);
+
+	/* a name with the suffix in the module; mem probes; no block code */
+	char named[sizeof(blk_loads) + 64];
+	snprintf(named, sizeof(named), "%.*s.visible .entry j" PTX_FLAT_SUFFIX "()\n{\n\tret;\n}\n%s",
+		 (int)(strstr(blk_loads, ".visible") - blk_loads), blk_loads,
+		 strstr(blk_loads, ".visible"));
+	out = inject_kernel(named, &o);
+	assert_int_equal(made, 0);
+	free(out);
+	o.mem_sym = "mem_probe"; /* not assembled: no such function */
+	struct ptx_module *m;
+	struct err e = {{0}};
+	size_t len;
+	assert_int_equal(ptx_parse(blk_loads, strlen(blk_loads), &m, &e), 0);
+	assert_int_equal(ptx_inject(m, &o, &out, &len, &e), 0);
+	assert_int_equal(made, 0);
+	assert_null(strstr(out, PTX_FLAT_SUFFIX));
+	free(out);
+	ptx_module_free(m);
+	o.mem_sym = NULL;
+	o.block_entry_code = NULL;
+	o.exit_code = "\t// warp exit probe\n";
+	out = inject_kernel(blk_loads, &o);
+	assert_int_equal(made, 0);
+	free(out);
+	free(site);
+	free(extra);
+	object_free(ob);
 }
 
 /*
@@ -1234,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(test_block_probes),
 		cmocka_unit_test(test_block_entry_sunk),
 		cmocka_unit_test(test_block_index_reg),
+		cmocka_unit_test(test_flat_twin),
 		cmocka_unit_test(test_block_exit_kinds),
 		cmocka_unit_test(test_block_ctx_words),
 		cmocka_unit_test(test_only_kernel_variables),
