@@ -222,7 +222,8 @@ static launch_ex_fn real_launch_ex, real_launch_ex_ptsz;
 		if (sm)                                                           \
 			agent_sched_admit dims;                                   \
 		struct agent_kernel *k = NULL;                                    \
-		CUfunction g = agent_gpu_prog_cnt ? agent_launch_target(f, s, &k) : f; \
+		const unsigned d[6] = {AGENT_UNPAREN dims};                       \
+		CUfunction g = agent_gpu_prog_cnt ? agent_launch_target(f, s, d, &k) : f; \
 		AGENT_LAUNCH_ARGS(la);                                            \
 		if (g != f && agent_launch_args_make(&la, k, params, extra))      \
 			g = f;                                                    \
@@ -232,7 +233,6 @@ static launch_ex_fn real_launch_ex, real_launch_ex_ptsz;
 			agent_launch_refused(f, r);                               \
 			r = real call_with(f, params, extra);                     \
 		} else if (g != f) {                                              \
-			const unsigned d[6] = {AGENT_UNPAREN dims};               \
 			agent_launch_note(&la, k, d, AGENT_SHMEM, s, kind);       \
 			agent_launch_done(s);                                     \
 		}                                                                 \

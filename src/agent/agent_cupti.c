@@ -45,6 +45,7 @@
 #include "bpf/jit.h"
 #include "cuda/cupti.h"
 #include "cuda/uvm_tools.h"
+#include "ptx/ptx_inject.h"
 
 enum { AGENT_CUPTI_MAX_PROGS = 16 };
 
@@ -350,7 +351,7 @@ static void agent_cupti_start(void)
 		o.kind_mask |= api_kinds(getenv("GPUEXT_CUPTI_API"));
 	if (!o.kind_mask)
 		return; /* everything wanted comes from the driver's queue */
-	struct cupti_sink sink = {on_kernel, on_memcpy, on_uvm, NULL};
+	struct cupti_sink sink = {on_kernel, on_memcpy, on_uvm, NULL, PTX_FLAT_SUFFIX};
 	if (cupti_start(&o, &sink, &e)) {
 		session_count(s, SESSION_ERRORS);
 		agent_notice("cupti programs disabled, the application runs unobserved: %s",

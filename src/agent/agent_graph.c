@@ -26,7 +26,9 @@
 #define AGENT_GRAPH_NODE(F, P, copy, args)                                              \
 	do {                                                                            \
 		struct agent_kernel *k = NULL;                                          \
-		CUfunction g = (F) ? agent_launch_target(F, NULL, &k) : (F);            \
+		const unsigned d[6] = {(P)->gridDimX,  (P)->gridDimY,  (P)->gridDimZ,   \
+				       (P)->blockDimX, (P)->blockDimY, (P)->blockDimZ}; \
+		CUfunction g = (F) ? agent_launch_target(F, NULL, d, &k) : (F);         \
 		if (g == (F) || agent_launch_args_make(args, k, (P)->kernelParams,      \
 						       (P)->extra))                      \
 			return P;                                                       \
@@ -34,8 +36,6 @@
 		(copy)->func = g;                                                       \
 		(copy)->kernelParams = (args)->params;                                  \
 		(copy)->extra = (args)->extra;                                          \
-		const unsigned d[6] = {(P)->gridDimX,  (P)->gridDimY,  (P)->gridDimZ,   \
-				       (P)->blockDimX, (P)->blockDimY, (P)->blockDimZ}; \
 		agent_launch_note(args, k, d, (P)->sharedMemBytes, NULL,                \
 				  GPUEXT_LAUNCH_GRAPH_NODE);                            \
 	} while (0)

@@ -95,6 +95,7 @@ struct agent_kernel {
 	char *name;               /* mangled */
 	int decided;              /* instrumented, or decided to run unchanged */
 	CUfunction inst;          /* the instrumented function, or NULL */
+	CUfunction inst_flat;     /* its twin for flat launches (ptx_inject.h), or NULL */
 	struct ptx_launch_param lid; /* inst's launch id parameter (agent_launch_id.c) */
 	struct timespec made;     /* CLOCK_MONOTONIC when the handle was made */
 	struct agent_tier *tier;  /* inst is the called form until this is ready (agent_tier.h) */
@@ -111,9 +112,12 @@ int agent_link_take(const void *cubin, char ***ptx, size_t *cnt);
 int agent_next_entry(const char **at, char *name, size_t len);
 
 /* Launch path (agent_instr.c): the function to launch for f on stream s
- * (f itself when untargeted or on any failure); *k = f's kernel when it is
- * redirected (its lid says what the launch must pass), else NULL. */
-CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **k);
+ * with grid and block dims (x, y, z, x, y, z: the instrumented kernel's
+ * flat twin where both are 1-D and it has one; f itself when untargeted or
+ * on any failure); *k = f's kernel when it is redirected (its lid says
+ * what the launch must pass), else NULL. */
+CUfunction agent_launch_target(CUfunction f, CUstream s, const unsigned dims[6],
+			       struct agent_kernel **k);
 
 /*
  * Launch ids (agent_launch_id.c).  An instrumented kernel has one more

@@ -37,6 +37,7 @@ struct agent_cached {
 	uint64_t hash;
 	CUcontext ctx;
 	CUfunction fn;
+	CUfunction fn_flat; /* fn's twin for flat launches, or NULL */
 	struct ptx_launch_param lid; /* fn's launch id parameter */
 	/* made ahead of the first launch (agent_ahead.c) and not yet claimed by
 	 * a launch: what the launch says then (the JIT time, what the module
@@ -140,10 +141,11 @@ static int agent_block_exit_counted(void)
  * probes were pasted (*inlined), at how many accesses (*sites) and in how
  * many regions (*regions, when not NULL), the bytes that weigh less than
  * the probes' copies (*light, when not NULL): the kernel code its unrolled
- * loops add and what combining the lanes' reductions adds. */
+ * loops add and what combining the lanes' reductions adds; whether the
+ * kernel has a flat twin (*flat, when not NULL: asked for only then). */
 static int agent_inject(const struct ptx_module *pm, const char *kernel,
 			const struct agent_probes *pr, char **text, int *inlined, size_t *sites,
-			size_t *regions, size_t *light, struct ptx_launch_param *lid,
+			size_t *regions, size_t *light, int *flat, struct ptx_launch_param *lid,
 			struct agent_timing *tm, struct err *e)
 {
 	int bare = agent_no_probes();
@@ -169,6 +171,8 @@ static int agent_inject(const struct ptx_module *pm, const char *kernel,
 				    .mem_agg_bytes = &agg,
 				    .mem_wait = agent_mem_wait(),
 				    .elect_sync = agent_elect_sync(),
+				    .flat_twin = flat && !bare && agent_flat_twin(),
+				    .flat_made = flat,
 				    .mem_inlined = inlined, .mem_sites = sites,
 				    .mem_regions = regions,
 				    .extra = bare ? NULL : pr->extra,
@@ -220,14 +224,14 @@ static int agent_load(const char *text, const struct agent_probes *pr, int linke
  * prebuilt runtime when pr says so); with no device side yet (compiles
  * ahead with no context) only compiled, *mod NULL. */
 static int agent_inject_load(const struct ptx_module *pm, const char *kernel,
-			     const struct agent_probes *pr, CUmodule *mod,
+			     const struct agent_probes *pr, CUmodule *mod, int *flat,
 			     struct ptx_launch_param *lid, struct agent_timing *tm, struct err *e)
 {
 	char *text;
 	int inlined;
 	size_t sites, regions = 0;
-	int err = agent_inject(pm, kernel, pr, &text, &inlined, &sites, &regions, NULL, lid, tm,
-			       e);
+	int err = agent_inject(pm, kernel, pr, &text, &inlined, &sites, &regions, NULL, flat, lid,
+			       tm, e);
 	if (err)
 		return err;
 	size_t bytes = strlen(pr->site[AGENT_MEM] ? pr->site[AGENT_MEM] : "");
@@ -286,11 +290,11 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 	char *called_text = NULL;
 	int called_inlined;
 	called.mem_inline_max = 0;
-	int err = agent_inject(pm, name, p, &text, &inlined, &sites, NULL, &unrolled, &lid2, tm,
-			       &e);
+	int err = agent_inject(pm, name, p, &text, &inlined, &sites, NULL, &unrolled, NULL, &lid2,
+			       tm, &e);
 	if (!err && inlined)
 		err = agent_inject(pm, name, &called, &called_text, &called_inlined, &sites, NULL,
-				   NULL, &lid_called, tm, &e);
+				   NULL, NULL, &lid_called, tm, &e);
 	/* a loop's turns unrolled (ptx_unroll.h) are the kernel's own code,
 	 * which weighs less than the probes': reduce's 4 turns, 29 ms of ptxas
 	 * where the loop as written takes 21 (sm_90, the build machine); the
@@ -312,7 +316,7 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 		int loop_inlined = 0;
 		looped.mem_run_loop = 1;
 		if (!agent_inject(pm, name, &looped, &loop_text, &loop_inlined, &sites, NULL,
-				  &unrolled, &lid_loop, tm, &e) && loop_inlined)
+				  &unrolled, NULL, &lid_loop, tm, &e) && loop_inlined)
 			loop = !agent_tier_slow(strlen(loop_text) - unrolled, strlen(called_text));
 		free(loop_text);
 	}
@@ -341,18 +345,21 @@ static void agent_tier_choose(const struct ptx_module *pm, const char *name,
 }
 
 /* Instrument kernel name of ptx in context ctx (current): the new function
- * or NULL (e set); *hit set to the cache entry when it was there already;
- * *tier when the function is the called form of mem probes whose pasted
- * form compiles in the background (agent_tier.h). */
+ * or NULL (e set), *flat its twin for flat launches or NULL; *hit set to
+ * the cache entry when it was there already; *tier when the function is
+ * the called form of mem probes whose pasted form compiles in the
+ * background (agent_tier.h). */
 static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcontext ctx,
-				       struct agent_cached **hit, struct ptx_launch_param *lid,
-				       struct agent_tier **tier, struct agent_timing *tm,
-				       struct err *e)
+				       struct agent_cached **hit, CUfunction *flat,
+				       struct ptx_launch_param *lid, struct agent_tier **tier,
+				       struct agent_timing *tm, struct err *e)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct agent_probes pr;
 	CUfunction fn = NULL;
+	int has_flat = 0;
+	*flat = NULL;
 	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
 	 * (what linking saves, measured by bench/gpu_overhead.sh's callers);
 	 * compiles with no context can link nothing: there too */
@@ -371,12 +378,14 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	hash = agent_hash(hash, max);
 	hash = agent_hash(hash, agent_no_probes() ? "bare" : "-");
 	hash = agent_hash(hash, agent_block_exit_counted() ? "exit-counted" : "-");
+	hash = agent_hash(hash, agent_flat_twin() ? "flat" : "-");
 	for (struct agent_cached *c = agent_cache; c; c = c->next)
 		if (c->hash == hash && c->ctx == ctx) {
 			agent_probes_free(&pr);
 			*hit = c;
 			*lid = c->lid;
 			*tier = c->tier;
+			*flat = c->fn_flat;
 			return c->fn;
 		}
 	struct ptx_module *pm = NULL;
@@ -391,7 +400,8 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		/* compiled in the background for another handle or load */
 		snprintf(tm->mem, sizeof(tm->mem), ", mem probes inline, compiled in the background");
 		tm->runtime = "runtime compiled";
-	} else if (!err && (err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e)) && pr.linked &&
+	} else if (!err && (err = agent_inject_load(pm, name, &pr, &mod, &has_flat, lid, tm, e)) &&
+		   pr.linked &&
 		   !agent_no_probes()) {
 		/* the prebuilt runtime has no code for this GPU, or anything
 		 * else on the linked path failed: once more with the runtime
@@ -399,7 +409,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		agent_probes_free(&pr);
 		err = agent_build_probes(name, 0, &pr, e);
 		if (!err)
-			err = agent_inject_load(pm, name, &pr, &mod, lid, tm, e);
+			err = agent_inject_load(pm, name, &pr, &mod, &has_flat, lid, tm, e);
 		tm->runtime = "runtime compiled, linking failed";
 	} else if (!err) {
 		/* runtime functions compiled in: the small ones when linked, all
@@ -423,6 +433,13 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
 			agent_gpu.rt->cu->module_unload(mod);
 			fn = NULL;
+		} else if (has_flat) {
+			/* no twin: every launch takes the general form */
+			char twin[600];
+			if (snprintf(twin, sizeof(twin), "%s%s", name, PTX_FLAT_SUFFIX) <
+				    (int)sizeof(twin) &&
+			    agent_gpu.rt->cu->module_get_function(flat, mod, twin) != CUDA_SUCCESS)
+				*flat = NULL;
 		}
 	}
 	/* failures are cached too: the kernel's other handles run unchanged
@@ -430,7 +447,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	struct agent_cached *c = ctx ? malloc(sizeof(*c)) : NULL;
 	if (c) {
 		*c = (struct agent_cached){.next = agent_cache, .hash = hash, .ctx = ctx, .fn = fn,
-					   .lid = *lid, .tier = fn ? *tier : NULL,
+					   .fn_flat = fn ? *flat : NULL, .lid = *lid, .tier = fn ? *tier : NULL,
 					   .jit = tm->jit, .cache = tm->cache,
 					   .msg = fn ? NULL : strdup(e->msg)};
 		agent_cache = c;
@@ -448,8 +465,11 @@ static CUfunction agent_instrument(struct agent_kernel *k, CUcontext ctx, struct
 {
 	const char *ptx = agent_module_ptx(k->module, k->name, e);
 	struct agent_tier *tier = NULL;
-	CUfunction fn = ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, &k->lid, &tier, tm, e)
+	CUfunction flat = NULL;
+	CUfunction fn = ptx ? agent_instrument_ptx(ptx, k->name, ctx, hit, &flat, &k->lid, &tier,
+						   tm, e)
 			    : NULL;
+	__atomic_store_n(&k->inst_flat, fn ? flat : NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&k->tier, fn ? tier : NULL, __ATOMIC_RELEASE);
 	return fn;
 }
@@ -500,12 +520,16 @@ static void agent_claim_ahead(const struct agent_kernel *k, struct agent_cached 
 	}
 }
 
-/* The launch of k goes to g: k for the launch when g is its instrumented
- * function. */
-static CUfunction agent_target(struct agent_kernel *k, CUfunction f, struct agent_kernel **kout)
+/* The launch of k with dims goes to g: k for the launch when g is its
+ * instrumented function or that's flat twin (for a 1-D grid of 1-D blocks). */
+static CUfunction agent_target(struct agent_kernel *k, CUfunction f, const unsigned dims[6],
+			       struct agent_kernel **kout)
 {
 	CUfunction g = __atomic_load_n(&k->inst, __ATOMIC_ACQUIRE); /* agent_tier_take swaps it */
+	CUfunction flat = __atomic_load_n(&k->inst_flat, __ATOMIC_ACQUIRE);
 	*kout = g ? k : NULL;
+	if (g && flat && dims[1] == 1 && dims[2] == 1 && dims[4] == 1 && dims[5] == 1)
+		return flat;
 	return g ? g : f;
 }
 
@@ -522,7 +546,8 @@ static void agent_tell_no_launch_id(const struct agent_kernel *k)
 			     k->lid.why ? k->lid.why : "?");
 }
 
-CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **kout)
+CUfunction agent_launch_target(CUfunction f, CUstream s, const unsigned dims[6],
+			       struct agent_kernel **kout)
 {
 	agent_mem_signal_snapshot();
 	struct agent_kernel *k = agent_kernel_find(f);
@@ -533,7 +558,7 @@ CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **k
 		struct agent_tier *t = __atomic_load_n(&k->tier, __ATOMIC_ACQUIRE);
 		if (t)
 			agent_tier_take(k, t);
-		return agent_target(k, f, kout);
+		return agent_target(k, f, dims, kout);
 	}
 	if (!agent_kernel_targeted(k->name)) {
 		/* decided without the lock: never behind work in progress */
@@ -587,7 +612,7 @@ CUfunction agent_launch_target(CUfunction f, CUstream s, struct agent_kernel **k
 		__atomic_store_n(&k->decided, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&agent_gpu_lock);
-	return agent_target(k, f, kout);
+	return agent_target(k, f, dims, kout);
 }
 
 /* Instrument kernel name of ptx ahead: 1 if a compile was done. */
@@ -604,7 +629,8 @@ static int agent_ahead_one(const char *ptx, const char *name, CUcontext ctx)
 	const struct agent_cached *before = agent_cache;
 	struct ptx_launch_param lid = {0}; /* kept in the cache entry for the launch */
 	struct agent_tier *tier;
-	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &lid, &tier, &tm, &e);
+	CUfunction flat;
+	CUfunction fn = agent_instrument_ptx(ptx, name, ctx, &hit, &flat, &lid, &tier, &tm, &e);
 	if (!hit && agent_cache != before) { /* the entry just made: for the first launch */
 		agent_cache->ahead = 1;
 		done = 1;
@@ -650,7 +676,8 @@ static int agent_noctx_one(const char *ptx, const char *name, struct err *e)
 	struct ptx_launch_param lid = {0}; /* the launch finds it again in its own compile */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct agent_tier *tier;
-	agent_instrument_ptx(ptx, name, NULL, &hit, &lid, &tier, &tm, e);
+	CUfunction flat;
+	agent_instrument_ptx(ptx, name, NULL, &hit, &flat, &lid, &tier, &tm, e);
 	if (!tm.cache) /* set once the library is made */
 		return -EINVAL;
 	if (getenv("GPUEXT_AGENT_VERBOSE"))
@@ -699,6 +726,7 @@ void agent_launch_refused(CUfunction f, CUresult r)
 	if (!k || !k->inst)
 		return;
 	__atomic_store_n(&k->tier, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&k->inst_flat, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&k->inst, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&agent_gpu_lock);
 	int first = agent_first_failure(k->name);

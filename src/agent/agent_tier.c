@@ -91,6 +91,12 @@ int agent_mem_unroll_in_order(void)
 	return v && !strcmp(v, "turns");
 }
 
+int agent_flat_twin(void)
+{
+	const char *v = getenv("GPUEXT_PTX_FLAT");
+	return !(v && !strcmp(v, "0"));
+}
+
 int agent_elect_sync(void)
 {
 	const char *v = getenv("GPUEXT_PTX_ELECT");
@@ -215,6 +221,8 @@ void agent_tier_take(struct agent_kernel *k, struct agent_tier *t)
 {
 	CUfunction fn = __atomic_load_n(&t->fn, __ATOMIC_ACQUIRE);
 	if (fn) {
+		/* kernels with mem probes have no flat twin (ptx_inject.h) */
+		__atomic_store_n(&k->inst_flat, NULL, __ATOMIC_RELEASE);
 		__atomic_store_n(&k->inst, fn, __ATOMIC_RELEASE);
 		__atomic_store_n(&k->tier, NULL, __ATOMIC_RELEASE);
 		if (!__atomic_exchange_n(&t->told, 1, __ATOMIC_ACQ_REL) &&

@@ -27,6 +27,10 @@ int agent_mem_wait(void);
  * (out of loops; GPUEXT_PTX_ELECT=all: in loops too), unless
  * GPUEXT_PTX_ELECT=0 (the lane-mask election, to compare). */
 int agent_elect_sync(void);
+/* ptx_inject_opts.flat_twin: kernels with block probes get a twin for flat
+ * launches, unless GPUEXT_PTX_FLAT=0 (every launch the general form, to
+ * compare). */
+int agent_flat_twin(void);
 /* ptx_inject_opts.mem_simt: a run's accesses probed by as many lanes at
  * once, unless GPUEXT_PTX_MEM_SIMT=0 (the runner one after the other). */
 int agent_mem_simt(void);

@@ -49,6 +49,9 @@ struct cupti_sink {
 	void (*memcpy)(void *arg, const struct gpuext_cupti_memcpy *rec);
 	void (*uvm)(void *arg, const struct gpuext_cupti_uvm *rec);
 	void *arg;
+	/* dropped from the end of kernel names where they have it (the agent's
+	 * twins of instrumented kernels are the kernels); NULL: none */
+	const char *kernel_name_suffix;
 };
 
 struct cupti_opts {

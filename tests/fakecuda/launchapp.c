@@ -9,6 +9,9 @@
  *   kernel node with kernelParams and one with `extra`, and last an `extra`
  *   list with a key the driver does not define and a launch with no
  *   parameters at all (the fake accepts both; the driver would not).
+ *   Each of 32-thread blocks in a row of blocks (flat: an instrumented
+ *   kernel's flat twin runs, ptx_inject.h) but the cuLaunchKernelEx (a
+ *   grid of 4 x 2) and the first graph node (blocks of 16 x 2).
  * With a third argument N, the kernel takes N parameters (each pointed to
  * 0xa1): one cuLaunchKernel with kernelParams only.
  * Prints "launchapp ok" and exits 0 when every call succeeded.
@@ -71,15 +74,17 @@ int main(int argc, char **argv)
 			 CU_LAUNCH_PARAM_END};
 	CHECK(cuLaunchKernel(k, 2, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
 	CHECK(cuLaunchKernel(k, 3, 1, 1, 32, 1, 1, 0, NULL, NULL, extra));
-	CUlaunchConfig cfg = {.gridDimX = 4, .gridDimY = 1, .gridDimZ = 1,
+	CUlaunchConfig cfg = {.gridDimX = 4, .gridDimY = 2, .gridDimZ = 1,
 			      .blockDimX = 32, .blockDimY = 1, .blockDimZ = 1};
 	CHECK(cuLaunchKernelEx(&cfg, k, params, NULL));
 	CHECK(cuLaunchCooperativeKernel(k, 5, 1, 1, 32, 1, 1, 0, NULL, params));
 	CUgraphNode node;
 	CUDA_KERNEL_NODE_PARAMS np = {.func = k, .gridDimX = 6, .gridDimY = 1, .gridDimZ = 1,
-				      .blockDimX = 32, .blockDimY = 1, .blockDimZ = 1,
+				      .blockDimX = 16, .blockDimY = 2, .blockDimZ = 1,
 				      .kernelParams = params};
 	CHECK(cuGraphAddKernelNode(&node, NULL, NULL, 0, &np));
+	np.blockDimX = 32;
+	np.blockDimY = 1;
 	np.kernelParams = NULL;
 	np.extra = extra;
 	np.gridDimX = 7;

@@ -69,8 +69,9 @@ static int fails(const char *fn)
 #define FAIL_IF_ASKED() \
 	do { if (fails(__func__)) return CUPTI_ERROR_NOT_SUPPORTED; } while (0)
 
-/* The kernel names: a short C++ one, one longer than gpuext's name buffer,
- * a SASS-only library kernel's. */
+/* The kernel names: a short C++ one (every other time as the agent's flat
+ * twin of it, with the suffix the agent's sink drops), one longer than
+ * gpuext's name buffer, a SASS-only library kernel's. */
 static char long_name[301];
 static const char *kernel_name(unsigned i)
 {
@@ -78,7 +79,7 @@ static const char *kernel_name(unsigned i)
 		memset(long_name, 'k', sizeof(long_name) - 1);
 	static const char *const names[] = {"_Z6vecaddPfS_S_i", long_name,
 					    "sm90_xmma_gemm_f16f16_f32_nn_n"};
-	return names[i % 3];
+	return i % 6 == 3 ? "_Z6vecaddPfS_S_i__gx_flat" : names[i % 3];
 }
 
 /* Writing records into the client's buffers.  Like CUPTI, the fake keeps

@@ -46,7 +46,8 @@ static void on_uvm(void *arg, const struct gpuext_cupti_uvm *r)
 	if (i < MAXREC)
 		got.u[i] = *r;
 }
-static const struct cupti_sink sink = {on_kernel, on_memcpy, on_uvm, NULL};
+/* the fake names some kernels as the agent's flat twins (ptx_inject.h) */
+static const struct cupti_sink sink = {on_kernel, on_memcpy, on_uvm, NULL, "__gx_flat"};
 
 static const char *const env_vars[] = {"FAKECUPTI_KERNELS", "FAKECUPTI_MEMCPYS",
 				       "FAKECUPTI_UVM", "FAKECUPTI_BATCH",

@@ -160,7 +160,9 @@ static void test_reserved_name(void **state)
  * application's parameters (the fake driver logs what it read), ids 1..6
  * in order, the `extra` buffer copied with the id at offset 32 (size 40),
  * the unknown `extra` list run uninstrumented with one notice; the launch
- * table has one row per id with its grid and kind.
+ * table has one row per id with its grid and kind.  The flat launches (1-D
+ * grid and blocks) run the kernel's flat twin (blockretsnoop has block
+ * probes), the others (a 2-D grid, 2-D blocks) its general form.
  */
 static void test_agent_paths(void **state)
 {
@@ -182,13 +184,13 @@ static void test_agent_paths(void **state)
 	char *log = test_read_file(path, NULL);
 	assert_non_null(log);
 	static const char *const want[] = {
-		"launch vec_add 2 cuLaunchKernel lid=1 p0=a1\n",
-		"launch vec_add 2 cuLaunchKernel lid=2 size=40 head=0102030405060708090a0b0c0d0e0f10"
+		"launch vec_add__gx_flat 2 cuLaunchKernel lid=1 p0=a1\n",
+		"launch vec_add__gx_flat 2 cuLaunchKernel lid=2 size=40 head=0102030405060708090a0b0c0d0e0f10"
 		"1112131415161718191a1b1c00000000\n",
 		"launch vec_add 2 cuLaunchKernelEx lid=3 p0=a1\n",
-		"launch vec_add 2 cuLaunchCooperativeKernel lid=4 p0=a1\n",
+		"launch vec_add__gx_flat 2 cuLaunchCooperativeKernel lid=4 p0=a1\n",
 		"launch vec_add 2 cuGraphAddKernelNode_v2 lid=5 p0=a1\n",
-		"launch vec_add 2 cuGraphAddKernelNode_v2 lid=6 size=40 head=0102030405060708090a0b0c"
+		"launch vec_add__gx_flat 2 cuGraphAddKernelNode_v2 lid=6 size=40 head=0102030405060708090a0b0c"
 		"0d0e0f101112131415161718191a1b1c00000000\n",
 		"launch vec_add 1 cuLaunchKernel\n", /* the original: an unknown `extra` key */
 		"launch vec_add 1 cuLaunchKernel\n", /* and for no parameters at all */
@@ -204,9 +206,9 @@ static void test_agent_paths(void **state)
 	static const char *const rows[] = {
 		"launch=1 kernel=vec_add grid=2,1,1 block=32,1,1 shmem=0 stream=0x0 kind=kernel ",
 		"launch=2 kernel=vec_add grid=3,1,1 block=32,1,1 shmem=0 stream=0x0 kind=kernel ",
-		"launch=3 kernel=vec_add grid=4,1,1 block=32,1,1 shmem=0 stream=0x0 kind=ex ",
+		"launch=3 kernel=vec_add grid=4,2,1 block=32,1,1 shmem=0 stream=0x0 kind=ex ",
 		"launch=4 kernel=vec_add grid=5,1,1 block=32,1,1 shmem=0 stream=0x0 kind=cooperative ",
-		"launch=5 kernel=vec_add grid=6,1,1 block=32,1,1 shmem=0 stream=0x0 kind=graph-node ",
+		"launch=5 kernel=vec_add grid=6,1,1 block=16,2,1 shmem=0 stream=0x0 kind=graph-node ",
 		"launch=6 kernel=vec_add grid=7,1,1 block=32,1,1 shmem=0 stream=0x0 kind=graph-node ",
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
@@ -262,7 +264,7 @@ static void test_agent_many_params(void **state)
 		snprintf(params + strlen(params), sizeof(params) - strlen(params),
 			 "%s.param .u64 many_p%d", i ? ", " : "", i);
 	free(run_kernel("many", params, 40, &log));
-	if (!strstr(log, "launch many 2 cuLaunchKernel lid=1 p0=a1\n"))
+	if (!strstr(log, "launch many__gx_flat 2 cuLaunchKernel lid=1 p0=a1\n"))
 		fail_msg("%s", log);
 	free(log);
 }
@@ -276,7 +278,7 @@ static void test_agent_params_full(void **state)
 	if (access("build/fakecuda/launchapp", X_OK))
 		skip();
 	char *out = run_kernel("big", ".param .align 8 .b8 big_p[4089]", 1, &log);
-	if (!strstr(log, "launch big 2 cuLaunchKernel\n"))
+	if (!strstr(log, "launch big__gx_flat 2 cuLaunchKernel\n"))
 		fail_msg("%s", log);
 	const char *notice = "gpuext: kernel big: no launch id (its parameter space is full): "
 			     "bpf_gpu_launch_id() gives 0\n";
