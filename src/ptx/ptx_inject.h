@@ -140,6 +140,9 @@ int ptx_inject_forward_only(const char *code, struct err *e);
 /* The name of a kernel's twin for flat launches is the kernel's and this
  * (ptx_inject_opts.flat_twin). */
 #define PTX_FLAT_SUFFIX "__gx_flat"
+/* The most statements a kernel with a flat twin has (the examples' reduce
+ * has 193, gemm 150). */
+#define PTX_FLAT_MAX_STMTS 256
 
 /* What ptx_inject did about the launch id parameter. */
 struct ptx_launch_param {
@@ -242,8 +245,13 @@ struct ptx_inject_opts {
 	 * thread's way (the per-thread %ctaid.y/z and %tid.y/z reads and their
 	 * arithmetic cost kernelretsnoop 0.9% of vecadd's 1-us blocks on an
 	 * H200).  Made where the kernel has block code and no mem probes and
-	 * the module has no name with the suffix; *flat_made (may be NULL)
-	 * says whether it was.  Its launches must be flat: the launcher picks.
+	 * the module has no name with the suffix, and where the twin is worth
+	 * compiling the kernel twice: no block_exit code (its barrier or
+	 * counter is most of its cost, and doubled it kept reduce's first
+	 * launch under blockretsnoop waiting 117 ms for the compile) and at most
+	 * PTX_FLAT_MAX_STMTS statements (a long kernel's blocks are long: the
+	 * reads are noise there).  *flat_made (may be NULL) says whether it
+	 * was.  Its launches must be flat: the launcher picks.
 	 */
 	int flat_twin;
 	int *flat_made;

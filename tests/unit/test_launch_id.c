@@ -155,13 +155,13 @@ static void test_reserved_name(void **state)
 }
 
 /*
- * The agent under `gpuext run` (blockretsnoop: its programs read the id)
+ * The agent under `gpuext run` (kernelretsnoop: its block_entry program reads the id)
  * with tests/fakecuda/launchapp: each launch form passes the id after the
  * application's parameters (the fake driver logs what it read), ids 1..6
  * in order, the `extra` buffer copied with the id at offset 32 (size 40),
  * the unknown `extra` list run uninstrumented with one notice; the launch
  * table has one row per id with its grid and kind.  The flat launches (1-D
- * grid and blocks) run the kernel's flat twin (blockretsnoop has block
+ * grid and blocks) run the kernel's flat twin (kernelretsnoop has block
  * probes), the others (a 2-D grid, 2-D blocks) its general form.
  */
 static void test_agent_paths(void **state)
@@ -173,7 +173,7 @@ static void test_agent_paths(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
 		 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
-		 "%s run build/bpf/tools/blockretsnoop.bpf.o -- build/fakecuda/launchapp "
+		 "%s run build/bpf/tools/kernelretsnoop.bpf.o -- build/fakecuda/launchapp "
 		 "tests/ptx_corpus/checked.compute_75.ptx vec_add 2>&1",
 		 dir, dir, test_cli_path());
 	char *out = test_run_cmd(cmd, &st);
@@ -223,7 +223,7 @@ static void test_agent_paths(void **state)
 
 /*
  * launchapp on kernel NAME of the PTX params (its parameter list) with
- * nparams parameters, under blockretsnoop: the fake driver's log into
+ * nparams parameters, under kernelretsnoop: the fake driver's log into
  * *log, gpuext's output returned.
  */
 static char *run_kernel(const char *name, const char *params, int nparams, char **log)
@@ -239,7 +239,7 @@ static char *run_kernel(const char *name, const char *params, int nparams, char 
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
 		 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
-		 "%s run build/bpf/tools/blockretsnoop.bpf.o -- build/fakecuda/launchapp "
+		 "%s run build/bpf/tools/kernelretsnoop.bpf.o -- build/fakecuda/launchapp "
 		 "%s %s %d 2>&1", dir, dir, test_cli_path(), path, name, nparams);
 	char *out = test_run_cmd(cmd, &st);
 	assert_non_null(out);

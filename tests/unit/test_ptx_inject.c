@@ -995,7 +995,8 @@ static void test_block_index_reg(void **state)
  * reads %ctaid.x and %tid.x alone where k's reads %ctaid.y/z and
  * %tid.y/z; the module's .shared declarations the same as without it.
  * None where nothing reads the block's place, where the kernel has mem
- * probes, or where the module has a name with the suffix.  The warps that
+ * probes or block_exit code or more than PTX_FLAT_MAX_STMTS statements,
+ * or where the module has a name with the suffix.  The warps that
  * fall into the kernel's ret get the exit code before its label, in both
  * forms; where a branch comes before the label, none.  ptxas accepts each.
  */
@@ -1041,6 +1042,26 @@ static void test_flat_twin(void **state)
 	out = inject_kernel(branched, &o);
 	assert_int_equal(count_str(out, "// reads the block index"), 2);
 	free(out);
+
+	/* a kernel of more than PTX_FLAT_MAX_STMTS statements */
+	size_t big_len = sizeof(blk_loads) + 32 * PTX_FLAT_MAX_STMTS;
+	char *big = malloc(big_len);
+	const char *add = strstr(blk_loads, "\tadd.f32");
+	assert_non_null(big);
+	int at = snprintf(big, big_len, "%.*s", (int)(add - blk_loads), blk_loads);
+	for (int i = 0; i < PTX_FLAT_MAX_STMTS; i++)
+		at += snprintf(big + at, big_len - (size_t)at, "\tadd.f32 %%f1, %%f1, %%f2;\n");
+	snprintf(big + at, big_len - (size_t)at, "%s", add);
+	out = inject_kernel(big, &o);
+	assert_int_equal(made, 0);
+	free(out);
+	free(big);
+	/* block_exit code */
+	o.block_exit_code = "\t// block exit program\n";
+	out = inject_kernel(blk_loads, &o);
+	assert_int_equal(made, 0);
+	free(out);
+	o.block_exit_code = NULL;
 
 	/* a name with the suffix in the module; mem probes; no block code */
 	char named[sizeof(blk_loads) + 64];
