@@ -110,7 +110,9 @@ int agent_build_probes(const char *kernel, int link, struct agent_probes *pr, st
 										 : AGENT_MAP_TABLE,
 					  .launch_id = PTX_LAUNCH_ID_REG,
 					  .block_index = PTX_BLOCK_INDEX_REG,
-					  .elect_sync = agent_elect_sync()};
+					  .elect_sync = agent_elect_sync(),
+					  .elem_low_word = kind != PTX_PROBE_BLOCK_ENTRY &&
+							   kind != PTX_PROBE_BLOCK_EXIT};
 		if (kind != PTX_PROBE_MEM) {
 			err = ptx_emit_probe_inline(&code, &site[agent_site_of(kind)], p, &o, kind, e);
 		} else if (n_mem < 16) {

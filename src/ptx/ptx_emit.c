@@ -764,16 +764,12 @@ static void ptx_emit_array_elem(struct ptx_ctx *c, const struct ptx_map_ref *r)
 {
 	uint64_t lo = r->value & UINT32_MAX;
 
-	if (!c->o->map_table && r->type != MAP_TYPE_GPU_BLOCK_ARRAY &&
+	if (c->o->elem_low_word && !c->o->map_table && r->type != MAP_TYPE_GPU_BLOCK_ARRAY &&
 	    lo + (uint64_t)r->max_entries * r->value_stride <= (uint64_t)UINT32_MAX + 1) {
-		/* the values' address an immediate and no element past a 4 GiB
-		 * line from its low word: the element's offset added to the low
-		 * word alone, the high word a constant (on vecadd's 1-us blocks
-		 * under kernelretsnoop the 64-bit add's two moves and wide
-		 * multiply on every warp's tail cost 0.6%: H200,
-		 * bench/results/2026-11-22-h200-kernelretsnoop-s9.md).  A key
-		 * past max_entries may wrap; the lookup's bounds test discards
-		 * it, the update's came before. */
+		/* ptx_emit_opts.elem_low_word: the element's offset added to
+		 * the low word alone, the high word a constant.  A key past
+		 * max_entries may wrap; the lookup's bounds test discards it,
+		 * the update's came before. */
 		ptx_buf_printf(c->b, "\tmad.lo.u32 %%h1, %%h0, %u, 0x%llx;\n"
 				     "\tmov.b64 %%t0, {%%h1, 0x%llx};\n",
 			       r->value_stride, (unsigned long long)lo,

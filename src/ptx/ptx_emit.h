@@ -161,6 +161,18 @@ struct ptx_emit_opts {
 	 * sm_90 or newer: ptx_inject_opts.elect_sync raises the module's
 	 * target for it). */
 	int elect_sync;
+	/*
+	 * An inline array lookup whose values' address is an immediate adds
+	 * the element's offset to the low word alone, where no element is
+	 * past a 4 GiB line (a wide multiply and two moves fewer: 0.6% of
+	 * vecadd's 1-us blocks in kernelretsnoop's warp exit probe, H200).
+	 * For the probes every warp runs; not for block programs, which run
+	 * in one thread of the block on a branch that ptxas turns into
+	 * predicated instructions for every warp when it is short enough:
+	 * with it, kernelretsnoop's block_entry program was, 1.043 against
+	 * 1.029 (bench/results/2026-11-22-h200-kernelretsnoop-s9.md).
+	 */
+	int elem_low_word;
 };
 
 #define PTX_LAUNCH_ID_UNREACHABLE "" /* ptx_emit_opts.launch_id */

@@ -315,7 +315,7 @@ static void test_array_lookup_inline(void **state)
 		assert_int_equal(count_of(prog.text, "map_lookup_elem, inline"), 2);
 		assert_int_equal(count_of(prog.text, "call.uni (rq), gx_rt_map_lookup"), 4);
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 16;"));
-		assert_non_null(strstr(prog.text, "mad.lo.u32 %h1, %h0, 16, 0x80;"));
+		assert_non_null(strstr(prog.text, "add.s64 %t0, %t0, 0x7000000080;"));
 		assert_non_null(strstr(prog.text, "setp.lt.u32 %p0, %h0, 4;"));
 		/* the NULL tests right after the two inline lookups test their
 		 * bounds predicate, not r0 */
@@ -481,10 +481,11 @@ static void test_map_value_access(void **state)
 /* insns[0..n) translated with map 0 an array of 16 x 16 bytes at a known
  * address, into *prog (the test fails on an error). */
 static void emit_with_array16_at(struct isa_insn *insns, size_t n, const char *name,
-				 uint64_t value, const char *map_table, struct ptx_buf *prog)
+				 uint64_t value, const char *map_table, int low_word,
+				 struct ptx_buf *prog)
 {
 	struct ptx_map_ref ref = {value & ~0xffffull, value, MAP_TYPE_ARRAY, 16, 16, 1, 0, 0};
-	struct ptx_emit_opts o = {.maps = &ref, .map_table = map_table};
+	struct ptx_emit_opts o = {.maps = &ref, .map_table = map_table, .elem_low_word = low_word};
 	struct map *maps[1] = {NULL};
 	struct err e = {{0}};
 	struct prog p = test_prog(name, insns, n);
@@ -497,14 +498,15 @@ static void emit_with_array16_at(struct isa_insn *insns, size_t n, const char *n
 static void emit_with_array16(struct isa_insn *insns, size_t n, const char *name,
 			      struct ptx_buf *prog)
 {
-	emit_with_array16_at(insns, n, name, 0x7000000080, NULL, prog);
+	emit_with_array16_at(insns, n, name, 0x7000000080, NULL, 0, prog);
 }
 
 /*
- * An inline lookup of an array whose values' address is an immediate adds
- * the element's offset to the low word alone where no element is past a
- * 4 GiB line from it; an array that crosses one, or whose address comes
- * from the map table, gets the 64-bit add.
+ * With elem_low_word, an inline lookup of an array whose values' address
+ * is an immediate adds the element's offset to the low word alone where no
+ * element is past a 4 GiB line from it; an array that crosses one, or
+ * whose address comes from the map table, gets the 64-bit add, and so does
+ * every lookup without elem_low_word.
  */
 static void test_array_elem_low_word(void **state)
 {
@@ -514,23 +516,27 @@ static void test_array_elem_low_word(void **state)
 
 	insns[n++] = (struct isa_insn){ISA_OPC_ALU64_MOV_K, 0, 0, 0, 0};
 	insns[n++] = (struct isa_insn){ISA_OPC_JMP_EXIT, 0, 0, 0, 0};
-	emit_with_array16_at(insns, n, "low", 0x7000000080, NULL, &prog);
+	emit_with_array16_at(insns, n, "low", 0x7000000080, NULL, 1, &prog);
 	assert_int_equal(count_of(prog.text, "mad.lo.u32 %h1, %h0, 16, 0x80;\n"
 					     "\tmov.b64 %t0, {%h1, 0x70};"), 1);
 	assert_int_equal(count_of(prog.text, "mul.wide.u32 %t0"), 0);
 	ptx_buf_free(&prog);
 	/* 16 x 16 bytes from 0xffffff00: the last element ends at the line */
-	emit_with_array16_at(insns, n, "edge", 0x70ffffff00, NULL, &prog);
+	emit_with_array16_at(insns, n, "edge", 0x70ffffff00, NULL, 1, &prog);
 	assert_int_equal(count_of(prog.text, "mad.lo.u32 %h1, %h0, 16, 0xffffff00;"), 1);
 	ptx_buf_free(&prog);
-	emit_with_array16_at(insns, n, "crossing", 0x70ffffff80, NULL, &prog);
+	emit_with_array16_at(insns, n, "crossing", 0x70ffffff80, NULL, 1, &prog);
 	assert_int_equal(count_of(prog.text, "mad.lo.u32 %h1"), 0);
 	assert_int_equal(count_of(prog.text, "mul.wide.u32 %t0, %h0, 16;\n"
 					     "\tadd.s64 %t0, %t0, 0x70ffffff80;"), 1);
 	ptx_buf_free(&prog);
-	emit_with_array16_at(insns, n, "table", 0x7000000080, "gx_map_table", &prog);
+	emit_with_array16_at(insns, n, "table", 0x7000000080, "gx_map_table", 1, &prog);
 	assert_int_equal(count_of(prog.text, "mad.lo.u32 %h1"), 0);
 	assert_int_equal(count_of(prog.text, "ld.const.u64 %t2, [gx_map_table+8];"), 1);
+	ptx_buf_free(&prog);
+	emit_with_array16_at(insns, n, "not asked", 0x7000000080, NULL, 0, &prog);
+	assert_int_equal(count_of(prog.text, "mad.lo.u32 %h1"), 0);
+	assert_int_equal(count_of(prog.text, "add.s64 %t0, %t0, 0x7000000080;"), 1);
 	ptx_buf_free(&prog);
 }
 
