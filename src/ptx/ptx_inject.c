@@ -1010,8 +1010,7 @@ static void ptx_inject_exit_code(struct ptx_inject *in)
 	ptx_buf_printf(&in->b, "\tret;\n");
 }
 
-/* Statement i is not an instruction, or one whose place says nothing
- * (.loc and the like). */
+/* Is s a label or a directive (.loc and the like): nothing a warp runs? */
 static int ptx_inject_no_insn(const struct ptx_stmt *s)
 {
 	return s->kind == PTX_STMT_LABEL || s->kind == PTX_STMT_DECL;
