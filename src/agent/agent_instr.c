@@ -423,6 +423,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		if (*tier && strlen(tm->mem) + 40 < sizeof(tm->mem))
 			strcat(tm->mem, ", pasted form compiling in the background");
 	}
+	tm->flat = !err && has_flat;
 	if (err)
 		*tier = NULL;
 	else if (*tier) /* the called form loaded: the compiler is (agent_tier_start) */
@@ -496,8 +497,9 @@ static void agent_tell_first_launch(const struct agent_kernel *k, const struct a
 				    const struct timespec *t0)
 {
 	agent_notice("kernel %s instrumented (device side %.1f, parse+inject %.1f, JIT %.1f, "
-		     "load %.1f, %s%s, %s; %.1f ms)", k->name, tm->init, tm->inject, tm->jit,
-		     tm->load, tm->runtime, tm->mem, tm->cache, agent_ms_since(t0));
+		     "load %.1f, %s%s%s, %s; %.1f ms)", k->name, tm->init, tm->inject, tm->jit,
+		     tm->load, tm->runtime, tm->mem, tm->flat ? ", a flat twin" : "", tm->cache,
+		     agent_ms_since(t0));
 	agent_notice("kernel %s: module loaded %.1f ms, handle made %.1f ms before its first "
 		     "launch", k->name, agent_ms_between(&k->module->loaded, t0),
 		     agent_ms_between(&k->made, t0));
@@ -512,8 +514,8 @@ static void agent_claim_ahead(const struct agent_kernel *k, struct agent_cached 
 		session_count(agent_session, SESSION_INSTRUMENTED);
 		if (getenv("GPUEXT_AGENT_VERBOSE"))
 			agent_notice("kernel %s instrumented (ahead of its first launch, JIT %.1f, "
-				     "%s; %.1f ms)", k->name, c->jit, c->cache ? c->cache : "-",
-				     waited);
+				     "%s%s; %.1f ms)", k->name, c->jit, c->cache ? c->cache : "-",
+				     c->fn_flat ? ", a flat twin" : "", waited);
 	} else if (agent_first_failure(k->name)) {
 		session_count(agent_session, SESSION_SKIPPED);
 		agent_notice("kernel %s runs unchanged: %s", k->name, c->msg ? c->msg : "?");
@@ -636,8 +638,9 @@ static int agent_ahead_one(const char *ptx, const char *name, CUcontext ctx)
 		done = 1;
 		if (fn && getenv("GPUEXT_AGENT_VERBOSE"))
 			agent_notice("kernel %s instrumented ahead of its first launch (parse+inject "
-				     "%.1f, JIT %.1f, load %.1f, %s, %s; %.1f ms)", name, tm.inject,
-				     tm.jit, tm.load, tm.runtime, tm.cache, agent_ms_since(&t0));
+				     "%.1f, JIT %.1f, load %.1f, %s%s, %s; %.1f ms)", name, tm.inject,
+				     tm.jit, tm.load, tm.runtime, flat ? ", a flat twin" : "", tm.cache,
+				     agent_ms_since(&t0));
 	}
 	pthread_mutex_unlock(&agent_gpu_lock);
 	return done;
@@ -682,9 +685,9 @@ static int agent_noctx_one(const char *ptx, const char *name, struct err *e)
 		return -EINVAL;
 	if (getenv("GPUEXT_AGENT_VERBOSE"))
 		agent_notice("kernel %s compiled ahead of its first launch, before any context "
-			     "(parse+inject %.1f, JIT %.1f, %s, %s; %.1f ms)", name, tm.inject, tm.jit,
-			     tm.runtime ? tm.runtime : "-", tm.cache ? tm.cache : "-",
-			     agent_ms_since(&t0));
+			     "(parse+inject %.1f, JIT %.1f, %s%s, %s; %.1f ms)", name, tm.inject,
+			     tm.jit, tm.runtime ? tm.runtime : "-", tm.flat ? ", a flat twin" : "",
+			     tm.cache ? tm.cache : "-", agent_ms_since(&t0));
 	return 1;
 }
 

@@ -20,6 +20,7 @@ struct agent_timing {
 	const char *runtime; /* how the device runtime got in */
 	const char *cache;   /* what the module cache did (ptx_cache.h) */
 	char mem[96];        /* how mem probes got in: inline or called; "": none */
+	int flat;            /* the module has the kernel's flat twin (ptx_inject.h) */
 };
 
 static inline double agent_ms_between(const struct timespec *t0, const struct timespec *t1)

@@ -162,7 +162,8 @@ static void test_reserved_name(void **state)
  * the unknown `extra` list run uninstrumented with one notice; the launch
  * table has one row per id with its grid and kind.  The flat launches (1-D
  * grid and blocks) run the kernel's flat twin (kernelretsnoop has block
- * probes), the others (a 2-D grid, 2-D blocks) its general form.
+ * probes; GPUEXT_AGENT_VERBOSE says it has one), the others (a 2-D grid,
+ * 2-D blocks) its general form.
  */
 static void test_agent_paths(void **state)
 {
@@ -173,8 +174,8 @@ static void test_agent_paths(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
 		 "FAKECUDA_LOG=%s/log FAKECUDA_DUMP=%s GPUEXT_AGENT=build/libgpuext-agent.so "
-		 "%s run build/bpf/tools/kernelretsnoop.bpf.o -- build/fakecuda/launchapp "
-		 "tests/ptx_corpus/checked.compute_75.ptx vec_add 2>&1",
+		 "GPUEXT_AGENT_VERBOSE=1 %s run build/bpf/tools/kernelretsnoop.bpf.o -- "
+		 "build/fakecuda/launchapp tests/ptx_corpus/checked.compute_75.ptx vec_add 2>&1",
 		 dir, dir, test_cli_path());
 	char *out = test_run_cmd(cmd, &st);
 	assert_non_null(out);
@@ -203,6 +204,8 @@ static void test_agent_paths(void **state)
 		at = p + strlen(want[i]);
 	}
 	assert_non_null(strstr(out, "its `extra` list has a key gpuext does not know"));
+	assert_non_null(strstr(out, "gpuext: kernel vec_add instrumented ("));
+	assert_non_null(strstr(out, ", a flat twin, "));
 	static const char *const rows[] = {
 		"launch=1 kernel=vec_add grid=2,1,1 block=32,1,1 shmem=0 stream=0x0 kind=kernel ",
 		"launch=2 kernel=vec_add grid=3,1,1 block=32,1,1 shmem=0 stream=0x0 kind=kernel ",
