@@ -1333,7 +1333,8 @@ int ptx_inject(const struct ptx_module *m, const struct ptx_inject_opts *o, char
 	 * keep their one form: ptx_inject_kernel's mem state is one pass's),
 	 * and where it is worth its compile (ptx_inject.h) */
 	int flat = o->flat_twin && in.blk.on && !o->mem_sym && !o->mem_code &&
-		   !o->block_exit_code && in.f->end - in.f->head <= PTX_FLAT_MAX_STMTS &&
+		   !(o->block_exit_code && strstr(o->block_exit_code, "\tcall")) &&
+		   in.f->end - in.f->head <= PTX_FLAT_MAX_STMTS &&
 		   !memmem(m->text, m->len, PTX_FLAT_SUFFIX, strlen(PTX_FLAT_SUFFIX));
 	if (o->flat_made)
 		*o->flat_made = flat;

@@ -246,9 +246,9 @@ struct ptx_inject_opts {
 	 * arithmetic cost kernelretsnoop 0.9% of vecadd's 1-us blocks on an
 	 * H200).  Made where the kernel has block code and no mem probes and
 	 * the module has no name with the suffix, and where the twin is worth
-	 * compiling the kernel twice: no block_exit code (its barrier or
-	 * counter is most of its cost, and doubled it kept reduce's first
-	 * launch under blockretsnoop waiting 117 ms for the compile) and at most
+	 * compiling the kernel twice: no block_exit code that calls a function
+	 * (blockretsnoop's ring buffer output: doubled, it kept reduce's first
+	 * launch waiting 117 ms for the compile) and at most
 	 * PTX_FLAT_MAX_STMTS statements (a long kernel's blocks are long: the
 	 * reads are noise there).  *flat_made (may be NULL) says whether it
 	 * was.  Its launches must be flat: the launcher picks.

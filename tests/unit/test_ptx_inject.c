@@ -995,7 +995,8 @@ static void test_block_index_reg(void **state)
  * reads %ctaid.x and %tid.x alone where k's reads %ctaid.y/z and
  * %tid.y/z; the module's .shared declarations the same as without it.
  * None where nothing reads the block's place, where the kernel has mem
- * probes or block_exit code or more than PTX_FLAT_MAX_STMTS statements,
+ * probes or block_exit code that calls a function or more than
+ * PTX_FLAT_MAX_STMTS statements,
  * or where the module has a name with the suffix.  The warps that
  * fall into the kernel's ret get the exit code before its label, in both
  * forms; where a branch comes before the label, none.  ptxas accepts each.
@@ -1056,11 +1057,22 @@ static void test_flat_twin(void **state)
 	assert_int_equal(made, 0);
 	free(out);
 	free(big);
-	/* block_exit code */
+	/* block_exit code: a twin where it calls no function (each form its
+	 * own barrier), none where it does (not assembled: no such function) */
 	o.block_exit_code = "\t// block exit program\n";
 	out = inject_kernel(blk_loads, &o);
+	assert_int_equal(made, 1);
+	assert_int_equal(count_str(out, "barrier.sync"), 2);
+	free(out);
+	o.block_exit_code = "\tcall gx_rt_output;\n";
+	struct ptx_module *bm;
+	struct err be = {{0}};
+	size_t blen;
+	assert_int_equal(ptx_parse(blk_loads, strlen(blk_loads), &bm, &be), 0);
+	assert_int_equal(ptx_inject(bm, &o, &out, &blen, &be), 0);
 	assert_int_equal(made, 0);
 	free(out);
+	ptx_module_free(bm);
 	o.block_exit_code = NULL;
 
 	/* a name with the suffix in the module; mem probes; no block code */
