@@ -140,9 +140,13 @@ int ptx_inject_forward_only(const char *code, struct err *e);
 /* The name of a kernel's twin for flat launches is the kernel's and this
  * (ptx_inject_opts.flat_twin). */
 #define PTX_FLAT_SUFFIX "__gx_flat"
-/* The most statements a kernel with a flat twin has (the examples' reduce
- * has 193, gemm 150). */
-#define PTX_FLAT_MAX_STMTS 256
+/* The most statements a kernel with a flat twin has: element-wise kernels
+ * (the examples' vecadd has 40), not gemm (150) or reduce (193), whose
+ * blocks are long enough that the twin gains nothing (1.00 under
+ * kernelretsnoop either way) and whose compiles ahead of the first launch
+ * it would double (reduce's under smload, 135 ms of JIT on the H200, then
+ * kept its first launch waiting 34 ms). */
+#define PTX_FLAT_MAX_STMTS 128
 
 /* What ptx_inject did about the launch id parameter. */
 struct ptx_launch_param {
