@@ -603,19 +603,25 @@ static const char blk_plain[] =
 	"\tld.param.u64 %rd1, [k_p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n"
 	"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
 
-/* Kernel k of ptx injected with o, through ptxas for sm_90. */
-static char *inject_kernel(const char *ptx, const struct ptx_inject_opts *o)
+/* ptx through ptx_inject with o, not assembled (o may name functions the
+ * module does not have). */
+static char *inject_only(const char *ptx, const struct ptx_inject_opts *o)
 {
 	struct ptx_module *m;
 	struct err e = {{0}};
 	char *out;
 	size_t len;
-	if (ptx_parse(ptx, strlen(ptx), &m, &e))
-		fail_msg("%s", e.msg);
-	if (ptx_inject(m, o, &out, &len, &e))
+	if (ptx_parse(ptx, strlen(ptx), &m, &e) || ptx_inject(m, o, &out, &len, &e))
 		fail_msg("%s", e.msg);
 	ptx_module_free(m);
-	ptxas_ok(out, len, "sm_90", "block ctx");
+	return out;
+}
+
+/* Kernel k of ptx injected with o, through ptxas for sm_90. */
+static char *inject_kernel(const char *ptx, const struct ptx_inject_opts *o)
+{
+	char *out = inject_only(ptx, o);
+	ptxas_ok(out, strlen(out), "sm_90", "block ctx");
 	return out;
 }
 
@@ -1065,14 +1071,8 @@ static void test_flat_twin(void **state)
 	assert_int_equal(count_str(out, "barrier.sync"), 2);
 	free(out);
 	o.block_exit_code = "\tcall gx_rt_output;\n";
-	struct ptx_module *bm;
-	struct err be = {{0}};
-	size_t blen;
-	assert_int_equal(ptx_parse(blk_loads, strlen(blk_loads), &bm, &be), 0);
-	assert_int_equal(ptx_inject(bm, &o, &out, &blen, &be), 0);
+	free(inject_only(blk_loads, &o));
 	assert_int_equal(made, 0);
-	free(out);
-	ptx_module_free(bm);
 	o.block_exit_code = NULL;
 
 	/* a name with the suffix in the module; mem probes; no block code */
@@ -1084,15 +1084,10 @@ static void test_flat_twin(void **state)
 	assert_int_equal(made, 0);
 	free(out);
 	o.mem_sym = "mem_probe"; /* not assembled: no such function */
-	struct ptx_module *m;
-	struct err e = {{0}};
-	size_t len;
-	assert_int_equal(ptx_parse(blk_loads, strlen(blk_loads), &m, &e), 0);
-	assert_int_equal(ptx_inject(m, &o, &out, &len, &e), 0);
+	out = inject_only(blk_loads, &o);
 	assert_int_equal(made, 0);
 	assert_null(strstr(out, PTX_FLAT_SUFFIX));
 	free(out);
-	ptx_module_free(m);
 	o.mem_sym = NULL;
 	o.block_entry_code = NULL;
 	o.exit_code = "\t// warp exit probe\n";
