@@ -89,12 +89,17 @@ static unsigned flush_ms;
 struct cupti_counters cupti_counters;
 int64_t cupti_ts_offset;
 
-uint32_t cupti_name_hash(const char *name)
+uint32_t cupti_name_hash_len(const char *name, size_t len)
 {
 	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+	for (const unsigned char *p = (const unsigned char *)name; len--; p++)
 		h = (h ^ *p) * 16777619u;
 	return h;
+}
+
+uint32_t cupti_name_hash(const char *name)
+{
+	return cupti_name_hash_len(name, strlen(name));
 }
 
 const char *cupti_lib_path(void)

@@ -91,8 +91,10 @@ struct cupti_stats {
 };
 void cupti_stats_get(struct cupti_stats *out);
 
-/* FNV-1a, 32 bit: gpuext_cupti_kernel.name_hash. */
+/* FNV-1a, 32 bit: gpuext_cupti_kernel.name_hash (of name's first len
+ * bytes). */
 uint32_t cupti_name_hash(const char *name);
+uint32_t cupti_name_hash_len(const char *name, size_t len);
 
 /* The CUPTI library path tried last (for messages), or NULL. */
 const char *cupti_lib_path(void);

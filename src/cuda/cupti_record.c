@@ -13,7 +13,6 @@
  * outer one (earliest start) is kept.  Only the delivery thread touches
  * the table (cupti.c's lock).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "cupti_impl.h"
@@ -80,21 +79,16 @@ static void kernel(const CUpti_ActivityKernel10 *k, const struct cupti_sink *s)
 	};
 	const char *name = k->name ? k->name : "";
 	size_t len = strlen(name), sfx = s->kernel_name_suffix ? strlen(s->kernel_name_suffix) : 0;
-	char *own = NULL;
 
-	if (sfx && len > sfx && !strcmp(name + len - sfx, s->kernel_name_suffix) &&
-	    (own = strndup(name, len - sfx))) {
-		name = own;
+	if (sfx && len > sfx && !strcmp(name + len - sfx, s->kernel_name_suffix))
 		len -= sfx;
-	}
-	r.name_hash = cupti_name_hash(name);
+	r.name_hash = cupti_name_hash_len(name, len);
 	r.name_len = (uint32_t)len;
 	if (len >= sizeof(r.name)) {
 		len = sizeof(r.name) - 1;
 		r.flags |= GPUEXT_CUPTI_KERNEL_NAME_TRUNCATED;
 	}
 	memcpy(r.name, name, len);
-	free(own);
 	if (k->graphNodeId)
 		r.flags |= GPUEXT_CUPTI_KERNEL_GRAPH;
 	if (k->isDeviceLaunched)
