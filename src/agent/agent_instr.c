@@ -358,8 +358,8 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct agent_probes pr;
 	CUfunction fn = NULL;
-	int has_flat = 0;
 	*flat = NULL;
+	tm->flat = 0;
 	/* GPUEXT_AGENT_NO_LINK: the runtime's text compiled with every module
 	 * (what linking saves, measured by bench/gpu_overhead.sh's callers);
 	 * compiles with no context can link nothing: there too */
@@ -400,7 +400,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		/* compiled in the background for another handle or load */
 		snprintf(tm->mem, sizeof(tm->mem), ", mem probes inline, compiled in the background");
 		tm->runtime = "runtime compiled";
-	} else if (!err && (err = agent_inject_load(pm, name, &pr, &mod, &has_flat, lid, tm, e)) &&
+	} else if (!err && (err = agent_inject_load(pm, name, &pr, &mod, &tm->flat, lid, tm, e)) &&
 		   pr.linked &&
 		   !agent_no_probes()) {
 		/* the prebuilt runtime has no code for this GPU, or anything
@@ -409,7 +409,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		agent_probes_free(&pr);
 		err = agent_build_probes(name, 0, &pr, e);
 		if (!err)
-			err = agent_inject_load(pm, name, &pr, &mod, &has_flat, lid, tm, e);
+			err = agent_inject_load(pm, name, &pr, &mod, &tm->flat, lid, tm, e);
 		tm->runtime = "runtime compiled, linking failed";
 	} else if (!err) {
 		/* runtime functions compiled in: the small ones when linked, all
@@ -423,7 +423,6 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 		if (*tier && strlen(tm->mem) + 40 < sizeof(tm->mem))
 			strcat(tm->mem, ", pasted form compiling in the background");
 	}
-	tm->flat = !err && has_flat;
 	if (err)
 		*tier = NULL;
 	else if (*tier) /* the called form loaded: the compiler is (agent_tier_start) */
@@ -434,7 +433,7 @@ static CUfunction agent_instrument_ptx(const char *ptx, const char *name, CUcont
 			cu_err(agent_gpu.rt->cu, e, r, "cuModuleGetFunction on the instrumented module");
 			agent_gpu.rt->cu->module_unload(mod);
 			fn = NULL;
-		} else if (has_flat) {
+		} else if (tm->flat) {
 			/* no twin: every launch takes the general form */
 			char twin[600];
 			if (snprintf(twin, sizeof(twin), "%s%s", name, PTX_FLAT_SUFFIX) <
